@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# pfclab: one non-recursive Makefile. Sources are found per component folder, so a new
+# file in traffic/, monitor/, lab/ or lib/ is built without touching this file.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/pfclab
+DESTDIR ?=
+BUILD   ?= build
+
+CC      ?= cc
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
+
+# Library -> Debian package that provides its pkg-config file.
+PKGS := libibverbs:libibverbs-dev libmnl:libmnl-dev libpcap:libpcap-dev \
+	libpci:libpci-dev ncursesw:libncurses-dev json-c:libjson-c-dev
+PKG_NAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
+
+ifeq ($(filter deps clean distclean,$(MAKECMDGOALS)),)
+MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(p))))
+ifneq ($(MISSING),)
+$(error missing build dependencies: $(foreach p,$(MISSING),$(firstword $(subst :, ,$(p))) (Debian package $(lastword $(subst :, ,$(p))))); run 'make deps' or apt-get install them)
+endif
+endif
+
+# Warning set of iproute2/rdma-core.
+WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
+	-Wold-style-definition -Wmissing-declarations -Wshadow -Wwrite-strings \
+	-Wformat=2 -Wformat-security -Wpointer-arith -Wundef -Wredundant-decls \
+	-Wimplicit-fallthrough -Wnull-dereference -Wno-unused-parameter
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKG_NAMES) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKG_NAMES) 2>/dev/null)
+
+CFLAGS  ?= -O2 -g
+CPPFLAGS += -I. -D_GNU_SOURCE -DPFCLAB_VERSION='"$(VERSION)"'
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+LDLIBS  += $(PKG_LIBS) -ldl -lm -lpthread
+
+SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+
+# Every component's C files except entry points, fuzz targets and tests.
+LIB_SRCS := $(sort $(shell find lib traffic monitor lab -name '*.c' \
+	-not -path '*/fuzz/*' 2>/dev/null))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/%.o)
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_SAN  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
+
+.PHONY: all deps install uninstall unit test test-unit test-gpu demo bench fuzz clean
+.DEFAULT_GOAL := all
+
+all: pfclab
+
+pfclab: $(BUILD)/obj/pfclab.o $(BUILD)/libpfclab.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/libpfclab.a: $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/asan/libpfclab.a: $(SAN_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+
+CMOCKA_FLAGS := $(shell pkg-config --cflags --libs cmocka 2>/dev/null)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfclab.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libpfclab.a $(CMOCKA_FLAGS) $(LDLIBS)
+
+$(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libpfclab.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(BUILD)/asan/libpfclab.a \
+		$(CMOCKA_FLAGS) $(LDLIBS)
+
+unit: $(UNIT_BINS) $(UNIT_SAN)
+
+# Installs the Debian packages needed to build, test and run the virtual lab.
+deps:
+	@lab/deps.sh
+
+install: pfclab
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+	install -m 0755 pfclab $(DESTDIR)$(BINDIR)/pfclab
+	cp -r lab scripts $(DESTDIR)$(DATADIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pfclab
+	rm -rf $(DESTDIR)$(DATADIR)
+
+# The README's two commands.
+test: deps
+	$(MAKE) all unit
+	tests/run.sh
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+test-unit: all unit
+	tests/run.sh --only unit
+
+# GPU tests: run on a host with an NVIDIA GPU; they skip elsewhere.
+test-gpu: all unit
+	tests/run.sh --only gpu
+
+bench: deps
+	$(MAKE) all
+	bench/run.sh
+
+clean:
+	rm -rf $(BUILD) pfclab
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

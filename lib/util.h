@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* util.h: small helpers every pfclab component shares: error messages, number and
+ * duration parsing, monotonic and wall clocks.
+ */
+#ifndef PFCLAB_UTIL_H
+#define PFCLAB_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef PFCLAB_VERSION
+#define PFCLAB_VERSION "0.0.0-dev"
+#endif
+
+/* Program name used as the prefix of every diagnostic ("pfclab traffic"). */
+void pfc_set_progname(const char *name);
+const char *pfc_progname(void);
+
+/* One line on stderr: "<progname>: <message>". */
+void pfc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like pfc_err, with ": <strerror(err)>" appended; err is a positive errno. */
+void pfc_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pfc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parsers return 0 or -EINVAL / -ERANGE; *out untouched on error. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+/* Sizes with optional binary suffix: 64, 4K, 64KiB, 1M, 2G (K = 1024). */
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Durations: 10ms, 1s, 250us, 2m, 1h; a bare number means seconds. Result in ns. */
+int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out);
+
+uint64_t time_mono_ns(void);
+uint64_t time_real_ns(void);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* pfclab.c: the pfclab front door: finds the subcommand and hands it argc/argv. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+struct pfclab_cmd {
+	const char *name;
+	const char *summary;
+	int (*main)(int argc, char **argv);
+};
+
+static int version_main(int argc, char **argv);
+
+/* Subcommands appear here as they are implemented, each from its own folder. */
+static const struct pfclab_cmd cmds[] = {
+	{ "version", "print the pfclab version", version_main },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"Usage: pfclab [--version] [--help] COMMAND [ARGS]\n"
+		"\n"
+		"A toolkit for RoCEv2 congestion and PFC experiments.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\n'pfclab COMMAND --help' describes one command.\n"
+		   "Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
+}
+
+static int version_main(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1) {
+		printf("Usage: pfclab version\n");
+		return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
+	}
+	printf("pfclab %s\n", PFCLAB_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char prog[64];
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return version_main(1, argv);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		snprintf(prog, sizeof(prog), "pfclab %s", cmds[i].name);
+		pfc_set_progname(prog);
+		return cmds[i].main(argc - 1, argv + 1);
+	}
+	pfc_err("'%s' is not a pfclab command; 'pfclab --help' lists them", argv[1]);
+	return 2;
+}

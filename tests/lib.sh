@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lib.sh: helpers for pfclab's shell tests, in the manner of the kernel's
+# tools/testing/selftests/net/lib.sh. Each test prints one line: OK, FAIL or SKIP.
+# Source it; register cleanups as resources are created; the EXIT trap runs them.
+
+PFCLAB_ROOT=${PFCLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+PFCLAB=${PFCLAB:-$PFCLAB_ROOT/pfclab}
+TEST_FAILED=0
+_CLEANUPS=()
+
+ok()   { echo "OK $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; TEST_FAILED=1; }
+skip() { echo "SKIP $1${2:+: $2}"; }
+
+# check NAME CMD...: run CMD, print OK or FAIL with its output on failure.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		fail "$name" "$(echo "$out" | tail -n 5 | tr '\n' ' ')"
+	fi
+}
+
+defer() { _CLEANUPS+=("$*"); }
+
+cleanup() {
+	local i
+	for ((i = ${#_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${_CLEANUPS[$i]}" >/dev/null 2>&1 || true
+	done
+	_CLEANUPS=()
+}
+trap cleanup EXIT
+
+# setup_ns VAR...: create uniquely named network namespaces, set VAR to each name.
+setup_ns() {
+	local var name
+	for var in "$@"; do
+		name="pfc-$var-$$-$RANDOM"
+		ip netns add "$name" || return 1
+		defer ip netns del "$name"
+		ip -n "$name" link set lo up
+		printf -v "$var" '%s' "$name"
+	done
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || { skip "$1" "needs root"; return 1; }
+}
+
+need_cmd() {
+	local name=$1 c
+	shift
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || { skip "$name" "$c not installed"; return 1; }
+	done
+}
+
+# exit status for a test script: non-zero when any check failed.
+finish() { exit "$TEST_FAILED"; }

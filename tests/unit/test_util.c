@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_util.c: number/size/duration parsing and the bounds-checked reader/writer. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "lib/rd.h"
+#include "lib/util.h"
+
+struct parse_case {
+	const char *in;
+	int rc;
+	uint64_t want;
+};
+
+static void test_parse_size(void **state)
+{
+	static const struct parse_case cases[] = {
+		{ "64", 0, 64 },
+		{ "4K", 0, 4096 },
+		{ "64KiB", 0, 65536 },
+		{ "1m", 0, 1 << 20 },
+		{ "2G", 0, 2ULL << 30 },
+		{ "0x10", 0, 16 },
+		{ "", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "12Q", -EINVAL, 0 },
+		{ " 5", -EINVAL, 0 },
+		{ "99999999999999999999", -ERANGE, 0 },
+		{ "17179869184G", -ERANGE, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t v = 0;
+		int rc = parse_size(cases[i].in, 0, UINT64_MAX, &v);
+
+		assert_int_equal(rc, cases[i].rc);
+		if (!rc)
+			assert_int_equal(v, cases[i].want);
+	}
+}
+
+static void test_parse_duration(void **state)
+{
+	static const struct parse_case cases[] = {
+		{ "10ms", 0, 10000000 },
+		{ "1s", 0, 1000000000 },
+		{ "2", 0, 2000000000 },
+		{ "250us", 0, 250000 },
+		{ "1h", 0, 3600000000000ULL },
+		{ "5parsecs", -EINVAL, 0 },
+		{ "0ms", -ERANGE, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t v = 0;
+		int rc = parse_duration_ns(cases[i].in, 1000, UINT64_MAX, &v);
+
+		assert_int_equal(rc, cases[i].rc);
+		if (!rc)
+			assert_int_equal(v, cases[i].want);
+	}
+}
+
+static void test_parse_u32_range(void **state)
+{
+	uint32_t v = 7;
+
+	(void)state;
+	assert_int_equal(parse_u32("8", 1, 8, &v), 0);
+	assert_int_equal(v, 8);
+	assert_int_equal(parse_u32("9", 1, 8, &v), -ERANGE);
+	assert_int_equal(parse_u32("0", 1, 8, &v), -ERANGE);
+	assert_int_equal(parse_u32("3x", 1, 8, &v), -EINVAL);
+	assert_int_equal(v, 8);
+}
+
+static void test_reader_bounds(void **state)
+{
+	static const uint8_t buf[] = { 0x01, 0x02, 0x03, 0x04, 0x05 };
+	struct rd r = rd_init(buf, sizeof(buf)), sub;
+
+	(void)state;
+	assert_int_equal(rd_be16(&r), 0x0102);
+	assert_int_equal(rd_be24(&r), 0x030405);
+	assert_true(rd_ok(&r));
+	assert_int_equal(rd_u8(&r), 0);
+	assert_false(rd_ok(&r));
+	assert_int_equal(rd_left(&r), 0);
+	/* a failed reader stays failed */
+	assert_int_equal(rd_be32(&r), 0);
+	assert_false(rd_ok(&r));
+
+	r = rd_init(buf, sizeof(buf));
+	assert_true(rd_sub(&r, 2, &sub));
+	assert_int_equal(rd_be16(&sub), 0x0102);
+	assert_false(rd_skip(&sub, 1));
+	assert_int_equal(rd_left(&r), 3);
+	assert_false(rd_sub(&r, 4, &sub));
+}
+
+static void test_writer_bounds(void **state)
+{
+	uint8_t buf[6];
+	struct wr w = wr_init(buf, sizeof(buf));
+	struct rd r;
+
+	(void)state;
+	wr_be32(&w, 0xdeadbeef);
+	wr_be16(&w, 0x0102);
+	assert_false(w.bad);
+	wr_u8(&w, 1);
+	assert_true(w.bad);
+	r = rd_init(buf, sizeof(buf));
+	assert_int_equal(rd_be32(&r), 0xdeadbeef);
+	assert_int_equal(rd_be16(&r), 0x0102);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_u32_range),
+		cmocka_unit_test(test_reader_bounds),
+		cmocka_unit_test(test_writer_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
