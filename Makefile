@@ -53,9 +53,11 @@ UNIT_SAN  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 .PHONY: all deps install uninstall unit test test-unit test-gpu demo bench fuzz clean
 .DEFAULT_GOAL := all
 
-all: pfclab
+BIN ?= pfclab
 
-pfclab: $(BUILD)/obj/pfclab.o $(BUILD)/libpfclab.a
+all: $(BIN)
+
+$(BIN): $(BUILD)/obj/pfclab.o $(BUILD)/libpfclab.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/libpfclab.a: $(LIB_OBJS)
@@ -91,9 +93,9 @@ unit: $(UNIT_BINS) $(UNIT_SAN)
 deps:
 	@lab/deps.sh
 
-install: pfclab
+install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
-	install -m 0755 pfclab $(DESTDIR)$(BINDIR)/pfclab
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pfclab
 	cp -r lab scripts $(DESTDIR)$(DATADIR)/
 
 uninstall:
@@ -121,6 +123,6 @@ bench: deps
 	bench/run.sh
 
 clean:
-	rm -rf $(BUILD) pfclab
+	rm -rf $(BUILD) $(BIN)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
