@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cuda.h: the few CUDA driver API entry points the GPU memory backends use, loaded with
+ * dlopen("libcuda.so.1") at run time so pfclab builds and runs on hosts without CUDA.
+ * The prototypes and constants below follow NVIDIA's cuda.h (CUDA 11.7+ for the dma-buf
+ * export); they are declared here on purpose instead of including cuda.h.
+ */
+#ifndef PFCLAB_TRAFFIC_CUDA_H
+#define PFCLAB_TRAFFIC_CUDA_H
+
+#include <stddef.h>
+
+typedef int cu_result;
+typedef int cu_device;
+typedef struct cu_ctx_st *cu_context;
+typedef unsigned long long cu_deviceptr;
+
+#define CU_SUCCESS 0
+#define CU_ERROR_NO_DEVICE 100
+#define CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED 116
+#define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124
+#define CU_POINTER_ATTRIBUTE_SYNC_MEMOPS 6
+#define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
+
+struct cuda_api {
+	cu_result (*init)(unsigned int flags);
+	cu_result (*driver_get_version)(int *v);
+	cu_result (*device_get_count)(int *n);
+	cu_result (*device_get)(cu_device *d, int ordinal);
+	cu_result (*device_get_by_pci_bus_id)(cu_device *d, const char *bus_id);
+	cu_result (*device_get_name)(char *name, int len, cu_device d);
+	cu_result (*device_get_pci_bus_id)(char *bus_id, int len, cu_device d);
+	cu_result (*device_get_attribute)(int *v, int attr, cu_device d);
+	cu_result (*primary_ctx_retain)(cu_context *c, cu_device d);
+	cu_result (*primary_ctx_release)(cu_device d);
+	cu_result (*ctx_set_current)(cu_context c);
+	cu_result (*mem_alloc)(cu_deviceptr *p, size_t len);
+	cu_result (*mem_free)(cu_deviceptr p);
+	cu_result (*memcpy_htod)(cu_deviceptr dst, const void *src, size_t n);
+	cu_result (*memcpy_dtoh)(void *dst, cu_deviceptr src, size_t n);
+	cu_result (*pointer_set_attribute)(const void *v, int attr, cu_deviceptr p);
+	/* NULL when the driver predates CUDA 11.7. */
+	cu_result (*mem_get_handle_for_address_range)(void *handle, cu_deviceptr p, size_t len,
+						      int type, unsigned long long flags);
+	cu_result (*get_error_name)(cu_result r, const char **s);
+	cu_result (*get_error_string)(cu_result r, const char **s);
+	int driver_version;	/* e.g. 12080 */
+};
+
+/* One GPU opened for allocation: its primary context is current on the calling thread. */
+struct cuda_gpu {
+	const struct cuda_api *api;
+	cu_device dev;
+	cu_context ctx;
+	int ordinal;
+	char name[96];
+	char bus_id[32];
+};
+
+/* Loads libcuda and calls cuInit once. Returns the table, or NULL with why filled
+ * (-ENOENT: no libcuda; -ENODEV: no GPU) in *err.
+ */
+const struct cuda_api *cuda_api_load(int *err, char *why, size_t whylen);
+
+/* Opens GPU `sel` (index "0" or PCI bus id; NULL means 0). -ENODEV when absent. */
+int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen);
+void cuda_gpu_close(struct cuda_gpu *g);
+
+/* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for r, in a static buffer per call site. */
+const char *cuda_result_str(const struct cuda_api *api, cu_result r, char *buf, size_t len);
+
+#endif
