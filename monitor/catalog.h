@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* catalog.h: the table that maps raw counter names per driver to semantic metrics
+ * (monitor/catalog.tsv, compiled in; another file may replace it at run time).
+ */
+#ifndef PFCLAB_MON_CATALOG_H
+#define PFCLAB_MON_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monitor/mon.h"
+
+struct mon_catalog;
+
+/* Parse a catalog from text; *line_err gets the 1-based line of a syntax error. */
+int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out, int *line_err);
+/* The compiled-in table. */
+int mon_catalog_builtin(struct mon_catalog **out);
+int mon_catalog_load(const char *path, struct mon_catalog **out, int *line_err);
+void mon_catalog_free(struct mon_catalog *c);
+size_t mon_catalog_size(const struct mon_catalog *c);
+
+struct mon_catalog_hit {
+	char metric[MON_NAME_MAX];
+	const char *unit;	/* points into the catalog */
+	enum mon_kind kind;
+	uint8_t width;		/* 32 or 64 when the table says so, else 0 */
+};
+
+/* 1 and *hit filled when (source, driver, raw) matches a line; 0 when none does.
+ * index replaces {i} in the metric name.
+ */
+int mon_catalog_lookup(const struct mon_catalog *c, const char *source, const char *driver,
+		       const char *raw, int index, struct mon_catalog_hit *hit);
+
+#endif

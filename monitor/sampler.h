@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sampler.h: the monitor engine: owns the sources, a CLOCK_MONOTONIC timerfd, the column
+ * table and the current sample; computes deltas, rates, wraps, resets, overruns and gaps.
+ * Front ends (text, JSON, recorder, dashboard, experiment runner) drive it with
+ * mon_engine_wait() + mon_engine_sample(), or poll mon_engine_fd() themselves.
+ */
+#ifndef PFCLAB_MON_SAMPLER_H
+#define PFCLAB_MON_SAMPLER_H
+
+#include "monitor/catalog.h"
+#include "monitor/mon.h"
+
+struct mon_engine;
+
+typedef void (*mon_event_cb)(void *arg, const struct mon_event *ev);
+
+struct mon_engine_cfg {
+	uint64_t interval_ns;
+	uint64_t retry_ns;		/* how often a gone source is retried (default 100 ms) */
+	const struct mon_catalog *catalog;	/* may be NULL */
+	mon_event_cb on_event;		/* may be NULL */
+	void *arg;
+};
+
+int mon_engine_new(const struct mon_engine_cfg *cfg, struct mon_engine **out);
+/* Add a source watching dev (port for RDMA, index for a GPU). Returns its index. */
+int mon_engine_add(struct mon_engine *e, const struct mon_src_ops *ops, const char *dev,
+		   unsigned port, int index);
+/* Open every source and arm the timer. A source that is missing (-ENODEV) or fails
+ * makes this return that error with mon_engine_src(e, i)->err set and *failed = i;
+ * an unsupported source is reported through the event callback and is no error.
+ */
+int mon_engine_start(struct mon_engine *e, int *failed);
+/* Block until the next tick; returns the missed periods (overruns) or -errno. */
+int64_t mon_engine_wait(struct mon_engine *e);
+/* Read every source now and compute the sample; *out valid until the next call. */
+int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out);
+int mon_engine_fd(const struct mon_engine *e);
+void mon_engine_free(struct mon_engine *e);
+
+size_t mon_engine_nsrc(const struct mon_engine *e);
+const struct mon_src *mon_engine_src(const struct mon_engine *e, size_t i);
+enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i);
+const struct mon_col *mon_engine_cols(const struct mon_engine *e, size_t *n);
+/* Bumped whenever columns are appended (a recorder starts a new CSV segment). */
+unsigned mon_engine_layout(const struct mon_engine *e);
+uint64_t mon_engine_interval(const struct mon_engine *e);
+
+/* The per-value arithmetic, exposed for tests: update v from column state c with a new
+ * raw reading at ns in source epoch.
+ */
+void mon_val_update(struct mon_col *c, struct mon_val *v, uint64_t raw, uint64_t ns,
+		    uint64_t epoch);
+
+#endif
