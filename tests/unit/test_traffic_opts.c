@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_traffic_opts.c: table-driven checks of pfclab traffic's option validation. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/util.h"
+#include "traffic/opts.h"
+
+struct opt_case {
+	int rc;			/* expected return */
+	const char *args;	/* space-separated, after "traffic" */
+	const char *err_has;	/* substring of the error, or NULL */
+};
+
+static int run_parse(const char *args, struct traffic_opts *o, char *err, size_t n)
+{
+	/* static: the parsed options point into these strings after we return. */
+	static char buf[512];
+	static char *argv[64];
+	char *tok, *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", args);
+	argv[argc++] = (char *)"traffic";
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 63; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return traffic_opts_parse(argc, argv, o, err, n);
+}
+
+static void test_opts_table(void **state)
+{
+	static const struct opt_case cases[] = {
+		{ 0, "-d rxe0", NULL },
+		{ 0, "-d rxe0 10.0.0.1", NULL },
+		{ 0, "-d rxe0 -b -q 4 -s 64K -D 2 --tclass 106 -x 1", NULL },
+		{ 0, "-d rxe0 -s 64,4K,1M -n 200", NULL },
+		{ 0, "-d rxe0 -a -n 10", NULL },
+		{ 0, "-d rxe0 --dscp 26 -S 3", NULL },
+		{ 0, "-d rxe0 -t 16", NULL },			/* -Q follows -t down */
+		{ 0, "-d rxe0 --rate 2.5 --rate-mode sw", NULL },
+		{ 0, "--check-mem host", NULL },
+		{ 0, "--check-mem cuda --gpu 0000:17:00.0", NULL },
+		{ 0, "-d rxe0 --mem cuda-dmabuf --gpu 1 --json --interval 250ms", NULL },
+		{ 1, "-h", NULL },
+		{ 1, "-d rxe0 --help", NULL },
+		{ -EINVAL, "", "no RDMA device" },
+		{ -EINVAL, "-d rxe0 -D 1 -n 5", "-D and -n" },
+		{ -EINVAL, "-d rxe0 -s 64 -a", "-s and -a" },
+		{ -EINVAL, "-d rxe0 --tclass 8 --dscp 2", "--tclass and --dscp" },
+		{ -EINVAL, "-d rxe0 -q 0", "-q '0'" },
+		{ -EINVAL, "-d rxe0 -q 257", "out of range" },
+		{ -EINVAL, "-d rxe0 -q many", "not a number" },
+		{ -EINVAL, "-d rxe0 -s 0", "-s '0'" },
+		{ -EINVAL, "-d rxe0 -s 128M", "-s '128M'" },
+		{ -EINVAL, "-d rxe0 -s 64,,", "empty size" },
+		{ -EINVAL, "-d rxe0 -m 1000", "MTU" },
+		{ -EINVAL, "-d rxe0 -m 8192", "MTU" },
+		{ -EINVAL, "-d rxe0 --tclass 256", "--tclass" },
+		{ -EINVAL, "-d rxe0 --dscp 64", "--dscp" },
+		{ -EINVAL, "-d rxe0 -S 16", "-S" },
+		{ -EINVAL, "-d rxe0 -t 16 -Q 32", "larger than the tx depth" },
+		{ -EINVAL, "-d rxe0 -t 4 -l 8", "-l 8" },
+		{ -EINVAL, "-d rxe0 --retry 8", "--retry" },
+		{ -EINVAL, "-d rxe0 --qp-timeout 0", "--qp-timeout" },
+		{ -EINVAL, "-d rxe0 --rate -1", "--rate" },
+		{ -EINVAL, "-d rxe0 --rate fast", "--rate" },
+		{ -EINVAL, "-d rxe0 --rate-mode hw", "without --rate" },
+		{ -EINVAL, "-d rxe0 --rate 1 --rate-mode turbo", "--rate-mode" },
+		{ -EINVAL, "-d rxe0 --mem vram", "unknown memory type" },
+		{ -EINVAL, "--check-mem floppy", "unknown memory type" },
+		{ -EINVAL, "-d rxe0 -D 5parsecs", "not a duration" },
+		{ -EINVAL, "-d rxe0 --interval 1ms", "--interval" },
+		{ -EINVAL, "-d rxe0 -p 0", "-p '0'" },
+		{ -EINVAL, "-d rxe0 -p 70000", "-p" },
+		{ -EINVAL, "-d rxe0 host1 host2", "only one HOST" },
+		{ -EINVAL, "-d rxe0 --frobnicate", "unknown option" },
+		{ -EINVAL, "-d", "needs a value" },
+		{ -EINVAL, "-d rxe0 -x", "needs a value" },
+	};
+	struct traffic_opts o;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int rc = run_parse(cases[i].args, &o, err, sizeof(err));
+
+		if (rc != cases[i].rc)
+			fail_msg("'%s': rc %d, want %d (%s)", cases[i].args, rc, cases[i].rc, err);
+		if (cases[i].err_has && !strstr(err, cases[i].err_has))
+			fail_msg("'%s': error '%s' lacks '%s'", cases[i].args, err, cases[i].err_has);
+	}
+}
+
+static void test_opts_values(void **state)
+{
+	struct traffic_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(run_parse("-d rxe0", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.dev, "rxe0");
+	assert_null(o.host);
+	assert_int_equal(o.qps, 1);
+	assert_int_equal(o.nsizes, 1);
+	assert_int_equal(o.sizes[0], 65536);
+	assert_int_equal(o.duration_ns, 5000000000ULL);
+	assert_int_equal(o.gid_index, -1);
+	assert_int_equal(o.tclass, -1);
+	assert_string_equal(o.mem, "host");
+
+	assert_int_equal(run_parse("-d rxe1 -b -q 8 -s 64,4K -n 200 --dscp 26 -x 3 -t 64 -Q 16 -l 4 "
+				   "-I 128 -m 1024 10.77.0.1", &o, err, sizeof(err)), 0);
+	assert_string_equal(o.host, "10.77.0.1");
+	assert_true(o.bidir);
+	assert_int_equal(o.qps, 8);
+	assert_int_equal(o.nsizes, 2);
+	assert_int_equal(o.sizes[1], 4096);
+	assert_int_equal(o.iters, 200);
+	assert_int_equal(o.duration_ns, 0);
+	assert_int_equal(o.tclass, 104);
+	assert_int_equal(o.gid_index, 3);
+	assert_int_equal(o.cq_mod, 16);
+	assert_int_equal(o.post_list, 4);
+	assert_int_equal(o.inline_size, 128);
+	assert_int_equal(o.mtu, 1024);
+	assert_int_equal(traffic_opts_max_size(&o), 4096);
+
+	assert_int_equal(run_parse("-d rxe0 -a -n 3", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.nsizes, 23);
+	assert_int_equal(o.sizes[0], 2);
+	assert_int_equal(o.sizes[22], 8u << 20);
+
+	/* A small tx depth pulls the default completion moderation down with it. */
+	assert_int_equal(run_parse("-d rxe0 -t 8", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cq_mod, 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opts_table),
+		cmocka_unit_test(test_opts_values),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_traffic_xchg.c: exchange message encode/decode, including truncated, oversized,
+ * wrong-magic, wrong-version and invalid-field messages, and parameter agreement.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/util.h"
+#include "traffic/xchg.h"
+
+static void sample_hello(struct xchg_msg *m)
+{
+	struct xchg_hello *h = &m->u.hello;
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->type = XCHG_HELLO;
+	h->role = 1;
+	h->flags = XCHG_F_BIDIR;
+	h->qps = 4;
+	h->nsizes = 2;
+	h->sizes[0] = 64;
+	h->sizes[1] = 65536;
+	h->count = 2000000000ULL;
+	h->lid = 0;
+	for (i = 0; i < 16; i++)
+		h->gid[i] = (uint8_t)i;
+	h->mtu = 3;
+	h->rkey = 0x1234;
+	h->addr = 0x7f0000001000ULL;
+	h->len = 4 * 65536;
+	for (i = 0; i < h->qps; i++) {
+		h->qp[i].qpn = 0x11 + i;
+		h->qp[i].psn = 0xabcdef - i;
+	}
+}
+
+static void test_roundtrip(void **state)
+{
+	uint8_t buf[XCHG_HDR_LEN + XCHG_MAX_BODY];
+	struct xchg_msg m, out;
+	char why[256];
+	int len;
+
+	(void)state;
+	sample_hello(&m);
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_true(len > XCHG_HDR_LEN);
+	assert_int_equal(buf[0], 'P');
+	assert_int_equal(buf[3], 'T');
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+	assert_int_equal(out.type, XCHG_HELLO);
+	assert_int_equal(out.u.hello.qps, 4);
+	assert_int_equal(out.u.hello.sizes[1], 65536);
+	assert_int_equal(out.u.hello.count, 2000000000ULL);
+	assert_int_equal(out.u.hello.qp[3].qpn, 0x14);
+	assert_int_equal(out.u.hello.qp[3].psn, 0xabcdef - 3);
+	assert_memory_equal(out.u.hello.gid, m.u.hello.gid, 16);
+	assert_int_equal(out.u.hello.addr, m.u.hello.addr);
+
+	memset(&m, 0, sizeof(m));
+	m.type = XCHG_DONE;
+	m.u.ctr = (struct xchg_counters){ .phase = 1, .elapsed_ns = 5, .bytes = 1ULL << 40,
+					  .msgs = 7, .completions = 3, .errors = 0 };
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(len, XCHG_HDR_LEN + 44);
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+	assert_int_equal(out.u.ctr.bytes, 1ULL << 40);
+	assert_int_equal(out.u.ctr.phase, 1);
+
+	memset(&m, 0, sizeof(m));
+	m.type = XCHG_ABORT;
+	snprintf(m.u.reason, sizeof(m.u.reason), "completion error: retry exceeded");
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+	assert_string_equal(out.u.reason, "completion error: retry exceeded");
+
+	memset(&m, 0, sizeof(m));
+	m.type = XCHG_READY;
+	m.u.phase = 2;
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(len, XCHG_HDR_LEN + 4);
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+	assert_int_equal(out.u.phase, 2);
+}
+
+static void test_truncated(void **state)
+{
+	uint8_t buf[XCHG_HDR_LEN + XCHG_MAX_BODY];
+	struct xchg_msg m, out;
+	char why[256];
+	int len, cut;
+
+	(void)state;
+	sample_hello(&m);
+	len = xchg_encode(&m, buf, sizeof(buf));
+	/* Every prefix is rejected, never read past its end (ASan build checks that). */
+	for (cut = 0; cut < len; cut++) {
+		int rc = xchg_decode(buf, (size_t)cut, &out, why, sizeof(why));
+
+		assert_int_equal(rc, -EAGAIN);
+	}
+	assert_non_null(strstr(why, "truncated"));
+	/* The header says a longer body than the fields need: lengths disagree. */
+	buf[11] = (uint8_t)(buf[11] + 2);
+	memset(buf + len, 0, 2);
+	assert_int_equal(xchg_decode(buf, (size_t)len + 2, &out, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "beyond its fields"));
+	/* Body length field shorter than the fields. */
+	len = xchg_encode(&m, buf, sizeof(buf));
+	buf[11] = (uint8_t)(buf[11] - 4);
+	assert_int_equal(xchg_decode(buf, (size_t)len - 4, &out, why, sizeof(why)), -EAGAIN);
+	/* Trailing bytes after a whole message. */
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(xchg_decode(buf, (size_t)len + 1, &out, why, sizeof(why)), -EPROTO);
+}
+
+static void test_bad_headers(void **state)
+{
+	uint8_t buf[XCHG_HDR_LEN + XCHG_MAX_BODY];
+	struct xchg_msg m, out;
+	uint32_t blen;
+	uint8_t type;
+	char why[256];
+	int len;
+
+	(void)state;
+	sample_hello(&m);
+	len = xchg_encode(&m, buf, sizeof(buf));
+
+	/* Wrong magic: e.g. an HTTP request or a perftest peer. */
+	memcpy(buf, "GET / HTTP/1.0\r\n", 16);
+	assert_int_equal(xchg_decode(buf, 16, &out, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "bad magic"));
+	assert_int_equal(xchg_header_decode(buf, 4, &type, &blen, why, sizeof(why)), -EBADMSG);
+
+	/* Wrong version. */
+	len = xchg_encode(&m, buf, sizeof(buf));
+	buf[5] = 2;
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_non_null(strstr(why, "version 2"));
+
+	/* Oversized: the header alone is enough to refuse it. */
+	len = xchg_encode(&m, buf, sizeof(buf));
+	buf[8] = 0x7f;
+	assert_int_equal(xchg_header_decode(buf, XCHG_HDR_LEN, &type, &blen, why, sizeof(why)),
+			 -EMSGSIZE);
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EMSGSIZE);
+	assert_non_null(strstr(why, "oversized"));
+
+	/* Unknown type and nonzero reserved byte. */
+	len = xchg_encode(&m, buf, sizeof(buf));
+	buf[6] = 99;
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTO);
+	buf[6] = XCHG_HELLO;
+	buf[7] = 1;
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTO);
+
+	/* Encoding into a too small buffer. */
+	assert_int_equal(xchg_encode(&m, buf, 20), -EMSGSIZE);
+}
+
+/* Field offsets inside an encoded HELLO body (see xchg.c). */
+#define B(off) (XCHG_HDR_LEN + (off))
+
+static void test_bad_fields(void **state)
+{
+	uint8_t buf[XCHG_HDR_LEN + XCHG_MAX_BODY], ref[XCHG_HDR_LEN + XCHG_MAX_BODY];
+	struct {
+		size_t off;
+		uint8_t val;
+		const char *why_has;
+	} cases[] = {
+		{ B(0), 2, "role" },
+		{ B(1), 0x80, "unknown flags" },
+		{ B(2), 0x10, "QPs" },		/* qps = 0x1004 */
+		{ B(4), 0, "message sizes" },	/* nsizes = 0 */
+		{ B(5), 0x10, "out of range" },	/* sizes[0] = 0x10000040 */
+		{ B(5 + 8 + 16 + 2 + 16), 9, "MTU" },
+	};
+	struct xchg_msg m, out;
+	char why[256];
+	size_t i;
+	int len;
+
+	(void)state;
+	sample_hello(&m);
+	len = xchg_encode(&m, ref, sizeof(ref));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int rc;
+
+		memcpy(buf, ref, (size_t)len);
+		buf[cases[i].off] = cases[i].val;
+		rc = xchg_decode(buf, (size_t)len, &out, why, sizeof(why));
+		if (rc != -EPROTO && rc != -EAGAIN)
+			fail_msg("case %zu: rc %d (%s)", i, rc, why);
+		if (!strstr(why, cases[i].why_has))
+			fail_msg("case %zu: '%s' lacks '%s'", i, why, cases[i].why_has);
+	}
+
+	/* A peer buffer too small for its QPs and sizes. */
+	m.u.hello.len = 100;
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "cannot hold"));
+
+	/* QPN 0 is never valid. */
+	sample_hello(&m);
+	m.u.hello.qp[1].qpn = 0;
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTO);
+
+	/* Out-of-range fields are refused at encode time too. */
+	sample_hello(&m);
+	m.u.hello.qp[0].qpn = 0x1000000;
+	assert_int_equal(xchg_encode(&m, buf, sizeof(buf)), -EINVAL);
+
+	/* ABORT: over-long reason, and control characters made harmless. */
+	memset(&m, 0, sizeof(m));
+	m.type = XCHG_ABORT;
+	strcpy(m.u.reason, "bad\033[2Jthing");
+	len = xchg_encode(&m, buf, sizeof(buf));
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
+	assert_string_equal(out.u.reason, "bad?[2Jthing");
+	buf[B(0)] = 0x01;	/* reason length 256 + n */
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTO);
+}
+
+static void test_compare(void **state)
+{
+	struct traffic_opts o;
+	struct xchg_hello a, b;
+	char why[256];
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.qps = 2;
+	o.nsizes = 1;
+	o.sizes[0] = 65536;
+	o.duration_ns = 1000000000ULL;
+	xchg_hello_from_opts(&a, &o);
+	o.host = "10.0.0.1";
+	xchg_hello_from_opts(&b, &o);
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), 0);
+
+	b.role = 0;
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "both sides are servers"));
+	b.role = 1;
+
+	b.sizes[0] = 4096;
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "here 65536, peer 4096"));
+	b.sizes[0] = 65536;
+
+	b.qps = 4;
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "QPs (-q): here 2, peer 4"));
+	b.qps = 2;
+
+	b.flags |= XCHG_F_BIDIR;
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "mode"));
+	b.flags = a.flags | XCHG_F_IMM;
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "opcode"));
+	b.flags = a.flags;
+	b.count = 7;
+	assert_int_equal(xchg_hello_compare(&a, &b, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "run length"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_bad_headers),
+		cmocka_unit_test(test_bad_fields),
+		cmocka_unit_test(test_compare),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
