@@ -60,3 +60,9 @@ need_cmd() {
 
 # exit status for a test script: non-zero when any check failed.
 finish() { exit "$TEST_FAILED"; }
+
+# Inside a vlab guest: the topology variables and vlab_impair.
+if [ "${VLAB:-}" = 1 ] && [ -f /vlab/guest-env.sh ]; then
+	# shellcheck source=/dev/null
+	source /vlab/guest-env.sh
+fi

@@ -7,7 +7,7 @@
 # Two VMs:  each VM has VLAB_DEV=rxe0 on eth0; VLAB_ROLE=a|b, VLAB_IP, VLAB_PEER_IP.
 # Both:     VLAB_GID (RoCEv2 IPv4 GID index of rxe0), VLAB_OUT (files to bring back).
 
-export VLAB=1
+export VLAB=1 VLAB_TOPO=${VLAB_TOPO:-one} VLAB_ROLE=${VLAB_ROLE:-a}
 export PFCLAB_ROOT=/pfclab PFCLAB=/pfclab/pfclab
 if [ "${VLAB_TOPO:-one}" = one ]; then
 	export VLAB_DEV_A=rxe0 VLAB_DEV_B=rxe1 VLAB_IF_A=va VLAB_IF_B=vb

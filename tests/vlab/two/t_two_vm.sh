@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_two_vm.sh (vlab guest, two VMs): true two-host RoCEv2. VM b runs the ib_write_bw
+# server, VM a the client, across the QEMU socket link; both check their rxe counters.
+source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}/tests/lib.sh"
+
+SIZE=65536 ITERS=50
+hw() { cat "/sys/class/infiniband/$VLAB_DEV/ports/1/hw_counters/$1"; }
+tx=$(hw sent_pkts) rx=$(hw rcvd_pkts)
+if [ "$VLAB_ROLE" = b ]; then
+	timeout 120 ib_write_bw -d "$VLAB_DEV" -x "$VLAB_GID" -s $SIZE -n $ITERS -F \
+		--report_gbits >"$VLAB_OUT/server.txt" 2>&1
+	rc=$?
+	drx=$(( $(hw rcvd_pkts) - rx ))
+	if [ $rc -eq 0 ] && [ $drx -ge $((ITERS * SIZE / 1024)) ]; then
+		ok "two VMs: server received $drx packets over the wire"
+	else
+		fail "two VMs: server received data" "rc=$rc rcvd_pkts=$drx"
+	fi
+else
+	# wait for the peer's server to listen (the two VMs boot at their own pace)
+	for i in $(seq 60); do
+		timeout 60 ib_write_bw -d "$VLAB_DEV" -x "$VLAB_GID" -s $SIZE -n $ITERS -F \
+			--report_gbits "$VLAB_PEER_IP" >"$VLAB_OUT/client.txt" 2>&1 && break
+		sleep 1
+	done
+	dtx=$(( $(hw sent_pkts) - tx ))
+	if grep -qE "^ *$SIZE +$ITERS " "$VLAB_OUT/client.txt" && [ $dtx -ge $((ITERS * SIZE / 1024)) ]; then
+		ok "two VMs: client wrote $((SIZE * ITERS)) bytes in $dtx packets"
+	else
+		fail "two VMs: client wrote data" "sent_pkts=$dtx; $(tail -n 2 "$VLAB_OUT/client.txt" | tr '\n' ' ')"
+	fi
+fi
+finish
