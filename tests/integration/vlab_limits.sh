@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vlab_limits.sh: the virtual lab never hangs: a boot that cannot reach userspace in time
+# and a script that runs too long both end with a clear message; bad arguments are refused.
+source "$(dirname "$0")/../lib.sh"
+need_cmd vlab-limits qemu-system-x86_64 || finish
+vlab=$PFCLAB_ROOT/lab/vlab/vlab
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+
+printf 'echo "OK never-reached"\n' >"$tmp/t_quick.sh"
+printf 'echo "OK before-sleep"; sleep 600\n' >"$tmp/t_sleepy.sh"
+
+# 1. boot limit: 1 s is far too short under TCG
+start=$(date +%s)
+out=$("$vlab" run --boot-timeout 1 --out "$tmp/boot" "$tmp/t_quick.sh" 2>&1)
+rc=$? el=$(( $(date +%s) - start ))
+if [ $rc -eq 3 ] && echo "$out" | grep -q 'did not reach userspace within 1s' && [ $el -lt 60 ]; then
+	ok "vlab: boot timeout ends the run (exit 3 after ${el}s)"
+else
+	fail "vlab: boot timeout ends the run" "rc=$rc after ${el}s: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
+
+# 2. script limit: the script is stopped, named, and the VM still reports and powers off
+start=$(date +%s)
+out=$("$vlab" run --script-timeout 5 --out "$tmp/script" "$tmp/t_sleepy.sh" "$tmp/t_quick.sh" 2>&1)
+rc=$? el=$(( $(date +%s) - start ))
+if [ $rc -eq 1 ] && echo "$out" | grep -q '^FAIL t_sleepy: timed out after 5s' &&
+	echo "$out" | grep -q '^OK never-reached'; then
+	ok "vlab: script timeout named, later scripts still run (${el}s)"
+else
+	fail "vlab: script timeout named, later scripts still run" "rc=$rc: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+fi
+
+# 3. usage errors
+"$vlab" run --impair fast "$tmp/t_quick.sh" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "not a tc rate" "$tmp/err"; then ok "vlab: bad --impair refused"
+else fail "vlab: bad --impair refused" "rc=$rc $(cat "$tmp/err")"; fi
+"$vlab" run "$tmp/missing.sh" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "not found" "$tmp/err"; then ok "vlab: missing script refused"
+else fail "vlab: missing script refused" "rc=$rc $(cat "$tmp/err")"; fi
+finish
