@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "monitor/frames/capture.h"
+#include "monitor/frames/inject.h"
+#include "monitor/frames/review.h"
 
 struct pfclab_cmd {
 	const char *name;
@@ -16,6 +19,9 @@ static int version_main(int argc, char **argv);
 /* Subcommands appear here as they are implemented, each from its own folder. */
 static const struct pfclab_cmd cmds[] = {
 	{ "version", "print the pfclab version", version_main },
+	{ "capture", "capture PAUSE/PFC, CNP and RoCEv2 frames with live counts", capture_main },
+	{ "review", "summarise captures: PFC paused time, CNPs per QP, CE share", review_main },
+	{ "inject", "send PAUSE/PFC/CNP frames; CNP-on-CE and PFC-on-backlog modes", inject_main },
 };
 
 static void usage(FILE *f)

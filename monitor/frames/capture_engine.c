@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* capture_engine.c: libpcap capture engine: activation with a large buffer, immediate
+ * mode and nanosecond timestamps, a BPF filter, poll() across interfaces, decoding and
+ * counting of each frame, and pcap/pcapng output with rotation by size or time.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "monitor/frames/capture_engine.h"
+#include "monitor/frames/decode.h"
+
+/* MAC control frames and RoCEv2 CNPs (BTH opcode 0x81 = first byte of the UDP
+ * payload), with or without one VLAN tag. */
+const char frames_cap_filter_default[] =
+	"ether proto 0x8808 or (udp dst port 4791 and udp[8] = 0x81) or "
+	"(vlan and (ether proto 0x8808 or (udp dst port 4791 and udp[8] = 0x81)))";
+/* RoCEv2 with ECN = CE (IPv4 TOS low bits; IPv6 traffic class low bits) */
+const char frames_cap_filter_ce[] =
+	"(udp dst port 4791 and ((ip and ip[1] & 3 = 3) or (ip6 and ip6[1] & 0x30 = 0x30)))"
+	" or (vlan and udp dst port 4791 and ip and ip[1] & 3 = 3)";
+const char frames_cap_filter_roce[] = "udp dst port 4791 or (vlan and udp dst port 4791)";
+
+const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len)
+{
+	if (cap->o.rotate_bytes || cap->o.rotate_ns)
+		snprintf(buf, len, "%s.%u", cap->o.path, cap->file_no);
+	else
+		snprintf(buf, len, "%s", cap->o.path);
+	return buf;
+}
+
+static int file_open(struct frames_cap *cap)
+{
+	char path[4096];
+	unsigned i;
+	int rc;
+
+	frames_cap_file(cap, path, sizeof(path));
+	rc = pcapf_writer_open(&cap->w, path, cap->o.pcapng, cap->ifs[0].link, cap->o.snaplen);
+	if (rc) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%.200s: cannot create: %s", path,
+			 strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < cap->o.nifs; i++) {
+		rc = pcapf_writer_add_if(&cap->w, cap->ifs[i].link, cap->o.snaplen,
+					 cap->ifs[i].name, cap->o.speed_bps);
+		if (rc < 0) {
+			snprintf(cap->errmsg, sizeof(cap->errmsg),
+				 "%s and %s have different link types; use --pcapng",
+				 cap->ifs[0].name, cap->ifs[i].name);
+			pcapf_writer_close(&cap->w);
+			return rc;
+		}
+		cap->ifs[i].wr_idx = rc;
+	}
+	cap->writing = true;
+	cap->files++;
+	cap->file_t0 = time_mono_ns();
+	return 0;
+}
+
+static int if_open(struct frames_cap *cap, struct frames_cap_if *ci)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct bpf_program prog;
+	int rc;
+
+	ci->pc = pcap_create(ci->name, errbuf);
+	if (!ci->pc) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: %s", ci->name, errbuf);
+		return -ENODEV;
+	}
+	pcap_set_snaplen(ci->pc, (int)cap->o.snaplen);
+	pcap_set_promisc(ci->pc, 1);
+	pcap_set_buffer_size(ci->pc, (int)(cap->o.buffer_bytes > 0x7fffffff ? 0x7fffffff :
+					   cap->o.buffer_bytes));
+	pcap_set_immediate_mode(ci->pc, cap->o.immediate);
+	pcap_set_timeout(ci->pc, 10);
+	pcap_set_tstamp_precision(ci->pc, PCAP_TSTAMP_PRECISION_NANO);
+	rc = pcap_activate(ci->pc);
+	if (rc < 0) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: cannot capture: %s%s", ci->name,
+			 pcap_geterr(ci->pc), rc == PCAP_ERROR_PERM_DENIED ?
+			 " (needs root or CAP_NET_RAW)" : rc == PCAP_ERROR_NO_SUCH_DEVICE ?
+			 " (see 'pfclab capture --list')" : "");
+		return -EIO;
+	}
+	ci->link = pcap_datalink(ci->pc);
+	if (pcap_compile(ci->pc, &prog, cap->o.filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: filter '%s': %s", ci->name,
+			 cap->o.filter, pcap_geterr(ci->pc));
+		return -EINVAL;
+	}
+	rc = pcap_setfilter(ci->pc, &prog);
+	pcap_freecode(&prog);
+	if (rc < 0) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: cannot set the filter: %s",
+			 ci->name, pcap_geterr(ci->pc));
+		return -EINVAL;
+	}
+	if (pcap_setnonblock(ci->pc, 1, errbuf) < 0) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: %s", ci->name, errbuf);
+		return -EIO;
+	}
+	ci->fd = pcap_get_selectable_fd(ci->pc);
+	return 0;
+}
+
+int frames_cap_open(struct frames_cap *cap, const struct frames_cap_opts *o)
+{
+	unsigned i;
+	int rc;
+
+	memset(cap, 0, sizeof(*cap));
+	cap->o = *o;
+	frames_stats_init(&cap->st, o->speed_bps, 100000000ull, 0);
+	for (i = 0; i < o->nifs; i++) {
+		cap->ifs[i].name = o->ifnames[i];
+		cap->ifs[i].fd = -1;
+		rc = if_open(cap, &cap->ifs[i]);
+		if (rc) {
+			frames_cap_close(cap);
+			return rc;
+		}
+	}
+	if (o->path) {
+		rc = file_open(cap);
+		if (rc) {
+			frames_cap_close(cap);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+struct cb_ctx {
+	struct frames_cap *cap;
+	struct frames_cap_if *ci;
+	int n;
+};
+
+static void rotate_check(struct frames_cap *cap)
+{
+	bool by_size = cap->o.rotate_bytes && cap->w.bytes >= cap->o.rotate_bytes;
+	bool by_time = cap->o.rotate_ns && time_mono_ns() - cap->file_t0 >= cap->o.rotate_ns;
+
+	if (!by_size && !by_time)
+		return;
+	pcapf_writer_close(&cap->w);
+	cap->writing = false;
+	cap->file_no++;
+	if (file_open(cap))
+		cap->err = -EIO;
+}
+
+static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct cb_ctx *cx = (struct cb_ctx *)user;
+	struct frames_cap *cap = cx->cap;
+	struct frames_pkt pk;
+	/* PCAP_TSTAMP_PRECISION_NANO: tv_usec holds nanoseconds */
+	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+
+	frames_decode(cx->ci->link, bytes, h->caplen, h->len, &pk);
+	frames_stats_add(&cap->st, ts, &pk, cap->o.speed_bps);
+	cx->n++;
+	if (!cap->writing)
+		return;
+	if (pcapf_writer_write(&cap->w, (unsigned)cx->ci->wr_idx, ts, bytes, h->caplen,
+			       h->len)) {
+		if (!cap->err) {
+			cap->err = -EIO;
+			snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: write failed: %s",
+				 cap->o.path, strerror(errno));
+		}
+		return;
+	}
+	cap->written++;
+	if (cap->o.rotate_bytes || cap->o.rotate_ns)
+		rotate_check(cap);
+}
+
+int frames_cap_poll(struct frames_cap *cap, int timeout_ms)
+{
+	struct pollfd pfd[FRAMES_CAP_MAX_IFS];
+	unsigned i;
+	int total = 0, rc;
+
+	for (i = 0; i < cap->o.nifs; i++)
+		pfd[i] = (struct pollfd){ .fd = cap->ifs[i].fd, .events = POLLIN };
+	rc = poll(pfd, cap->o.nifs, timeout_ms);
+	if (rc < 0)
+		return errno == EINTR ? 0 : -errno;
+	/* dispatch each interface even without POLLIN: libpcap may hold frames already */
+	for (i = 0; i < cap->o.nifs; i++) {
+		struct cb_ctx cx = { cap, &cap->ifs[i], 0 };
+
+		do {
+			rc = pcap_dispatch(cap->ifs[i].pc, 4096, on_frame, (u_char *)&cx);
+		} while (rc > 0 && cx.n < 65536);
+		if (rc == PCAP_ERROR) {
+			snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: capture failed: %s",
+				 cap->ifs[i].name, pcap_geterr(cap->ifs[i].pc));
+			return -EIO;
+		}
+		total += cx.n;
+	}
+	if (cap->writing && cap->o.rotate_ns)
+		rotate_check(cap);
+	return cap->err ? cap->err : total;
+}
+
+void frames_cap_stats(struct frames_cap *cap)
+{
+	unsigned i;
+
+	for (i = 0; i < cap->o.nifs; i++) {
+		struct pcap_stat ps;
+
+		cap->ifs[i].stats_valid = cap->ifs[i].pc && pcap_stats(cap->ifs[i].pc, &ps) == 0;
+		if (!cap->ifs[i].stats_valid)
+			continue;
+		cap->ifs[i].recv = ps.ps_recv;
+		cap->ifs[i].drop = ps.ps_drop;
+		cap->ifs[i].ifdrop = ps.ps_ifdrop;
+	}
+}
+
+void frames_cap_close(struct frames_cap *cap)
+{
+	unsigned i;
+
+	for (i = 0; i < FRAMES_CAP_MAX_IFS; i++) {
+		if (cap->ifs[i].pc)
+			pcap_close(cap->ifs[i].pc);
+		cap->ifs[i].pc = NULL;
+	}
+	if (cap->writing && pcapf_writer_close(&cap->w) && !cap->err)
+		cap->err = -EIO;
+	cap->writing = false;
+	frames_stats_free(&cap->st);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* capture_engine.h: live capture of PAUSE/PFC, CNP and RoCEv2 frames with libpcap on
+ * one or more interfaces, counting them as they come and optionally writing them to
+ * rotating pcap/pcapng files. Used by `pfclab capture`; prints nothing, so a monitor
+ * can run it beside its counters on the same clock.
+ */
+#ifndef PFCLAB_FRAMES_CAPTURE_ENGINE_H
+#define PFCLAB_FRAMES_CAPTURE_ENGINE_H
+
+#include <pcap/pcap.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "monitor/frames/pcapfile.h"
+#include "monitor/frames/stats.h"
+
+#define FRAMES_CAP_MAX_IFS 16
+
+/* Default filter: MAC control (PAUSE/PFC) and CNPs, tagged or not. */
+extern const char frames_cap_filter_default[];
+extern const char frames_cap_filter_ce[];
+extern const char frames_cap_filter_roce[];
+
+struct frames_cap_opts {
+	const char *ifnames[FRAMES_CAP_MAX_IFS];
+	unsigned nifs;
+	const char *filter;   /* full BPF expression */
+	uint32_t snaplen;
+	uint64_t buffer_bytes;
+	bool immediate;
+	const char *path;     /* NULL: count only */
+	bool pcapng;
+	uint64_t rotate_bytes, rotate_ns; /* 0 = no rotation */
+	uint64_t speed_bps;   /* recorded as pcapng if_speed, used for pause time */
+};
+
+struct frames_cap_if {
+	const char *name;
+	pcap_t *pc;
+	int fd;
+	int link;
+	int wr_idx;           /* interface index in the output file */
+	/* from pcap_stats at the last frames_cap_stats call */
+	bool stats_valid;
+	uint64_t recv, drop, ifdrop;
+};
+
+struct frames_cap {
+	struct frames_cap_opts o;
+	struct frames_cap_if ifs[FRAMES_CAP_MAX_IFS];
+	struct frames_stats st;
+	struct pcapf_writer w;
+	bool writing;
+	unsigned file_no;
+	uint64_t file_t0;
+	uint64_t written, files;
+	int err;              /* first write error, -errno */
+	char errmsg[PCAP_ERRBUF_SIZE + 128];
+};
+
+/* Opens and activates every interface; on failure cap->errmsg says why. */
+int frames_cap_open(struct frames_cap *cap, const struct frames_cap_opts *o);
+/* Waits up to timeout_ms for frames and processes what is there; returns frames
+ * handled or -errno. */
+int frames_cap_poll(struct frames_cap *cap, int timeout_ms);
+/* Refreshes the per-interface pcap_stats figures. */
+void frames_cap_stats(struct frames_cap *cap);
+/* Name of the current output file (rotation appends .N). */
+const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len);
+void frames_cap_close(struct frames_cap *cap);
+
+#endif

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* pcapfile.c: pcap (classic, micro- and nanosecond) and pcapng readers over a memory
+ * buffer, and writers for both with nanosecond timestamps.
+ *
+ * Formats: tcpdump.org pcap-savefile(5) and the IETF pcapng draft
+ * (draft-ietf-opsawg-pcapng): SHB 0x0A0D0D0A, IDB 1, SPB 3, EPB 6, options
+ * if_speed (8) and if_tsresol (9). Every field is read through lib/rd.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/rd.h"
+#include "monitor/frames/pcapfile.h"
+
+#define PCAP_MAGIC_US 0xa1b2c3d4u
+#define PCAP_MAGIC_NS 0xa1b23c4du
+#define NG_SHB 0x0a0d0d0au
+#define NG_IDB 1u
+#define NG_OPB 2u
+#define NG_SPB 3u
+#define NG_EPB 6u
+#define NG_BOM 0x1a2b3c4du
+
+static uint16_t get16(struct rd *r, bool le)
+{
+	uint16_t v = rd_be16(r);
+
+	return le ? (uint16_t)(v >> 8 | v << 8) : v;
+}
+
+static uint32_t get32(struct rd *r, bool le)
+{
+	uint32_t v = rd_be32(r);
+
+	return le ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(struct rd *r, bool le)
+{
+	uint64_t v = rd_be64(r);
+
+	return le ? __builtin_bswap64(v) : v;
+}
+
+static int fail(struct pcapf_reader *pr, const char *why)
+{
+	pr->why = why;
+	pr->r.bad = true;
+	return -EINVAL;
+}
+
+int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len)
+{
+	struct rd r = rd_init(buf, len);
+	uint32_t magic;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->r = rd_init(buf, len);
+	magic = rd_be32(&r);
+	if (!rd_ok(&r))
+		return fail(pr, "file shorter than a pcap header");
+	if (magic == NG_SHB) {
+		pr->ng = true;
+		return 0; /* the SHB is parsed by pcapf_reader_next like any block */
+	}
+	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS)
+		pr->le = false;
+	else if (__builtin_bswap32(magic) == PCAP_MAGIC_US ||
+		 __builtin_bswap32(magic) == PCAP_MAGIC_NS)
+		pr->le = true;
+	else
+		return fail(pr, "not a pcap or pcapng file (unknown magic)");
+	if (pr->le)
+		magic = __builtin_bswap32(magic);
+	rd_skip(&pr->r, 4 + 2 + 2 + 4 + 4); /* magic, version, thiszone, sigfigs */
+	pr->ifs[0].snaplen = get32(&pr->r, pr->le);
+	pr->ifs[0].link = (int)(get32(&pr->r, pr->le) & 0xffff);
+	if (!rd_ok(&pr->r))
+		return fail(pr, "file shorter than a pcap header");
+	pr->ifs[0].ts_mul = magic == PCAP_MAGIC_NS ? 1 : 1000;
+	pr->ifs[0].ts_div = 1;
+	pr->nifs = 1;
+	return 0;
+}
+
+static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
+{
+	struct rd *r = &pr->r;
+	uint32_t sec, frac;
+
+	if (rd_left(r) == 0)
+		return 0;
+	sec = get32(r, pr->le);
+	frac = get32(r, pr->le);
+	rec->caplen = get32(r, pr->le);
+	rec->wirelen = get32(r, pr->le);
+	if (!rd_ok(r))
+		return fail(pr, "record header cut short (file truncated)");
+	if (rec->caplen > 0x4000000)
+		return fail(pr, "record length above 64 MiB (corrupt file)");
+	if (!rd_need(r, rec->caplen))
+		return fail(pr, "record data cut short (file truncated)");
+	rec->data = rd_ptr(r);
+	rd_skip(r, rec->caplen);
+	rec->ts_ns = (uint64_t)sec * 1000000000ull + (uint64_t)frac * pr->ifs[0].ts_mul;
+	rec->ifidx = 0;
+	rec->ifc = &pr->ifs[0];
+	return 1;
+}
+
+static void tsresol_set(struct pcapf_if *ifc, uint8_t v)
+{
+	unsigned n = v & 0x7f;
+	unsigned i;
+
+	ifc->ts_mul = 1;
+	ifc->ts_div = 1;
+	if (v & 0x80) { /* 2^-n seconds */
+		if (n > 63)
+			n = 63;
+		ifc->ts_mul = 1000000000ull;
+		ifc->ts_div = 1ull << n;
+		return;
+	}
+	if (n > 19)
+		n = 19;
+	for (i = n; i < 9; i++)
+		ifc->ts_mul *= 10;
+	for (i = 9; i < n; i++)
+		ifc->ts_div *= 10;
+}
+
+static int parse_idb(struct pcapf_reader *pr, struct rd *b)
+{
+	struct pcapf_if *ifc;
+
+	if (pr->nifs >= PCAPF_MAX_IFS)
+		return fail(pr, "more pcapng interfaces than supported (64)");
+	ifc = &pr->ifs[pr->nifs];
+	memset(ifc, 0, sizeof(*ifc));
+	ifc->link = get16(b, pr->le);
+	rd_skip(b, 2);
+	ifc->snaplen = get32(b, pr->le);
+	if (!rd_ok(b))
+		return fail(pr, "interface description block too short");
+	ifc->ts_mul = 1000; /* default if_tsresol = 6 (microseconds) */
+	ifc->ts_div = 1;
+	while (rd_left(b) >= 4) {
+		uint16_t code = get16(b, pr->le), len = get16(b, pr->le);
+		struct rd v;
+
+		if (code == 0)
+			break;
+		if (!rd_sub(b, len, &v) || !rd_skip(b, (4 - len % 4) % 4))
+			return fail(pr, "interface option runs past its block");
+		if (code == 9 && len >= 1)
+			tsresol_set(ifc, rd_u8(&v));
+		else if (code == 8 && len >= 8)
+			ifc->speed_bps = get64(&v, pr->le);
+		else if (code == 2)
+			memcpy(ifc->name, v.p, len < sizeof(ifc->name) - 1 ? len : sizeof(ifc->name) - 1);
+	}
+	pr->nifs++;
+	return 0;
+}
+
+static uint64_t ts_to_ns(const struct pcapf_if *ifc, uint64_t ts)
+{
+	return (uint64_t)((unsigned __int128)ts * ifc->ts_mul / ifc->ts_div);
+}
+
+static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
+{
+	struct rd *r = &pr->r;
+
+	for (;;) {
+		uint32_t type, blen;
+		struct rd b;
+		int rc;
+
+		if (rd_left(r) == 0)
+			return 0;
+		type = rd_be32(r);
+		if (type == NG_SHB) {
+			/* The byte-order magic decides how this section is read. */
+			struct rd peek = *r;
+			uint32_t bom;
+
+			rd_skip(&peek, 4);
+			bom = rd_be32(&peek);
+			if (bom == NG_BOM)
+				pr->le = false;
+			else if (bom == __builtin_bswap32(NG_BOM))
+				pr->le = true;
+			else
+				return fail(pr, "section header with an unknown byte-order magic");
+			pr->nifs = 0;
+		} else if (pr->le) {
+			type = __builtin_bswap32(type);
+		}
+		blen = get32(r, pr->le);
+		if (!rd_ok(r))
+			return fail(pr, "block header cut short (file truncated)");
+		if (blen < 12 || blen % 4)
+			return fail(pr, "block length below 12 or not a multiple of 4");
+		if (!rd_sub(r, blen - 12, &b) || !rd_skip(r, 4))
+			return fail(pr, "block runs past the end of the file");
+		switch (type) {
+		case NG_SHB:
+			continue;
+		case NG_IDB:
+			rc = parse_idb(pr, &b);
+			if (rc)
+				return rc;
+			continue;
+		case NG_EPB: {
+			uint32_t hi, lo;
+
+			rec->ifidx = get32(&b, pr->le);
+			hi = get32(&b, pr->le);
+			lo = get32(&b, pr->le);
+			rec->caplen = get32(&b, pr->le);
+			rec->wirelen = get32(&b, pr->le);
+			if (!rd_ok(&b))
+				return fail(pr, "enhanced packet block too short");
+			if (rec->ifidx >= pr->nifs)
+				return fail(pr, "packet for an interface never described");
+			if (!rd_need(&b, rec->caplen))
+				return fail(pr, "packet data runs past its block");
+			rec->data = rd_ptr(&b);
+			rec->ifc = &pr->ifs[rec->ifidx];
+			rec->ts_ns = ts_to_ns(rec->ifc, (uint64_t)hi << 32 | lo);
+			return 1;
+		}
+		case NG_SPB:
+			if (pr->nifs == 0)
+				return fail(pr, "simple packet block before any interface");
+			rec->ifidx = 0;
+			rec->ifc = &pr->ifs[0];
+			rec->wirelen = get32(&b, pr->le);
+			if (!rd_ok(&b))
+				return fail(pr, "simple packet block too short");
+			rec->caplen = (uint32_t)rd_left(&b);
+			if (rec->wirelen < rec->caplen)
+				rec->caplen = rec->wirelen;
+			if (rec->ifc->snaplen && rec->caplen > rec->ifc->snaplen)
+				rec->caplen = rec->ifc->snaplen;
+			rec->data = rd_ptr(&b);
+			rec->ts_ns = 0; /* SPBs carry no timestamp */
+			return 1;
+		case NG_OPB: {
+			uint32_t hi, lo;
+
+			rec->ifidx = get16(&b, pr->le);
+			rd_skip(&b, 2);
+			hi = get32(&b, pr->le);
+			lo = get32(&b, pr->le);
+			rec->caplen = get32(&b, pr->le);
+			rec->wirelen = get32(&b, pr->le);
+			if (!rd_ok(&b) || rec->ifidx >= pr->nifs || !rd_need(&b, rec->caplen))
+				return fail(pr, "corrupt obsolete packet block");
+			rec->data = rd_ptr(&b);
+			rec->ifc = &pr->ifs[rec->ifidx];
+			rec->ts_ns = ts_to_ns(rec->ifc, (uint64_t)hi << 32 | lo);
+			return 1;
+		}
+		default:
+			continue; /* name resolution, statistics, custom blocks */
+		}
+	}
+}
+
+int pcapf_reader_next(struct pcapf_reader *pr, struct pcapf_rec *rec)
+{
+	if (pr->r.bad)
+		return -EINVAL;
+	return pr->ng ? next_ng(pr, rec) : next_pcap(pr, rec);
+}
+
+int pcapf_map_open(struct pcapf_map *m, const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	m->p = NULL;
+	m->len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	m->len = (size_t)st.st_size;
+	if (m->len) {
+		m->p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (m->p == MAP_FAILED) {
+			err = -errno;
+			close(fd);
+			m->p = NULL;
+			return err;
+		}
+		madvise(m->p, m->len, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	return 0;
+}
+
+void pcapf_map_close(struct pcapf_map *m)
+{
+	if (m->p)
+		munmap(m->p, m->len);
+	m->p = NULL;
+}
+
+/* ---- writers (host byte order, as readers of both formats expect) ---- */
+
+static int put(struct pcapf_writer *w, const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, w->f) != n)
+		return -EIO;
+	w->bytes += n;
+	return 0;
+}
+
+int pcapf_writer_open(struct pcapf_writer *w, const char *path, bool ng, int link,
+		      uint32_t snaplen)
+{
+	memset(w, 0, sizeof(*w));
+	w->ng = ng;
+	w->link = link;
+	w->f = strcmp(path, "-") ? fopen(path, "wbe") : stdout;
+	if (!w->f)
+		return -errno;
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	if (ng) {
+		struct {
+			uint32_t type, len, bom;
+			uint16_t major, minor;
+			int64_t seclen;
+			uint32_t len2;
+		} __attribute__((packed)) shb = { NG_SHB, 28, NG_BOM, 1, 0, -1, 28 };
+
+		return put(w, &shb, sizeof(shb));
+	} else {
+		struct {
+			uint32_t magic;
+			uint16_t major, minor;
+			int32_t zone;
+			uint32_t sigfigs, snaplen, link;
+		} hdr = { PCAP_MAGIC_NS, 2, 4, 0, 0, snaplen, (uint32_t)link };
+
+		w->nifs = 1;
+		return put(w, &hdr, sizeof(hdr));
+	}
+}
+
+int pcapf_writer_append(struct pcapf_writer *w, const char *path)
+{
+	struct pcapf_reader pr;
+	struct pcapf_rec rec;
+	struct pcapf_map m;
+	uint32_t magic = 0;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	rc = pcapf_map_open(&m, path);
+	if (rc)
+		return rc;
+	rc = pcapf_reader_init(&pr, m.p, m.len);
+	if (!rc && !pr.ng)
+		memcpy(&magic, m.p, 4);
+	if (!rc && !pr.ng && magic != PCAP_MAGIC_NS)
+		rc = -EINVAL; /* microseconds or foreign byte order */
+	while (!rc && (rc = pcapf_reader_next(&pr, &rec)) > 0)
+		rc = 0;
+	if (!rc) {
+		w->ng = pr.ng;
+		w->nifs = pr.nifs;
+		w->link = pr.ifs[0].link;
+	}
+	pcapf_map_close(&m);
+	if (rc)
+		return rc < 0 ? rc : -EINVAL;
+	w->f = fopen(path, "abe");
+	if (!w->f)
+		return -errno;
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+static int put_opt(uint8_t *buf, size_t *off, uint16_t code, const void *v, uint16_t len)
+{
+	static const uint8_t zero[4];
+
+	memcpy(buf + *off, &code, 2);
+	memcpy(buf + *off + 2, &len, 2);
+	memcpy(buf + *off + 4, v, len);
+	memcpy(buf + *off + 4 + len, zero, (4 - len % 4) % 4);
+	*off += 4 + len + (4 - len % 4) % 4;
+	return 0;
+}
+
+int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
+			const char *name, uint64_t speed_bps)
+{
+	uint8_t buf[128];
+	uint32_t v32;
+	uint16_t v16;
+	size_t off = 8, nlen;
+	uint8_t res = 9;
+	int rc;
+
+	if (!w->ng)
+		return link == w->link ? 0 : -EINVAL;
+	v16 = (uint16_t)link;
+	memcpy(buf + off, &v16, 2);
+	v16 = 0;
+	memcpy(buf + off + 2, &v16, 2);
+	memcpy(buf + off + 4, &snaplen, 4);
+	off += 8;
+	nlen = name ? strnlen(name, 31) : 0;
+	if (nlen)
+		put_opt(buf, &off, 2, name, (uint16_t)nlen);
+	put_opt(buf, &off, 9, &res, 1);
+	if (speed_bps)
+		put_opt(buf, &off, 8, &speed_bps, 8);
+	put_opt(buf, &off, 0, NULL, 0);
+	v32 = NG_IDB;
+	memcpy(buf, &v32, 4);
+	v32 = (uint32_t)off + 4;
+	memcpy(buf + 4, &v32, 4);
+	memcpy(buf + off, &v32, 4);
+	rc = put(w, buf, off + 4);
+	if (rc)
+		return rc;
+	return (int)w->nifs++;
+}
+
+int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
+		       const uint8_t *p, uint32_t caplen, uint32_t wirelen)
+{
+	static const uint8_t zero[4];
+	int rc;
+
+	if (ifidx >= w->nifs)
+		return -EINVAL;
+	w->frames++;
+	if (w->ng) {
+		uint32_t pad = (4 - caplen % 4) % 4;
+		uint32_t h[7] = { NG_EPB, 32 + caplen + pad, ifidx,
+				  (uint32_t)(ts_ns >> 32), (uint32_t)ts_ns, caplen, wirelen };
+		uint32_t tail = h[1];
+
+		rc = put(w, h, sizeof(h));
+		if (!rc)
+			rc = put(w, p, caplen);
+		if (!rc && pad)
+			rc = put(w, zero, pad);
+		if (!rc)
+			rc = put(w, &tail, 4);
+		return rc;
+	} else {
+		uint32_t h[4] = { (uint32_t)(ts_ns / 1000000000ull),
+				  (uint32_t)(ts_ns % 1000000000ull), caplen, wirelen };
+
+		rc = put(w, h, sizeof(h));
+		return rc ? rc : put(w, p, caplen);
+	}
+}
+
+int pcapf_writer_close(struct pcapf_writer *w)
+{
+	int rc = 0;
+
+	if (!w->f)
+		return 0;
+	if (w->f == stdout)
+		rc = fflush(w->f) ? -errno : 0;
+	else if (fclose(w->f))
+		rc = -errno;
+	w->f = NULL;
+	return rc;
+}

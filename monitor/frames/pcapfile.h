@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pcapfile.h: reading pcap and pcapng from memory (bounds-checked, for review and the
+ * fuzzer) and writing them with nanosecond timestamps (for capture and inject).
+ */
+#ifndef PFCLAB_FRAMES_PCAPFILE_H
+#define PFCLAB_FRAMES_PCAPFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/rd.h"
+
+#define PCAPF_MAX_IFS 64
+
+struct pcapf_if {
+	int link;          /* pcap link type */
+	uint32_t snaplen;
+	uint64_t speed_bps; /* pcapng if_speed, 0 when absent */
+	uint64_t ts_mul;   /* ns = ts * ts_mul / ts_div */
+	uint64_t ts_div;
+	char name[32];
+};
+
+struct pcapf_reader {
+	struct rd r;
+	bool ng;
+	bool le;          /* byte order of the current section / file */
+	unsigned nifs;    /* interfaces of the current pcapng section (pcap: 1) */
+	struct pcapf_if ifs[PCAPF_MAX_IFS];
+	const char *why;  /* why the last call returned an error */
+};
+
+struct pcapf_rec {
+	uint64_t ts_ns;
+	uint32_t caplen;
+	uint32_t wirelen;
+	const uint8_t *data;
+	unsigned ifidx;
+	const struct pcapf_if *ifc;
+};
+
+/* 0, or -EINVAL when the buffer holds neither pcap nor pcapng (r->why says more). */
+int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len);
+/* 1 and *rec filled, 0 at the end, -EINVAL on a corrupt record (pr->why); after an
+ * error the rest of the file is not trusted. */
+int pcapf_reader_next(struct pcapf_reader *pr, struct pcapf_rec *rec);
+
+/* A read-only mapping of a whole file. */
+struct pcapf_map {
+	void *p;
+	size_t len;
+};
+int pcapf_map_open(struct pcapf_map *m, const char *path);
+void pcapf_map_close(struct pcapf_map *m);
+
+struct pcapf_writer {
+	FILE *f;
+	bool ng;
+	int link;
+	unsigned nifs;
+	uint64_t bytes;
+	uint64_t frames;
+};
+
+/* Opens path for writing ("-" = stdout). pcap: one link type, nanosecond magic.
+ * pcapng: a section header; interfaces are added with pcapf_writer_add_if. */
+int pcapf_writer_open(struct pcapf_writer *w, const char *path, bool ng, int link,
+		      uint32_t snaplen);
+/* Opens an existing file written with nanosecond pcap or pcapng for appending;
+ * -EINVAL when it is another format (microsecond pcap cannot take ns records). */
+int pcapf_writer_append(struct pcapf_writer *w, const char *path);
+/* pcapng: adds an interface description (ns resolution) and returns its index;
+ * pcap: returns 0 when the link type matches, -EINVAL otherwise. */
+int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
+			const char *name, uint64_t speed_bps);
+int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
+		       const uint8_t *p, uint32_t caplen, uint32_t wirelen);
+int pcapf_writer_close(struct pcapf_writer *w);
+
+#endif

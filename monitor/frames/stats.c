@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* stats.c: accumulates the frame summary (kinds, PFC paused time, CNPs per QP, CE share,
+ * timeline) from decoded frames. Pure bookkeeping: no I/O.
+ *
+ * Paused time follows 802.1Qbb/802.3 Annex 31B receiver semantics: a frame with time
+ * q > 0 (re)starts the priority's timer at q quanta of 512 bit times; time 0 (XON)
+ * ends the pause at once. A pause lasts from the first XOFF until the timer runs out
+ * or an XON arrives; one such interval is one XOFF->XON transition.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/frames/stats.h"
+
+static uint64_t fnv(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+void *frames_table_slot(const struct frames_table *t, size_t i)
+{
+	uint8_t *rec;
+
+	if (i >= t->cap)
+		return NULL;
+	rec = (uint8_t *)t->slots + i * t->rec_size;
+	return rec[t->key_len] ? rec : NULL; /* the byte after the key is "used" */
+}
+
+static int table_grow(struct frames_table *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64, i;
+	uint8_t *ns = calloc(ncap, t->rec_size);
+
+	if (!ns)
+		return -1;
+	for (i = 0; i < t->cap; i++) {
+		uint8_t *rec = (uint8_t *)t->slots + i * t->rec_size;
+		size_t j;
+
+		if (!rec[t->key_len])
+			continue;
+		j = fnv(rec, t->key_len) & (ncap - 1);
+		while (ns[j * t->rec_size + t->key_len])
+			j = (j + 1) & (ncap - 1);
+		memcpy(ns + j * t->rec_size, rec, t->rec_size);
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return 0;
+}
+
+/* Finds or inserts the record for key; NULL when out of memory. */
+static void *table_get(struct frames_table *t, const void *key)
+{
+	size_t j;
+
+	if ((t->n + 1) * 2 > t->cap && table_grow(t))
+		return NULL;
+	j = fnv(key, t->key_len) & (t->cap - 1);
+	for (;;) {
+		uint8_t *rec = (uint8_t *)t->slots + j * t->rec_size;
+
+		if (!rec[t->key_len]) {
+			memcpy(rec, key, t->key_len);
+			rec[t->key_len] = 1;
+			t->n++;
+			return rec;
+		}
+		if (!memcmp(rec, key, t->key_len))
+			return rec;
+		j = (j + 1) & (t->cap - 1);
+	}
+}
+
+void frames_stats_init(struct frames_stats *st, uint64_t speed_bps, uint64_t storm_ns,
+		       uint64_t bin_ns)
+{
+	int p;
+
+	memset(st, 0, sizeof(*st));
+	st->speed_bps = speed_bps;
+	st->storm_ns = storm_ns;
+	st->bin_ns = bin_ns;
+	for (p = 0; p < FRAMES_NPRIO; p++)
+		st->prio[p].time_valid = true;
+	/* The key structs are packed by hand: "used" must follow the key directly. */
+	st->cnps.rec_size = sizeof(struct frames_cnp_stats);
+	st->cnps.key_len = offsetof(struct frames_cnp_stats, used);
+	st->flows.rec_size = sizeof(struct frames_flow_stats);
+	st->flows.key_len = offsetof(struct frames_flow_stats, used);
+}
+
+static void pause_close(struct frames_stats *st, struct frames_pauser *ps, int p,
+			uint64_t end)
+{
+	struct frames_prio_stats *ps_st = &st->prio[p];
+	uint64_t d = end > ps->start[p] ? end - ps->start[p] : 0;
+
+	ps->paused[p] = false;
+	ps_st->pauses++;
+	ps_st->paused_ns += d;
+	if (d > ps_st->longest_ns)
+		ps_st->longest_ns = d;
+	if (st->storm_ns && d >= st->storm_ns)
+		ps_st->storms++;
+}
+
+static struct frames_pauser *pauser_get(struct frames_stats *st, const uint8_t mac[6])
+{
+	unsigned i;
+
+	for (i = 0; i < st->npausers; i++)
+		if (!memcmp(st->pausers[i].mac, mac, 6))
+			return &st->pausers[i];
+	if (st->npausers == FRAMES_MAX_PAUSERS)
+		return NULL;
+	memcpy(st->pausers[st->npausers].mac, mac, 6);
+	return &st->pausers[st->npausers++];
+}
+
+static void pause_frame(struct frames_stats *st, uint64_t ts, const uint8_t mac[6], int p,
+			uint16_t q, uint64_t bps)
+{
+	struct frames_prio_stats *pst = &st->prio[p];
+	struct frames_pauser *ps;
+
+	pst->frames++;
+	if (q) {
+		pst->xoff++;
+		pst->quanta_sum += q;
+	} else {
+		pst->xon++;
+	}
+	if (!bps) {
+		pst->time_valid = false;
+		return;
+	}
+	ps = pauser_get(st, mac);
+	if (!ps) {
+		st->pausers_dropped++;
+		return;
+	}
+	if (ps->paused[p] && ts >= ps->until[p])
+		pause_close(st, ps, p, ps->until[p]);
+	if (q) {
+		if (!ps->paused[p]) {
+			ps->paused[p] = true;
+			ps->start[p] = ts;
+		}
+		/* one quantum = 512 bit times */
+		ps->until[p] = ts + (uint64_t)((unsigned __int128)q * 512 * 1000000000ull / bps);
+	} else if (ps->paused[p]) {
+		pause_close(st, ps, p, ts);
+	}
+}
+
+static void bin_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
+{
+	struct frames_bin *b;
+	size_t i;
+
+	if (ts < st->bin_t0)
+		ts = st->bin_t0;
+	i = (size_t)((ts - st->bin_t0) / st->bin_ns);
+	if (i > (1u << 24)) { /* 16M bins at most; later frames go to the last */
+		i = 1u << 24;
+	}
+	if (i >= st->nbins) {
+		size_t n = st->nbins ? st->nbins : 64;
+		struct frames_bin *nb;
+
+		while (n <= i)
+			n *= 2;
+		nb = realloc(st->bins, n * sizeof(*nb));
+		if (!nb) {
+			st->oom = true;
+			return;
+		}
+		memset(nb + st->nbins, 0, (n - st->nbins) * sizeof(*nb));
+		st->bins = nb;
+		st->nbins = n;
+	}
+	if (i + 1 > st->bins_used)
+		st->bins_used = i + 1;
+	b = &st->bins[i];
+	if (pk->status == FRAMES_TRUNCATED)
+		b->truncated++;
+	else if (pk->status == FRAMES_INVALID)
+		b->invalid++;
+	else
+		b->kind[pk->kind]++;
+	if (pk->status == FRAMES_OK && pk->has_bth && pk->ecn == FRAMES_ECN_CE)
+		b->ce++;
+}
+
+static void cnp_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
+{
+	struct frames_cnp_key key;
+	struct frames_cnp_stats *c;
+
+	memset(&key, 0, sizeof(key));
+	key.ipver = pk->ipver;
+	memcpy(key.src, pk->ip_src, 16);
+	key.dqp = pk->bth_dqp;
+	c = table_get(&st->cnps, &key);
+	if (!c) {
+		st->oom = true;
+		return;
+	}
+	if (c->count++ == 0) {
+		c->first_ns = ts;
+	} else {
+		if (c->ngaps == c->capgaps) {
+			size_t n = c->capgaps ? c->capgaps * 2 : 16;
+			uint64_t *g = realloc(c->gaps, n * sizeof(*g));
+
+			if (!g) {
+				st->oom = true;
+				return;
+			}
+			c->gaps = g;
+			c->capgaps = n;
+		}
+		c->gaps[c->ngaps++] = ts > c->last_ns ? ts - c->last_ns : 0;
+	}
+	c->last_ns = ts;
+}
+
+static void flow_add(struct frames_stats *st, const struct frames_pkt *pk)
+{
+	struct frames_flow_key key;
+	struct frames_flow_stats *f;
+
+	memset(&key, 0, sizeof(key));
+	key.ipver = pk->ipver;
+	memcpy(key.src, pk->ip_src, 16);
+	memcpy(key.dst, pk->ip_dst, 16);
+	key.dqp = pk->bth_dqp;
+	f = table_get(&st->flows, &key);
+	if (!f) {
+		st->oom = true;
+		return;
+	}
+	f->packets++;
+	if (pk->ecn)
+		f->ect++;
+	if (pk->ecn == FRAMES_ECN_CE)
+		f->ce++;
+}
+
+void frames_stats_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk,
+		      uint64_t link_bps)
+{
+	uint64_t bps = st->speed_bps ? st->speed_bps : link_bps;
+	int p;
+
+	if (st->frames == 0) {
+		st->first_ns = ts;
+		st->bin_t0 = st->bin_ns ? ts - ts % st->bin_ns : 0;
+	}
+	st->frames++;
+	st->bytes += pk->wirelen;
+	if (ts > st->last_ns)
+		st->last_ns = ts;
+	st->status[pk->status < FRAMES_STATUS_MAX ? pk->status : FRAMES_INVALID]++;
+	if (st->bin_ns)
+		bin_add(st, ts, pk);
+	if (pk->status != FRAMES_OK)
+		return;
+	st->kind[pk->kind]++;
+	switch (pk->kind) {
+	case FRAMES_KIND_PAUSE:
+	case FRAMES_KIND_PFC:
+		if (bps) {
+			if (st->speed_seen && st->speed_seen != bps)
+				st->speed_mixed = true;
+			st->speed_seen = bps;
+		}
+		if (pk->kind == FRAMES_KIND_PAUSE) {
+			pause_frame(st, ts, pk->src, FRAMES_PRIO_PAUSE, pk->pause_quanta, bps);
+			break;
+		}
+		for (p = 0; p < 8; p++)
+			if (pk->pfc_enable & (1u << p))
+				pause_frame(st, ts, pk->src, p, pk->pfc_quanta[p], bps);
+		break;
+	case FRAMES_KIND_CNP:
+		cnp_add(st, ts, pk);
+		break;
+	case FRAMES_KIND_ROCE:
+		flow_add(st, pk);
+		break;
+	default:
+		break;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void frames_stats_finish(struct frames_stats *st)
+{
+	unsigned i;
+	size_t k;
+	int p;
+
+	for (i = 0; i < st->npausers; i++)
+		for (p = 0; p < FRAMES_NPRIO; p++)
+			if (st->pausers[i].paused[p])
+				pause_close(st, &st->pausers[i], p, st->pausers[i].until[p]);
+	for (k = 0; k < st->cnps.cap; k++) {
+		struct frames_cnp_stats *c = frames_table_slot(&st->cnps, k);
+
+		if (!c || !c->ngaps)
+			continue;
+		qsort(c->gaps, c->ngaps, sizeof(*c->gaps), cmp_u64);
+		c->gap_min = c->gaps[0];
+		/* nearest-rank percentiles */
+		c->gap_med = c->gaps[(c->ngaps - 1) / 2];
+		c->gap_p99 = c->gaps[(c->ngaps * 99 + 99) / 100 - 1];
+	}
+}
+
+void frames_stats_free(struct frames_stats *st)
+{
+	size_t k;
+
+	for (k = 0; k < st->cnps.cap; k++) {
+		struct frames_cnp_stats *c = frames_table_slot(&st->cnps, k);
+
+		if (c)
+			free(c->gaps);
+	}
+	free(st->cnps.slots);
+	free(st->flows.slots);
+	free(st->bins);
+	st->cnps.slots = st->flows.slots = NULL;
+	st->bins = NULL;
+}

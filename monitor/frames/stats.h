@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* stats.h: the frame summary review reports and capture counts live: frames per kind,
+ * PFC/PAUSE paused time per priority, CNPs per (source, dest QP), CE share per flow,
+ * and an optional timeline. Fed decoded frames; prints nothing.
+ */
+#ifndef PFCLAB_FRAMES_STATS_H
+#define PFCLAB_FRAMES_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monitor/frames/decode.h"
+
+#define FRAMES_PRIO_PAUSE 8 /* row for 802.3x PAUSE, which stops every priority */
+#define FRAMES_NPRIO 9
+#define FRAMES_MAX_PAUSERS 64
+
+struct frames_prio_stats {
+	uint64_t frames;     /* frames that name this priority */
+	uint64_t xoff, xon;  /* of them, time > 0 and time == 0 */
+	uint64_t quanta_sum; /* sum of the XOFF times, in quanta */
+	uint64_t pauses;     /* XOFF->XON transitions (by XON frame or expiry) */
+	uint64_t storms;     /* pauses longer than the storm threshold */
+	uint64_t paused_ns, longest_ns;
+	bool time_valid;     /* false when a pause frame came without a link speed */
+};
+
+/* Open-addressed table of fixed-size records keyed by their first key_len bytes. */
+struct frames_table {
+	void *slots;
+	size_t rec_size, key_len, cap, n;
+};
+
+struct frames_cnp_key {
+	uint8_t ipver;
+	uint8_t src[16];
+	uint32_t dqp;
+};
+
+struct frames_cnp_stats {
+	struct frames_cnp_key key;
+	uint8_t used;
+	uint64_t count, first_ns, last_ns;
+	uint64_t *gaps;
+	size_t ngaps, capgaps;
+	/* filled by frames_stats_finish */
+	uint64_t gap_min, gap_med, gap_p99;
+};
+
+struct frames_flow_key {
+	uint8_t ipver;
+	uint8_t src[16], dst[16];
+	uint32_t dqp;
+};
+
+struct frames_flow_stats {
+	struct frames_flow_key key;
+	uint8_t used;
+	uint64_t packets, ect, ce;
+};
+
+struct frames_bin {
+	uint64_t kind[FRAMES_KIND_MAX];
+	uint64_t ce, truncated, invalid;
+};
+
+/* Pause timer of one (sender MAC, priority). */
+struct frames_pauser {
+	uint8_t mac[6];
+	bool paused[FRAMES_NPRIO];
+	uint64_t start[FRAMES_NPRIO], until[FRAMES_NPRIO];
+};
+
+struct frames_stats {
+	uint64_t speed_bps;  /* fixed link speed, 0 = from each record's interface */
+	uint64_t storm_ns;
+	uint64_t bin_ns;     /* 0 = no timeline */
+
+	uint64_t frames, bytes;
+	uint64_t kind[FRAMES_KIND_MAX];
+	uint64_t status[FRAMES_STATUS_MAX];
+	uint64_t first_ns, last_ns;
+	uint64_t speed_seen; /* last link speed used, for the report */
+	bool speed_mixed;
+
+	struct frames_prio_stats prio[FRAMES_NPRIO];
+	struct frames_pauser pausers[FRAMES_MAX_PAUSERS];
+	unsigned npausers;
+	uint64_t pausers_dropped; /* pause frames from senders beyond the table */
+
+	struct frames_table cnps;  /* struct frames_cnp_stats */
+	struct frames_table flows; /* struct frames_flow_stats */
+
+	struct frames_bin *bins;
+	size_t nbins;     /* allocated */
+	size_t bins_used; /* bins up to the last frame */
+	uint64_t bin_t0;
+	bool oom;
+};
+
+void frames_stats_init(struct frames_stats *st, uint64_t speed_bps, uint64_t storm_ns,
+		       uint64_t bin_ns);
+/* link_bps: speed of the interface the frame came from (0 = unknown). */
+void frames_stats_add(struct frames_stats *st, uint64_t ts_ns, const struct frames_pkt *pk,
+		      uint64_t link_bps);
+/* Closes pauses still open, computes gap percentiles. */
+void frames_stats_finish(struct frames_stats *st);
+void frames_stats_free(struct frames_stats *st);
+
+/* Iteration over the tables: returns the i-th used record or NULL (i < cap). */
+void *frames_table_slot(const struct frames_table *t, size_t i);
+
+#endif

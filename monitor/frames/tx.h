@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tx.h: sends crafted frames on one interface through an AF_PACKET socket, in batches,
+ * at a paced rate; or writes them to a capture file with synthetic timestamps.
+ */
+#ifndef PFCLAB_FRAMES_TX_H
+#define PFCLAB_FRAMES_TX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct frames_tx {
+	int fd;
+	int ifindex;
+	uint8_t mac[6];
+	uint64_t sent, failed;
+};
+
+/* Opens an AF_PACKET socket bound to ifname; fills tx->mac. -errno on failure. */
+int frames_tx_open(struct frames_tx *tx, const char *ifname);
+/* Sends n frames (pointers and lengths); returns how many went out or -errno. */
+int frames_tx_send(struct frames_tx *tx, const uint8_t *const *frames, const size_t *lens,
+		   unsigned n);
+void frames_tx_close(struct frames_tx *tx);
+
+#endif
