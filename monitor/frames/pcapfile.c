@@ -404,7 +404,8 @@ static int put_opt(uint8_t *buf, size_t *off, uint16_t code, const void *v, uint
 
 	memcpy(buf + *off, &code, 2);
 	memcpy(buf + *off + 2, &len, 2);
-	memcpy(buf + *off + 4, v, len);
+	if (len)
+		memcpy(buf + *off + 4, v, len);
 	memcpy(buf + *off + 4 + len, zero, (4 - len % 4) % 4);
 	*off += 4 + len + (4 - len % 4) % 4;
 	return 0;
