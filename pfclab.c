@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "traffic/traffic.h"
 #include "monitor/frames/capture.h"
 #include "monitor/frames/inject.h"
 #include "monitor/frames/review.h"
@@ -22,6 +23,7 @@ static const struct pfclab_cmd cmds[] = {
 	{ "capture", "capture PAUSE/PFC, CNP and RoCEv2 frames with live counts", capture_main },
 	{ "review", "summarise captures: PFC paused time, CNPs per QP, CE share", review_main },
 	{ "inject", "send PAUSE/PFC/CNP frames; CNP-on-CE and PFC-on-backlog modes", inject_main },
+	{ "traffic", "RDMA WRITE generator: one-way or bidirectional, host or GPU memory", traffic_main },
 };
 
 static void usage(FILE *f)

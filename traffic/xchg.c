@@ -41,6 +41,7 @@ const char *xchg_type_name(uint8_t type)
 static void put_counters(struct wr *w, const struct xchg_counters *c)
 {
 	wr_be32(w, c->phase);
+	wr_be32(w, c->flags);
 	wr_be64(w, c->elapsed_ns);
 	wr_be64(w, c->bytes);
 	wr_be64(w, c->msgs);
@@ -258,11 +259,15 @@ int xchg_decode(const void *buf, size_t len, struct xchg_msg *m, char *why, size
 	case XCHG_STATS:
 	case XCHG_DONE:
 		m->u.ctr.phase = rd_be32(&body);
+		m->u.ctr.flags = rd_be32(&body);
 		m->u.ctr.elapsed_ns = rd_be64(&body);
 		m->u.ctr.bytes = rd_be64(&body);
 		m->u.ctr.msgs = rd_be64(&body);
 		m->u.ctr.completions = rd_be64(&body);
 		m->u.ctr.errors = rd_be64(&body);
+		if (rd_ok(&body) && (m->u.ctr.flags & ~(uint32_t)XCHG_CTR_STOPPED))
+			return fail(why, n, -EPROTO, "%s: unknown flags 0x%" PRIx32, xchg_type_name(type),
+				    m->u.ctr.flags);
 		if (rd_ok(&body) && m->u.ctr.phase >= TRAFFIC_MAX_SIZES)
 			return fail(why, n, -EPROTO, "%s for phase %" PRIu32, xchg_type_name(type),
 				    m->u.ctr.phase);

@@ -65,8 +65,11 @@ struct xchg_hello {
 	struct xchg_qp qp[TRAFFIC_MAX_QPS];
 };
 
+#define XCHG_CTR_STOPPED 0x1	/* DONE sent early (Ctrl-C): the peer should stop too */
+
 struct xchg_counters {
 	uint32_t phase;		/* index into the size list */
+	uint32_t flags;		/* XCHG_CTR_* */
 	uint64_t elapsed_ns;	/* since the phase's measurement started */
 	uint64_t bytes;
 	uint64_t msgs;

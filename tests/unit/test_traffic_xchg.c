@@ -66,13 +66,16 @@ static void test_roundtrip(void **state)
 
 	memset(&m, 0, sizeof(m));
 	m.type = XCHG_DONE;
-	m.u.ctr = (struct xchg_counters){ .phase = 1, .elapsed_ns = 5, .bytes = 1ULL << 40,
+	m.u.ctr = (struct xchg_counters){ .phase = 1, .flags = XCHG_CTR_STOPPED, .elapsed_ns = 5, .bytes = 1ULL << 40,
 					  .msgs = 7, .completions = 3, .errors = 0 };
 	len = xchg_encode(&m, buf, sizeof(buf));
-	assert_int_equal(len, XCHG_HDR_LEN + 44);
+	assert_int_equal(len, XCHG_HDR_LEN + 48);
 	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), 0);
 	assert_int_equal(out.u.ctr.bytes, 1ULL << 40);
 	assert_int_equal(out.u.ctr.phase, 1);
+	assert_int_equal(out.u.ctr.flags, XCHG_CTR_STOPPED);
+	buf[XCHG_HDR_LEN + 4] = 0x80;	/* unknown counter flag */
+	assert_int_equal(xchg_decode(buf, (size_t)len, &out, why, sizeof(why)), -EPROTO);
 
 	memset(&m, 0, sizeof(m));
 	m.type = XCHG_ABORT;

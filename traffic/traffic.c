@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* traffic.c: 'pfclab traffic': connects two peers over TCP, agrees on parameters, runs
+ * RDMA WRITE phases (one per message size) with a report per interval, and stops cleanly
+ * on Ctrl-C, on a peer's failure or on a completion error.
+ *
+ *   client                                server
+ *     | --- HELLO (params, endpoint) --->  |   both compare parameters
+ *     | <-- HELLO (params, endpoint) ----  |   QPs to RTR/RTS
+ *     | --- READY p ---> <--- READY p ---  |   per phase (message size)
+ *     | ==== RDMA WRITE (one way or -b) == |   STATS every interval (sender)
+ *     | --- DONE p ----> <--- DONE p ----  |   then the next phase
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include <infiniband/verbs.h>
+
+#include "lib/util.h"
+#include "traffic/conn.h"
+#include "traffic/mem.h"
+#include "traffic/opts.h"
+#include "traffic/report.h"
+#include "traffic/traffic.h"
+#include "traffic/verbs.h"
+#include "traffic/xchg.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_SKIP 3
+#define CHECK_PERIOD_NS 100000000ULL	/* peer connection checked at least every 100 ms */
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* No SA_RESTART: a blocking wait returns EINTR and the run winds down. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* ---- --check-mem ---------------------------------------------------------------- */
+
+static const char *step_word(enum mem_step_result r)
+{
+	return r == MEM_STEP_OK ? "OK" : r == MEM_STEP_SKIP ? "SKIP" : "FAIL";
+}
+
+static int check_mem(const struct traffic_opts *o)
+{
+	const struct mem_ops *ops = mem_ops_find(o->check_mem);
+	struct traffic_verbs tv;
+	struct ibv_pd *pd = NULL;
+	struct mem_req req = {
+		.len = o->check_size,
+		.numa_node = o->numa_node,
+		.hugepages = o->hugepages,
+		.gpu = o->gpu,
+	};
+	struct mem_check c;
+	const char *verdict;
+	unsigned int i;
+	int rc;
+
+	memset(&tv, 0, sizeof(tv));
+	if (o->dev) {
+		struct ibv_device **list;
+		int n = 0, k;
+
+		/* Only a protection domain is needed to try registration. */
+		list = ibv_get_device_list(&n);
+		for (k = 0; list && k < n; k++)
+			if (!strcmp(ibv_get_device_name(list[k]), o->dev))
+				tv.ctx = ibv_open_device(list[k]);
+		if (list)
+			ibv_free_device_list(list);
+		if (!tv.ctx) {
+			pfc_err("--check-mem: cannot open RDMA device '%s' (see 'ibv_devices'); leave out -d to check without registration",
+				o->dev);
+			return EXIT_RUNTIME;
+		}
+		pd = ibv_alloc_pd(tv.ctx);
+		if (!pd) {
+			pfc_errno(errno, "--check-mem: %s: cannot allocate a protection domain", o->dev);
+			ibv_close_device(tv.ctx);
+			return EXIT_RUNTIME;
+		}
+	}
+	rc = mem_check_run(ops, &req, pd, &c);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (tv.ctx)
+		ibv_close_device(tv.ctx);
+	verdict = rc == 0 ? "OK" : rc == -ENODEV ? "SKIP" : "FAIL";
+
+	if (o->json) {
+		json_object *j = json_object_new_object(), *arr = json_object_new_array();
+
+		json_object_object_add(j, "type", json_object_new_string("check-mem"));
+		json_object_object_add(j, "backend", json_object_new_string(c.backend));
+		json_object_object_add(j, "desc", json_object_new_string(c.desc));
+		json_object_object_add(j, "device", o->dev ? json_object_new_string(o->dev) : NULL);
+		json_object_object_add(j, "bytes", json_object_new_uint64(c.len));
+		json_object_object_add(j, "registration", c.path ? json_object_new_string(c.path) : NULL);
+		for (i = 0; i < c.nsteps; i++) {
+			json_object *s = json_object_new_object();
+
+			json_object_object_add(s, "step", json_object_new_string(c.steps[i].name));
+			json_object_object_add(s, "result", json_object_new_string(step_word(c.steps[i].result)));
+			json_object_object_add(s, "ms", json_object_new_double((double)c.steps[i].ns / 1e6));
+			json_object_object_add(s, "detail", json_object_new_string(c.steps[i].detail));
+			json_object_array_add(arr, s);
+		}
+		json_object_object_add(j, "steps", arr);
+		json_object_object_add(j, "result", json_object_new_string(verdict));
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		json_object_put(j);
+	} else {
+		printf("check-mem %s%s%s%s%s\n", c.backend, c.desc[0] ? ": " : "", c.desc,
+		       o->dev ? ", registering with " : ", no RDMA device (-d): registration skipped",
+		       o->dev ? o->dev : "");
+		for (i = 0; i < c.nsteps; i++)
+			printf("  %-9s %-4s %9.3f ms  %s\n", c.steps[i].name,
+			       step_word(c.steps[i].result), (double)c.steps[i].ns / 1e6,
+			       c.steps[i].detail);
+		printf("result: %s\n", verdict);
+	}
+	fflush(stdout);
+	return rc == 0 ? 0 : rc == -ENODEV ? EXIT_SKIP : EXIT_RUNTIME;
+}
+
+/* ---- a run ----------------------------------------------------------------------- */
+
+struct run {
+	const struct traffic_opts *o;
+	struct traffic_verbs tv;
+	int fd;
+	char peer[96];
+	struct xchg_hello mine;
+	struct xchg_hello theirs;
+	char why[600];
+};
+
+static int send_msg(struct run *r, const struct xchg_msg *m)
+{
+	return conn_send(r->fd, m, r->o->timeout_ns, r->why, sizeof(r->why));
+}
+
+/* Tell the peer why we give up (best effort: it may be gone already). */
+static void send_abort(struct run *r, const char *reason)
+{
+	struct xchg_msg m = { .type = XCHG_ABORT };
+	char ignored[64];
+
+	snprintf(m.u.reason, sizeof(m.u.reason), "%.*s", XCHG_MAX_REASON, reason);
+	conn_send(r->fd, &m, 200000000ULL, ignored, sizeof(ignored));
+}
+
+/* Receive one message of `want` type; ABORT and surprises become errors in r->why. */
+static int recv_expect(struct run *r, uint8_t want, struct xchg_msg *m, const char *during)
+{
+	char why[512];
+	int rc;
+
+	rc = conn_recv(r->fd, m, r->o->timeout_ns, why, sizeof(why));
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "%s: %s%s", during, why,
+			 rc == -ECONNRESET ? " (the peer exited or was killed)" : "");
+		return rc;
+	}
+	if (m->type == XCHG_ABORT) {
+		snprintf(r->why, sizeof(r->why), "%s: peer gave up: %s", during, m->u.reason);
+		return -ECONNABORTED;
+	}
+	if (m->type != want) {
+		snprintf(r->why, sizeof(r->why), "%s: expected %s from the peer, got %s", during,
+			 xchg_type_name(want), xchg_type_name(m->type));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void fill_dir_tx(struct traffic_dir *d, const struct traffic_counters *now,
+			const struct traffic_counters *prev, double secs)
+{
+	d->valid = true;
+	d->bytes = now->bytes - prev->bytes;
+	d->msgs = now->msgs - prev->msgs;
+	d->cqes_valid = d->errors_valid = true;
+	d->cqes = now->cqes - prev->cqes;
+	d->errors = now->errors - prev->errors;
+	d->secs = secs;
+}
+
+static void fill_dir_rx(struct traffic_dir *d, const struct xchg_counters *now,
+			const struct xchg_counters *prev, bool imm, uint64_t rx_cqes, double secs)
+{
+	d->valid = true;
+	d->bytes = now->bytes - prev->bytes;
+	d->msgs = now->msgs - prev->msgs;
+	d->errors_valid = true;
+	d->errors = now->errors - prev->errors;
+	d->cqes_valid = imm;	/* receive completions exist only with --imm */
+	d->cqes = rx_cqes;
+	d->secs = secs;
+}
+
+/* Warm-up: traffic that is not measured, before the phase (each side on its own). */
+static int warmup(struct run *r, uint32_t size, bool send)
+{
+	uint64_t end = time_mono_ns() + r->o->warmup_ns;
+	int rc;
+
+	if (!send || !r->o->warmup_ns)
+		return 0;
+	traffic_verbs_phase_begin(&r->tv, size, true, 0);
+	while (!stop_requested && time_mono_ns() < end) {
+		rc = traffic_verbs_phase_run(&r->tv, end);
+		if (rc < 0)
+			return rc;
+	}
+	traffic_verbs_phase_stop(&r->tv);
+	do
+		rc = traffic_verbs_phase_run(&r->tv, time_mono_ns() + r->o->timeout_ns);
+	while (rc == 0 && !stop_requested);
+	return rc < 0 ? rc : 0;
+}
+
+/* One phase: one message size. Returns 0, or -errno with r->why set. */
+static int run_phase(struct run *r, uint32_t phase)
+{
+	const struct traffic_opts *o = r->o;
+	const uint32_t size = o->sizes[phase];
+	const bool send = o->bidir || o->host;		/* one-way: the client writes */
+	const bool peer_sends = o->bidir || !o->host;
+	struct traffic_counters tx_prev = { 0 };
+	struct xchg_counters rx_now = { 0 }, rx_prev = { 0 }, rx_final = { 0 };
+	uint64_t rx_cqes_prev = 0, t0, now, next_report, end, last_heard, local_done_at = 0;
+	bool stopped = false, interrupted = false, local_done = !send, done_sent = false;
+	bool peer_done = false;
+	struct traffic_row row;
+	struct xchg_msg m;
+	int rc;
+
+	rc = warmup(r, size, send);
+	if (rc)
+		return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
+	m = (struct xchg_msg){ .type = XCHG_READY, .u.phase = phase };
+	if ((rc = send_msg(r, &m)))
+		return rc;
+	if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start")))
+		return rc;
+	if (m.u.phase != phase) {
+		snprintf(r->why, sizeof(r->why), "peer is at phase %u, this side at %u", m.u.phase, phase);
+		return -EPROTO;
+	}
+	traffic_verbs_phase_begin(&r->tv, size, send, o->duration_ns ? 0 : o->iters);
+	t0 = r->tv.start_ns;
+	next_report = t0 + o->interval_ns;
+	end = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
+	last_heard = t0;
+	/* A one-way receiver without --imm has nothing to poll: DONE arrives over TCP. */
+	if (!send)
+		local_done = false;
+
+	for (;;) {
+		uint64_t until;
+
+		now = time_mono_ns();
+		if (!stopped && (stop_requested || now >= end)) {
+			stopped = true;
+			interrupted = stop_requested;
+			traffic_verbs_phase_stop(&r->tv);
+			if (!send)
+				local_done = true;
+		}
+		until = next_report < now + CHECK_PERIOD_NS ? next_report : now + CHECK_PERIOD_NS;
+		if (send && !local_done) {
+			rc = traffic_verbs_phase_run(&r->tv, until);
+			if (rc < 0) {
+				snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+				return rc;
+			}
+			if (rc == 1) {
+				local_done = true;
+				local_done_at = time_mono_ns();
+			}
+		} else if (o->imm) {
+			rc = traffic_verbs_phase_run(&r->tv, until);
+			if (rc < 0) {
+				snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+				return rc;
+			}
+		} else if (!(done_sent && peer_done)) {
+			struct timespec ts;
+			int64_t left = (int64_t)until - (int64_t)time_mono_ns();
+
+			/* Sleep on the socket instead of spinning. */
+			if (left > 0 && conn_readable(r->fd) == 0) {
+				ts.tv_sec = 0;
+				ts.tv_nsec = left > 10000000 ? 10000000 : left;
+				nanosleep(&ts, NULL);
+			}
+		}
+
+		/* Messages from the peer. */
+		while ((rc = conn_readable(r->fd)) > 0) {
+			char why[512];
+
+			rc = conn_recv(r->fd, &m, o->timeout_ns, why, sizeof(why));
+			if (rc) {
+				snprintf(r->why, sizeof(r->why), "%s%s", why,
+					 rc == -ECONNRESET ? ": the peer's pfclab traffic exited or was killed" : "");
+				return rc == -ECONNRESET ? -ENOTCONN : rc;
+			}
+			last_heard = time_mono_ns();
+			if (m.type == XCHG_ABORT) {
+				snprintf(r->why, sizeof(r->why), "peer gave up: %s", m.u.reason);
+				return -ECONNABORTED;
+			}
+			if ((m.type != XCHG_STATS && m.type != XCHG_DONE) || m.u.ctr.phase != phase) {
+				snprintf(r->why, sizeof(r->why), "unexpected %s (phase %u) from the peer during phase %u",
+					 xchg_type_name(m.type), m.u.ctr.phase, phase);
+				return -EPROTO;
+			}
+			rx_now = m.u.ctr;
+			if (m.type == XCHG_DONE) {
+				peer_done = true;
+				rx_final = m.u.ctr;
+				if ((m.u.ctr.flags & XCHG_CTR_STOPPED) && !stopped) {
+					stopped = interrupted = true;
+					traffic_verbs_phase_stop(&r->tv);
+				}
+				if (!send)
+					local_done = true;
+			}
+		}
+		if (rc < 0) {
+			snprintf(r->why, sizeof(r->why), "exchange connection: %s", strerror(-rc));
+			return rc;
+		}
+
+		now = time_mono_ns();
+		if (now >= next_report && !(done_sent && peer_done)) {
+			double secs = (double)o->interval_ns / 1e9;
+
+			memset(&row, 0, sizeof(row));
+			row.phase = phase;
+			row.size = size;
+			row.t = (double)(now - t0) / 1e9;
+			if (send)
+				fill_dir_tx(&row.tx, &r->tv.ctr, &tx_prev, secs);
+			if (peer_sends)
+				fill_dir_rx(&row.rx, &rx_now, &rx_prev, o->imm,
+					    r->tv.ctr.rx_cqes - rx_cqes_prev, secs);
+			if (!o->quiet)
+				traffic_report_row(stdout, o->json, &row);
+			tx_prev = r->tv.ctr;
+			rx_prev = rx_now;
+			rx_cqes_prev = r->tv.ctr.rx_cqes;
+			if (send && !done_sent) {
+				m = (struct xchg_msg){ .type = XCHG_STATS };
+				m.u.ctr = (struct xchg_counters){
+					.phase = phase, .elapsed_ns = now - t0, .bytes = r->tv.ctr.bytes,
+					.msgs = r->tv.ctr.msgs, .completions = r->tv.ctr.cqes,
+					.errors = r->tv.ctr.errors,
+				};
+				if ((rc = send_msg(r, &m)))
+					return rc;
+			}
+			while (next_report <= now)
+				next_report += o->interval_ns;
+		}
+		if (local_done && !done_sent) {
+			if (!local_done_at)
+				local_done_at = now;
+			m = (struct xchg_msg){ .type = XCHG_DONE };
+			m.u.ctr = (struct xchg_counters){
+				.phase = phase, .flags = interrupted ? XCHG_CTR_STOPPED : 0,
+				.elapsed_ns = local_done_at - t0, .bytes = r->tv.ctr.bytes,
+				.msgs = r->tv.ctr.msgs, .completions = r->tv.ctr.cqes,
+				.errors = r->tv.ctr.errors,
+			};
+			if ((rc = send_msg(r, &m)))
+				return rc;
+			done_sent = true;
+		}
+		if (done_sent && peer_done)
+			break;
+		/* A peer that says nothing for this long is hung or unreachable. */
+		if (now - last_heard > 3 * o->interval_ns + o->timeout_ns) {
+			snprintf(r->why, sizeof(r->why), "no message from the peer for %.1f s: giving up",
+				 (double)(now - last_heard) / 1e9);
+			return -ETIMEDOUT;
+		}
+		if (stop_requested && !stopped)
+			continue;
+	}
+
+	memset(&row, 0, sizeof(row));
+	row.summary = true;
+	row.interrupted = interrupted;
+	row.phase = phase;
+	row.size = size;
+	row.t = (double)(time_mono_ns() - t0) / 1e9;
+	if (send) {
+		struct traffic_counters zero = { 0 };
+
+		fill_dir_tx(&row.tx, &r->tv.ctr, &zero, (double)(local_done_at - t0) / 1e9);
+	}
+	if (peer_sends) {
+		struct xchg_counters zero = { 0 };
+
+		fill_dir_rx(&row.rx, &rx_final, &zero, o->imm, r->tv.ctr.rx_cqes,
+			    (double)rx_final.elapsed_ns / 1e9);
+	}
+	traffic_report_row(stdout, o->json, &row);
+	return 0;
+}
+
+static int handshake(struct run *r)
+{
+	struct xchg_msg m = { .type = XCHG_HELLO };
+	char why[512];
+	int rc;
+
+	xchg_hello_from_opts(&r->mine, r->o);
+	traffic_verbs_hello(&r->tv, &r->mine);
+	m.u.hello = r->mine;
+	/* The client speaks first; the server got the client's HELLO when it accepted. */
+	if ((rc = send_msg(r, &m)))
+		return rc;
+	if (r->o->host) {
+		if ((rc = recv_expect(r, XCHG_HELLO, &m, "waiting for the server's parameters")))
+			return rc;
+		r->theirs = m.u.hello;
+	}
+	rc = xchg_hello_compare(&r->mine, &r->theirs, why, sizeof(why));
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "%s; give both sides the same options", why);
+		return rc;
+	}
+	rc = traffic_verbs_connect(&r->tv, &r->theirs);
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+		send_abort(r, r->why);
+	}
+	return rc;
+}
+
+/* Server: accept clients until one sends a valid HELLO; reject anything else and go on. */
+static int server_accept(struct run *r)
+{
+	struct xchg_msg m;
+	char why[512];
+	int lfd, rc;
+
+	rc = conn_listen(r->o->bind_addr, r->o->port, &lfd, why, sizeof(why));
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "%s", why);
+		return rc;
+	}
+	if (!r->o->json)
+		fprintf(stderr, "%s: waiting for a client on port %u\n", pfc_progname(), r->o->port);
+	for (;;) {
+		rc = conn_accept(lfd, r->o->wait_ns, &r->fd, r->peer, sizeof(r->peer), why, sizeof(why));
+		if (rc) {
+			snprintf(r->why, sizeof(r->why), "%s", rc == -EINTR ? "interrupted while waiting for a client" : why);
+			break;
+		}
+		rc = conn_recv(r->fd, &m, r->o->timeout_ns, why, sizeof(why));
+		if (!rc && m.type == XCHG_HELLO) {
+			r->theirs = m.u.hello;
+			break;
+		}
+		if (!rc && m.type == XCHG_ABORT)
+			pfc_warn("client %s gave up: %s", r->peer, m.u.reason);
+		else
+			pfc_warn("rejected connection from %s: %s", r->peer,
+				 rc ? why : "first message is not HELLO");
+		send_abort(r, rc ? "rejected: malformed or foreign exchange message" :
+			   "rejected: expected HELLO");
+		close(r->fd);
+		r->fd = -1;
+		if (stop_requested) {
+			snprintf(r->why, sizeof(r->why), "interrupted while waiting for a client");
+			rc = -EINTR;
+			break;
+		}
+	}
+	close(lfd);
+	return rc;
+}
+
+static int run_traffic(const struct traffic_opts *o)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	struct traffic_run_info ri;
+	char local_ip[64] = "";
+	uint32_t p;
+	int rc, ret = EXIT_RUNTIME;
+
+	if (!r) {
+		pfc_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	r->o = o;
+	r->fd = -1;
+	if (o->host) {
+		rc = conn_connect(o->host, o->port, o->bind_addr, o->timeout_ns, &r->fd, r->why,
+				  sizeof(r->why));
+		if (rc)
+			goto out;
+		snprintf(r->peer, sizeof(r->peer), "%s:%u", o->host, o->port);
+		conn_local_addr(r->fd, local_ip, sizeof(local_ip));
+		rc = traffic_verbs_open(&r->tv, o, local_ip);
+		if (rc) {
+			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+			send_abort(r, "client could not set up its RDMA resources");
+			goto out;
+		}
+		rc = handshake(r);
+	} else {
+		/* Device first, so that a wrong -d fails before anyone connects. */
+		rc = traffic_verbs_open(&r->tv, o, o->bind_addr);
+		if (rc) {
+			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+			goto out;
+		}
+		rc = server_accept(r);
+		if (rc)
+			goto out;
+		rc = handshake(r);
+	}
+	if (rc)
+		goto out;
+
+	ri = (struct traffic_run_info){
+		.dev = o->dev, .port = o->ib_port, .gid_index = r->tv.gid_index,
+		.gid = r->tv.gid_str, .peer = r->peer, .role = o->host ? "client" : "server",
+		.bidir = o->bidir, .imm = o->imm, .qps = o->qps,
+		.mtu = 128u << r->tv.mtu, .tclass = o->tclass < 0 ? 0 : o->tclass, .sl = o->sl,
+		.mem = o->mem, .mem_desc = r->tv.buf.desc, .mem_path = r->tv.buf.path,
+		.rate_gbps = o->rate_gbps, .rate_how = r->tv.rate_how,
+	};
+	if (!o->quiet || o->json)
+		traffic_report_start(stdout, o->json, &ri);
+	for (p = 0; p < o->nsizes; p++) {
+		rc = run_phase(r, p);
+		if (rc)
+			break;
+		if (stop_requested)
+			break;
+	}
+	if (!rc)
+		ret = 0;
+out:
+	if (rc) {
+		pfc_err("%s", r->why);
+		if (r->fd >= 0 && rc != -ENOTCONN && rc != -ECONNRESET && rc != -ECONNABORTED)
+			send_abort(r, r->why);
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	traffic_verbs_close(&r->tv);
+	free(r);
+	return ret;
+}
+
+int traffic_main(int argc, char **argv)
+{
+	struct traffic_opts o;
+	char err[256];
+	int rc;
+
+	rc = traffic_opts_parse(argc, argv, &o, err, sizeof(err));
+	if (rc == 1) {
+		traffic_opts_usage(stdout);
+		return 0;
+	}
+	if (rc) {
+		pfc_err("%s", err);
+		return EXIT_USAGE;
+	}
+	install_signals();
+	if (o.check_mem)
+		return check_mem(&o);
+	return run_traffic(&o);
+}

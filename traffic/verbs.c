@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* verbs.c: RDMA resources of pfclab traffic (device, GID, MR, CQs, RC QPs) and the
+ * post/poll loop. Setup follows rdma-core's rc_pingpong: explicit attribute masks,
+ * a close that mirrors open, and every completion status checked and named.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+#include "traffic/verbs.h"
+
+#define WRID_QP_SHIFT 40
+#define WRID_SEQ_MASK ((1ULL << WRID_QP_SHIFT) - 1)
+#define POLL_BATCH 32
+
+static int fail(struct traffic_verbs *tv, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct traffic_verbs *tv, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tv->why, sizeof(tv->why), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* 256..4096 bytes to the verbs enum (IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5). */
+static enum ibv_mtu mtu_enum(uint32_t bytes)
+{
+	enum ibv_mtu m = IBV_MTU_256;
+
+	while (bytes > 256u && m < IBV_MTU_4096) {
+		bytes >>= 1;
+		m = (enum ibv_mtu)(m + 1);
+	}
+	return m;
+}
+
+static bool gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(g->raw, pfx, sizeof(pfx));
+}
+
+int traffic_verbs_pick_gid(struct ibv_context *ctx, uint8_t port, const char *local_ip,
+			   int *index, union ibv_gid *gid)
+{
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry e;
+	struct in_addr want;
+	int i, best = -1, best_score = 0, score;
+	bool have_ip = local_ip && inet_pton(AF_INET, local_ip, &want) == 1;
+
+	if (ibv_query_port(ctx, port, &pa))
+		return -errno;
+	for (i = 0; i < pa.gid_tbl_len; i++) {
+		if (ibv_query_gid_ex(ctx, port, (uint32_t)i, &e, 0))
+			continue;	/* empty entry */
+		if (e.gid_type != IBV_GID_TYPE_ROCE_V2)
+			score = 1;
+		else if (!gid_is_v4(&e.gid))
+			score = 2;
+		else if (have_ip && !memcmp(e.gid.raw + 12, &want, 4))
+			score = 4;
+		else
+			score = 3;
+		if (score > best_score) {
+			best_score = score;
+			best = i;
+			*gid = e.gid;
+		}
+	}
+	if (best < 0) {
+		/* Devices without the extended query (or IB ports): index 0. */
+		if (ibv_query_gid(ctx, port, 0, gid))
+			return -ENOENT;
+		best = 0;
+	}
+	*index = best;
+	return 0;
+}
+
+static int numa_node_of(const char *dev)
+{
+	char path[256];
+	FILE *f;
+	int node = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/numa_node", dev);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &node) != 1)
+			node = -1;
+		fclose(f);
+	}
+	return node;
+}
+
+static int open_device(struct traffic_verbs *tv)
+{
+	struct ibv_device **list;
+	char names[256] = "";
+	size_t off = 0;
+	int i, n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return fail(tv, -errno, "cannot list RDMA devices: %s (is rdma-core installed?)",
+			    strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (!strcmp(ibv_get_device_name(list[i]), tv->o->dev))
+			break;
+		off += (size_t)snprintf(names + off, off < sizeof(names) ? sizeof(names) - off : 0,
+					"%s%s", i ? ", " : "", ibv_get_device_name(list[i]));
+		if (off >= sizeof(names))
+			off = sizeof(names) - 1;
+	}
+	if (i == n) {
+		ibv_free_device_list(list);
+		return fail(tv, -ENODEV, "no RDMA device '%s'; devices here: %s", tv->o->dev,
+			    n ? names : "none (load a driver, or 'rdma link add rxe0 type rxe netdev IF')");
+	}
+	tv->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!tv->ctx)
+		return fail(tv, -errno, "%s: cannot open: %s", tv->o->dev, strerror(errno));
+	return 0;
+}
+
+static int create_qp(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t idx)
+{
+	const struct traffic_opts *o = tv->o;
+	struct ibv_qp_init_attr ia = {
+		.send_cq = tv->scq,
+		.recv_cq = tv->rcq,
+		.cap = {
+			.max_send_wr = o->tx_depth,
+			.max_recv_wr = o->imm ? o->rx_depth : 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = tv->inline_size,
+		},
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 0,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = (uint8_t)o->ib_port,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE,
+	};
+	uint32_t j;
+
+	q->qp = ibv_create_qp(tv->pd, &ia);
+	if (!q->qp)
+		return fail(tv, -errno, "%s: cannot create QP %u (tx depth %u, inline %u): %s; try a smaller -t or -I",
+			    o->dev, idx, o->tx_depth, tv->inline_size, strerror(errno));
+	if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		return fail(tv, -errno, "%s: QP 0x%x to INIT: %s", o->dev, q->qp->qp_num,
+			    strerror(errno));
+	q->psn = (uint32_t)lrand48() & 0xffffff;
+	q->wr = calloc(o->post_list, sizeof(*q->wr));
+	q->sge = calloc(o->post_list, sizeof(*q->sge));
+	if (!q->wr || !q->sge)
+		return fail(tv, -ENOMEM, "out of memory");
+	for (j = 0; j < o->post_list; j++) {
+		q->sge[j] = (struct ibv_sge){
+			.addr = (uint64_t)(uintptr_t)tv->buf.addr + idx * tv->slot,
+			.lkey = tv->mr->lkey,
+		};
+		q->wr[j] = (struct ibv_send_wr){
+			.sg_list = &q->sge[j],
+			.num_sge = 1,
+			.opcode = o->imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
+			.imm_data = htonl(idx),
+			.next = j + 1 < o->post_list ? &q->wr[j + 1] : NULL,
+		};
+	}
+	q->rwr = (struct ibv_recv_wr){ .wr_id = idx, .sg_list = NULL, .num_sge = 0 };
+	if (o->imm) {
+		struct ibv_recv_wr *bad;
+
+		for (j = 0; j < o->rx_depth; j++)
+			if (ibv_post_recv(q->qp, &q->rwr, &bad))
+				return fail(tv, -errno, "%s: posting receives: %s", o->dev,
+					    strerror(errno));
+	}
+	return 0;
+}
+
+int traffic_verbs_open(struct traffic_verbs *tv, const struct traffic_opts *o, const char *local_ip)
+{
+	const struct mem_ops *ops = mem_ops_find(o->mem);
+	struct ibv_device_attr da;
+	struct mem_req req;
+	uint32_t i, cqe;
+	int rc;
+
+	memset(tv, 0, sizeof(*tv));
+	tv->o = o;
+	tv->nqps = o->qps;
+	tv->gid_index = -1;
+	srand48((long)time_mono_ns() ^ (long)getpid());
+	rc = open_device(tv);
+	if (rc)
+		return rc;
+	if (ibv_query_port(tv->ctx, (uint8_t)o->ib_port, &tv->port))
+		return fail(tv, -errno, "%s: no port %u: %s", o->dev, o->ib_port, strerror(errno));
+	if (tv->port.state != IBV_PORT_ACTIVE)
+		return fail(tv, -ENETDOWN, "%s port %u is %s, not ACTIVE: check the link ('rdma link', 'ip link')",
+			    o->dev, o->ib_port, ibv_port_state_str(tv->port.state));
+	tv->roce = tv->port.link_layer == IBV_LINK_LAYER_ETHERNET;
+	if (o->gid_index >= 0) {
+		tv->gid_index = o->gid_index;
+		if (ibv_query_gid(tv->ctx, (uint8_t)o->ib_port, o->gid_index, &tv->gid))
+			return fail(tv, -EINVAL, "%s port %u: no GID at index %d (-x); 'rdma res show' or show_gids lists them",
+				    o->dev, o->ib_port, o->gid_index);
+	} else {
+		rc = traffic_verbs_pick_gid(tv->ctx, (uint8_t)o->ib_port, local_ip, &tv->gid_index,
+					    &tv->gid);
+		if (rc)
+			return fail(tv, rc, "%s port %u: no usable GID; set an IP address on its interface or pass -x",
+				    o->dev, o->ib_port);
+	}
+	inet_ntop(AF_INET6, tv->gid.raw, tv->gid_str, sizeof(tv->gid_str));
+	if (tv->roce && !memcmp(tv->gid.raw, (uint8_t[16]){ 0 }, 16))
+		return fail(tv, -EINVAL, "%s port %u GID %d is empty; set an IP address or pass -x",
+			    o->dev, o->ib_port, tv->gid_index);
+
+	tv->pd = ibv_alloc_pd(tv->ctx);
+	if (!tv->pd)
+		return fail(tv, -errno, "%s: cannot allocate a protection domain: %s", o->dev,
+			    strerror(errno));
+
+	/* Buffer: [tx slot per QP][rx slot per QP]; the peer writes into the rx half. */
+	tv->slot = (traffic_opts_max_size(o) + 63) & ~(size_t)63;
+	req = (struct mem_req){
+		.len = 2 * tv->slot * tv->nqps,
+		.numa_node = o->numa_node >= 0 ? o->numa_node : numa_node_of(o->dev),
+		.hugepages = o->hugepages,
+		.gpu = o->gpu,
+	};
+	mem_buf_init(&tv->buf, ops);
+	rc = ops->alloc(&tv->buf, &req);
+	tv->buf_ok = true;
+	if (rc)
+		return fail(tv, rc, "--mem %s: %s", ops->name, tv->buf.why);
+	if (ops->export && (rc = ops->export(&tv->buf)))
+		return fail(tv, rc, "--mem %s: %s", ops->name, tv->buf.why);
+	tv->mr = ops->reg(&tv->buf, tv->pd, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!tv->mr)
+		return fail(tv, -EIO, "%s: --mem %s: %s", o->dev, ops->name, tv->buf.why);
+	tv->inline_size = tv->buf.device ? 0 : o->inline_size;
+
+	if (ibv_query_device(tv->ctx, &da))
+		return fail(tv, -errno, "%s: query device: %s", o->dev, strerror(errno));
+	if ((int)o->tx_depth > da.max_qp_wr)
+		return fail(tv, -EINVAL, "%s: -t %u exceeds the device's %d work requests per QP",
+			    o->dev, o->tx_depth, da.max_qp_wr);
+	cqe = tv->nqps * o->tx_depth;
+	if ((int)cqe > da.max_cqe)
+		cqe = (uint32_t)da.max_cqe;
+	tv->scq = ibv_create_cq(tv->ctx, (int)cqe, NULL, NULL, 0);
+	cqe = o->imm ? tv->nqps * o->rx_depth : 1;
+	if ((int)cqe > da.max_cqe)
+		cqe = (uint32_t)da.max_cqe;
+	tv->rcq = ibv_create_cq(tv->ctx, (int)cqe, NULL, NULL, 0);
+	if (!tv->scq || !tv->rcq)
+		return fail(tv, -errno, "%s: cannot create completion queues: %s", o->dev,
+			    strerror(errno));
+	tv->qps = calloc(tv->nqps, sizeof(*tv->qps));
+	if (!tv->qps)
+		return fail(tv, -ENOMEM, "out of memory");
+	for (i = 0; i < tv->nqps; i++) {
+		rc = create_qp(tv, &tv->qps[i], i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void traffic_verbs_hello(const struct traffic_verbs *tv, struct xchg_hello *h)
+{
+	uint32_t i;
+
+	h->lid = tv->port.lid;
+	memcpy(h->gid, tv->gid.raw, sizeof(h->gid));
+	h->mtu = (uint8_t)(tv->o->mtu ? mtu_enum(tv->o->mtu) : tv->port.active_mtu);
+	h->rkey = tv->mr->rkey;
+	h->addr = (uint64_t)(uintptr_t)tv->buf.addr + tv->slot * tv->nqps;
+	h->len = tv->slot * tv->nqps;
+	for (i = 0; i < tv->nqps; i++) {
+		h->qp[i].qpn = tv->qps[i].qp->qp_num;
+		h->qp[i].psn = tv->qps[i].psn;
+	}
+}
+
+static const char *mtu_str(enum ibv_mtu m)
+{
+	static const char *s[] = { "?", "256", "512", "1024", "2048", "4096" };
+
+	return (unsigned)m < 6 ? s[m] : "?";
+}
+
+int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *peer)
+{
+	const struct traffic_opts *o = tv->o;
+	enum ibv_mtu mtu = o->mtu ? mtu_enum(o->mtu) : tv->port.active_mtu;
+	uint32_t i, j;
+
+	if ((enum ibv_mtu)peer->mtu < mtu)
+		mtu = (enum ibv_mtu)peer->mtu;
+	if (mtu > tv->port.active_mtu) {
+		return fail(tv, -EINVAL, "%s: -m %u is above the port's active MTU %s", o->dev,
+			    o->mtu, mtu_str(tv->port.active_mtu));
+	}
+	tv->mtu = mtu;
+	for (i = 0; i < tv->nqps; i++) {
+		struct traffic_qp *q = &tv->qps[i];
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_RTR,
+			.path_mtu = mtu,
+			.dest_qp_num = peer->qp[i].qpn,
+			.rq_psn = peer->qp[i].psn,
+			.max_dest_rd_atomic = 1,
+			.min_rnr_timer = 12,
+			.ah_attr = {
+				.is_global = tv->roce ? 1 : 0,
+				.dlid = peer->lid,
+				.sl = (uint8_t)o->sl,
+				.port_num = (uint8_t)o->ib_port,
+				.grh = {
+					.sgid_index = (uint8_t)tv->gid_index,
+					.hop_limit = 64,
+					.traffic_class = (uint8_t)(o->tclass < 0 ? 0 : o->tclass),
+				},
+			},
+		};
+
+		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
+		if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER))
+			return fail(tv, -errno, "%s: QP 0x%x to RTR (peer QP 0x%x, GID index %d): %s; check that both GIDs are RoCEv2 and routable (-x)",
+				    o->dev, q->qp->qp_num, peer->qp[i].qpn, tv->gid_index,
+				    strerror(errno));
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = (uint8_t)o->qp_timeout;
+		a.retry_cnt = (uint8_t)o->retry;
+		a.rnr_retry = 7;
+		a.sq_psn = q->psn;
+		a.max_rd_atomic = 1;
+		if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+			return fail(tv, -errno, "%s: QP 0x%x to RTS: %s", o->dev, q->qp->qp_num,
+				    strerror(errno));
+		for (j = 0; j < o->post_list; j++) {
+			q->wr[j].wr.rdma.remote_addr = peer->addr + i * tv->slot;
+			q->wr[j].wr.rdma.rkey = peer->rkey;
+		}
+	}
+	if (o->rate_gbps > 0) {
+		int err = EOPNOTSUPP;
+
+		if (o->rate_mode != TRAFFIC_RATE_SW) {
+			struct ibv_qp_rate_limit_attr rl = {
+				.rate_limit = (uint32_t)(o->rate_gbps * 1e6),	/* kbps */
+			};
+
+			err = 0;
+			for (i = 0; i < tv->nqps && !err; i++)
+				if (ibv_modify_qp_rate_limit(tv->qps[i].qp, &rl))
+					err = errno ? errno : EOPNOTSUPP;
+		}
+		if (!err) {
+			tv->rate_how = "hardware";
+		} else if (o->rate_mode == TRAFFIC_RATE_HW) {
+			return fail(tv, -err, "%s: hardware rate limit of %.3f Gb/s per QP refused: %s; use --rate-mode sw",
+				    o->dev, o->rate_gbps, strerror(err));
+		} else {
+			tv->rate_how = "software pacing";
+			tv->pace_bytes_per_ns = o->rate_gbps / 8.0;
+		}
+	}
+	return 0;
+}
+
+void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters)
+{
+	uint32_t i, j;
+
+	tv->size = size;
+	tv->send = send;
+	tv->stopping = false;
+	memset(&tv->ctr, 0, sizeof(tv->ctr));
+	for (i = 0; i < tv->nqps; i++) {
+		struct traffic_qp *q = &tv->qps[i];
+
+		q->posted = q->completed = 0;
+		q->target = !send ? 0 : iters ? iters : UINT64_MAX;
+		for (j = 0; j < tv->o->post_list; j++)
+			q->sge[j].length = size;
+	}
+	tv->start_ns = time_mono_ns();
+}
+
+void traffic_verbs_phase_stop(struct traffic_verbs *tv)
+{
+	uint64_t m = tv->o->cq_mod, t;
+	uint32_t i;
+
+	tv->stopping = true;
+	for (i = 0; i < tv->nqps; i++) {
+		struct traffic_qp *q = &tv->qps[i];
+
+		/* Finish on a signalled send so that every posted send is accounted for. */
+		t = (q->posted + m - 1) / m * m;
+		if (t < q->target)
+			q->target = t;
+	}
+}
+
+static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char *what)
+{
+	tv->ctr.errors++;
+	return fail(tv, -EIO, "%s QP 0x%x: %s completion error: %s (status %d, vendor error 0x%x)%s",
+		    tv->o->dev, wc->qp_num, what, ibv_wc_status_str(wc->status), wc->status,
+		    wc->vendor_err,
+		    wc->status == IBV_WC_RETRY_EXC_ERR ?
+		    ": the peer stopped acknowledging (process gone or path broken)" :
+		    wc->status == IBV_WC_REM_ACCESS_ERR ?
+		    ": the peer refused the write (buffer or rkey mismatch)" :
+		    wc->status == IBV_WC_WR_FLUSH_ERR ? ": QP already in error" : "");
+}
+
+/* Post as many sends on q as depth, run length and pacing allow. */
+static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t qi,
+			    uint64_t now)
+{
+	const uint32_t depth = tv->o->tx_depth, plist = tv->o->post_list, mod = tv->o->cq_mod;
+	const unsigned int inl = tv->size <= tv->inline_size ? IBV_SEND_INLINE : 0;
+	struct ibv_send_wr *bad;
+	uint64_t k, j, seq;
+
+	while (q->posted < q->target) {
+		k = q->target - q->posted;
+		if (k > plist)
+			k = plist;
+		if (q->posted - q->completed + k > depth)
+			break;
+		if (tv->pace_bytes_per_ns > 0 &&
+		    (double)(q->posted + k) * tv->size > (double)(now - tv->start_ns) * tv->pace_bytes_per_ns)
+			break;
+		for (j = 0; j < k; j++) {
+			seq = q->posted + j;
+			q->wr[j].wr_id = (uint64_t)qi << WRID_QP_SHIFT | seq;
+			q->wr[j].send_flags = inl |
+				((seq % mod == mod - 1 || seq + 1 == q->target) ? IBV_SEND_SIGNALED : 0);
+		}
+		q->wr[k - 1].next = NULL;
+		j = (uint64_t)ibv_post_send(q->qp, q->wr, &bad);
+		if (k < plist)
+			q->wr[k - 1].next = &q->wr[k];
+		if (j)
+			return fail(tv, -(int)j, "%s QP 0x%x: ibv_post_send: %s", tv->o->dev,
+				    q->qp->qp_num, strerror((int)j));
+		q->posted += k;
+	}
+	return 0;
+}
+
+int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	uint64_t now = time_mono_ns();
+	unsigned int spin = 0;
+	uint32_t i;
+	int n, k, rc;
+
+	for (;;) {
+		bool done = tv->send;
+
+		if (tv->send) {
+			for (i = 0; i < tv->nqps; i++) {
+				struct traffic_qp *q = &tv->qps[i];
+
+				if (q->posted < q->target) {
+					rc = post_some(tv, q, i, now);
+					if (rc)
+						return rc;
+				}
+				if (q->completed < q->target)
+					done = false;
+			}
+		}
+		n = ibv_poll_cq(tv->scq, POLL_BATCH, wc);
+		if (n < 0)
+			return fail(tv, -EIO, "%s: polling the send CQ failed", tv->o->dev);
+		for (k = 0; k < n; k++) {
+			struct traffic_qp *q;
+			uint64_t seq, d;
+
+			if (wc[k].status != IBV_WC_SUCCESS)
+				return wc_fail(tv, &wc[k], "RDMA WRITE");
+			q = &tv->qps[wc[k].wr_id >> WRID_QP_SHIFT];
+			seq = wc[k].wr_id & WRID_SEQ_MASK;
+			d = seq + 1 - q->completed;
+			q->completed = seq + 1;
+			tv->ctr.msgs += d;
+			tv->ctr.bytes += d * tv->size;
+			tv->ctr.cqes++;
+		}
+		if (tv->o->imm) {
+			int m = ibv_poll_cq(tv->rcq, POLL_BATCH, wc);
+
+			if (m < 0)
+				return fail(tv, -EIO, "%s: polling the receive CQ failed", tv->o->dev);
+			for (k = 0; k < m; k++) {
+				struct traffic_qp *q;
+				struct ibv_recv_wr *bad;
+
+				if (wc[k].status != IBV_WC_SUCCESS)
+					return wc_fail(tv, &wc[k], "receive");
+				tv->ctr.rx_cqes++;
+				tv->ctr.rx_bytes += wc[k].byte_len;
+				q = &tv->qps[wc[k].wr_id];
+				if (ibv_post_recv(q->qp, &q->rwr, &bad))
+					return fail(tv, -errno, "%s QP 0x%x: re-posting a receive: %s",
+						    tv->o->dev, q->qp->qp_num, strerror(errno));
+			}
+			n += m;
+		}
+		if (done && n == 0)
+			return 1;
+		if (n == 0 || (++spin & 63) == 0 || tv->pace_bytes_per_ns > 0) {
+			now = time_mono_ns();
+			if (now >= deadline_ns)
+				return 0;
+		}
+	}
+}
+
+void traffic_verbs_close(struct traffic_verbs *tv)
+{
+	uint32_t i;
+
+	for (i = 0; tv->qps && i < tv->nqps; i++) {
+		if (tv->qps[i].qp)
+			ibv_destroy_qp(tv->qps[i].qp);
+		free(tv->qps[i].wr);
+		free(tv->qps[i].sge);
+	}
+	free(tv->qps);
+	tv->qps = NULL;
+	if (tv->rcq)
+		ibv_destroy_cq(tv->rcq);
+	if (tv->scq)
+		ibv_destroy_cq(tv->scq);
+	if (tv->mr)
+		ibv_dereg_mr(tv->mr);
+	if (tv->buf_ok)
+		tv->buf.ops->free(&tv->buf);
+	if (tv->pd)
+		ibv_dealloc_pd(tv->pd);
+	if (tv->ctx)
+		ibv_close_device(tv->ctx);
+	tv->rcq = tv->scq = NULL;
+	tv->mr = NULL;
+	tv->pd = NULL;
+	tv->ctx = NULL;
+	tv->buf_ok = false;
+}

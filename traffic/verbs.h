@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* verbs.h: the RDMA side of pfclab traffic: device, GID, memory registration, RC QPs and
+ * the post/poll loop that moves RDMA WRITEs.
+ */
+#ifndef PFCLAB_TRAFFIC_VERBS_H
+#define PFCLAB_TRAFFIC_VERBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "traffic/mem.h"
+#include "traffic/opts.h"
+#include "traffic/xchg.h"
+
+/* Cumulative counters of one phase (one message size). */
+struct traffic_counters {
+	uint64_t msgs;		/* sends completed (acknowledged by the peer) */
+	uint64_t bytes;
+	uint64_t cqes;		/* send completions polled (one per signalled send) */
+	uint64_t errors;	/* error completions */
+	uint64_t rx_cqes;	/* --imm: receive completions */
+	uint64_t rx_bytes;
+};
+
+struct traffic_qp {
+	struct ibv_qp *qp;
+	uint32_t psn;
+	uint64_t posted;
+	uint64_t completed;
+	uint64_t target;
+	struct ibv_send_wr *wr;		/* post list, chained */
+	struct ibv_sge *sge;
+	struct ibv_recv_wr rwr;
+};
+
+struct traffic_verbs {
+	const struct traffic_opts *o;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+	struct ibv_mr *mr;
+	struct mem_buf buf;
+	bool buf_ok;
+	struct ibv_port_attr port;
+	bool roce;
+	int gid_index;
+	union ibv_gid gid;
+	char gid_str[48];
+	enum ibv_mtu mtu;		/* path MTU after agreement */
+	uint32_t nqps;
+	struct traffic_qp *qps;
+	size_t slot;			/* bytes per QP slot: max message size rounded up */
+	uint32_t inline_size;		/* effective: 0 for GPU memory */
+	const char *rate_how;		/* "hardware", "software pacing" or NULL */
+	/* phase state */
+	uint32_t size;
+	bool send;			/* this side writes in this run */
+	bool stopping;
+	uint64_t start_ns;
+	double pace_bytes_per_ns;	/* software pacing per QP, 0 = off */
+	struct traffic_counters ctr;
+	char why[512];
+};
+
+/* Opens DEV, picks the GID (local_ip: the exchange socket's address, may be NULL),
+ * allocates and registers the buffer, creates CQs and QPs in INIT. Returns -errno; why says
+ * what failed and what to do. On failure the caller still calls traffic_verbs_close.
+ */
+int traffic_verbs_open(struct traffic_verbs *tv, const struct traffic_opts *o, const char *local_ip);
+/* Adds this side's endpoint (GID, MTU, buffer, QPNs/PSNs) to a HELLO. */
+void traffic_verbs_hello(const struct traffic_verbs *tv, struct xchg_hello *h);
+/* Moves the QPs to RTR/RTS towards the peer and applies the rate limit. */
+int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *peer);
+/* Starts phase `size`; send: whether this side writes; iters 0 = until stopped. */
+void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters);
+/* Stop posting new work (duration over, Ctrl-C, peer stopped); outstanding sends drain. */
+void traffic_verbs_phase_stop(struct traffic_verbs *tv);
+/* Runs the post/poll loop until deadline_ns (CLOCK_MONOTONIC). Returns 1 when the phase
+ * is complete (every send posted and completed), 0 at the deadline, -errno on a failure
+ * (completion error: why names it with ibv_wc_status_str).
+ */
+int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns);
+void traffic_verbs_close(struct traffic_verbs *tv);
+
+/* Picks a GID index on (ctx, port): the RoCEv2 GID holding local_ip when given, else the
+ * first RoCEv2 IPv4 GID, else the first RoCEv2 GID, else 0. -ENOENT when the table is empty.
+ */
+int traffic_verbs_pick_gid(struct ibv_context *ctx, uint8_t port, const char *local_ip,
+			   int *index, union ibv_gid *gid);
+
+#endif
