@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gpudirect_fakeroot.sh: lab/gpudirect against a fake root (fixture /sys, /proc/modules,
+# /lib/modules with module files) and stub modprobe/rmmod/depmod/modinfo/make/uname on PATH.
+# Checks: a wrong version stops before anything changes; --dry-run prints the exact commands
+# in order and changes nothing; a real run installs with backups; a second run does nothing;
+# rollback restores the original modules byte for byte.
+source "$(dirname "$0")/../lib.sh"
+
+GD=$PFCLAB_ROOT/lab/gpudirect
+need_cmd gpudirect_fakeroot git sha256sum getopt || finish
+
+W=$(mktemp -d /tmp/pfclab-gd.XXXXXX)
+defer rm -rf "$W"
+FR=$W/root
+KV=6.1.0-test
+VER=570.133.20
+MODS=(nvidia nvidia-uvm nvidia-modeset nvidia-drm nvidia-peermem)
+
+# ---- fixture root -----------------------------------------------------------------------
+mkdir -p "$FR/proc" "$FR/sys/module/nvidia/parameters" "$FR/sys/class/iommu" \
+	"$FR/sys/kernel/mm/memory_peers/nv_mem" "$FR/lib/modules/$KV/build" \
+	"$FR/lib/modules/$KV/kernel/drivers/video" "$FR/sys/bus/pci/devices/0000:01:00.0"
+echo "$VER" >"$FR/sys/module/nvidia/version"
+echo 0 >"$FR/sys/module/nvidia/parameters/NVreg_OpenRmEnableUnsupportedGpus"
+echo "1.2" >"$FR/sys/kernel/mm/memory_peers/nv_mem/version"
+echo "BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt" >"$FR/proc/cmdline"
+P=$FR/sys/bus/pci/devices/0000:01:00.0
+echo 0x10de >"$P/vendor"; echo 0x2684 >"$P/device"; echo 0x030000 >"$P/class"
+printf '0x00000000fb000000 0x00000000fbffffff 0x0000000000040200\n0x0000006000000000 0x00000067ffffffff 0x000000000014220c\n' >"$P/resource"
+: >"$FR/lib/modules/$KV/modules.dep"
+for m in "${MODS[@]}"; do
+	f=$FR/lib/modules/$KV/kernel/drivers/video/$m.ko
+	printf 'original %s module\nsrcversion=ORIG-%s\n' "$m" "$m" >"$f"
+	echo "kernel/drivers/video/$m.ko:" >>"$FR/lib/modules/$KV/modules.dep"
+	mkdir -p "$FR/sys/module/${m//-/_}"
+	echo "ORIG-$m" >"$FR/sys/module/${m//-/_}/srcversion"
+done
+rm -rf "$FR/sys/module/nvidia_drm"
+cat >"$FR/proc/modules" <<EOF
+nvidia_peermem 16384 0 - Live 0x0000000000000000
+nvidia_uvm 1790000 0 - Live 0x0000000000000000
+nvidia_modeset 1310000 0 - Live 0x0000000000000000
+nvidia 60000000 3 nvidia_peermem,nvidia_uvm,nvidia_modeset, Live 0x0000000000000000
+ib_core 450000 1 nvidia_peermem, Live 0x0000000000000000
+EOF
+mkdir -p "$W/orig"
+cp -a "$FR/lib/modules/$KV/kernel/drivers/video/." "$W/orig/"
+
+# ---- fixture upstream tree and series ---------------------------------------------------
+T=$W/tree
+S=$W/series
+mkdir -p "$T/kernel-open" "$S"
+printf 'modules:\n\ttrue\n' >"$T/kernel-open/Makefile"
+printf 'int p2p_mode = 0;\n' >"$T/kernel-open/p2p.c"
+(cd "$W" && cp -a tree tree.new && printf 'int p2p_mode = 1; /* BAR1 */\n' >tree.new/kernel-open/p2p.c &&
+	{ printf 'fixture patch: switch p2p_mode\n\n'; git diff --no-index --src-prefix=a/ \
+		--dst-prefix=b/ tree/kernel-open/p2p.c tree.new/kernel-open/p2p.c |
+		sed 's,\(a\|b\)/tree\(\.new\)\?/,\1/,g'; } >"$S/0001-fixture.patch"; rm -rf tree.new) || true
+printf '# fixture series\n0001-fixture.patch\n' >"$S/series"
+
+# ---- stubs ------------------------------------------------------------------------------
+B=$W/bin
+mkdir -p "$B"
+export GD_FR=$FR GD_LOG=$W/calls.log GD_KV=$KV
+cat >"$B/uname" <<'EOF'
+#!/bin/sh
+[ "$1" = -r ] && { echo "$GD_KV"; exit 0; }
+exec /bin/uname "$@"
+EOF
+cat >"$B/make" <<'EOF'
+#!/bin/bash
+echo "make $*" >>"$GD_LOG"
+[ "$1" = -C ] || exit 1
+for m in nvidia nvidia-uvm nvidia-modeset nvidia-drm nvidia-peermem; do
+	printf 'patched %s module\nsrcversion=NEW-%s\n' "$m" "$m" >"$2/kernel-open/$m.ko"
+done
+EOF
+cat >"$B/depmod" <<'EOF'
+#!/bin/sh
+echo "depmod $*" >>"$GD_LOG"
+EOF
+# modinfo [-b ROOT -k KVER] -F FIELD NAME|FILE
+cat >"$B/modinfo" <<'EOF'
+#!/bin/bash
+field= target=
+while [ $# -gt 0 ]; do
+	case "$1" in -b|-k) shift ;; -F) field=$2; shift ;; *) target=$1 ;; esac
+	shift
+done
+if [ -f "$target" ]; then
+	sed -n "s/^$field=//p" "$target"
+	exit 0
+fi
+[ "$field" = version ] && [ "$target" = nvidia ] && { cat "$GD_FR/sys/module/nvidia/version"; exit 0; }
+exit 1
+EOF
+cat >"$B/modprobe" <<'EOF'
+#!/bin/bash
+echo "modprobe $*" >>"$GD_LOG"
+n=$1 f=${1//_/-}
+rel=$(awk -F: -v f="$f" '$1 ~ "/"f"\\.ko" { print $1 }' "$GD_FR/lib/modules/$GD_KV/modules.dep")
+mkdir -p "$GD_FR/sys/module/$n"
+sed -n 's/^srcversion=//p' "$GD_FR/lib/modules/$GD_KV/$rel" >"$GD_FR/sys/module/$n/srcversion"
+case "$n" in
+nvidia)
+	echo "nvidia 60000000 0 - Live 0x0" >>"$GD_FR/proc/modules"
+	if grep -q OpenRmEnableUnsupportedGpus=1 "$GD_FR"/etc/modprobe.d/*.conf 2>/dev/null; then
+		mkdir -p "$GD_FR/sys/module/nvidia/parameters"
+		echo 1 >"$GD_FR/sys/module/nvidia/parameters/NVreg_OpenRmEnableUnsupportedGpus"
+	fi
+	;;
+*)
+	echo "$n 100000 0 - Live 0x0" >>"$GD_FR/proc/modules"
+	awk -v n="$n" '$1 == "nvidia" { $3++; $4 = ($4 == "-" ? "" : $4) n "," } { print }' \
+		"$GD_FR/proc/modules" >"$GD_FR/proc/modules.new" && mv "$GD_FR/proc/modules.new" "$GD_FR/proc/modules"
+	;;
+esac
+EOF
+cat >"$B/rmmod" <<'EOF'
+#!/bin/bash
+echo "rmmod $*" >>"$GD_LOG"
+grep -q "^$1 " "$GD_FR/proc/modules" || exit 1
+grep -v "^$1 " "$GD_FR/proc/modules" >"$GD_FR/proc/modules.new"
+mv "$GD_FR/proc/modules.new" "$GD_FR/proc/modules"
+rm -f "$GD_FR/sys/module/$1/srcversion"
+EOF
+chmod +x "$B"/*
+export PATH=$B:$PATH
+
+gd() { "$GD" --root "$FR" --tree "$T" --patches "$S" -j 2 "$@"; }
+# Fingerprint of everything under the root and the tree (names and contents).
+fp() { (cd "$W" && find root tree -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum; }
+
+# ---- 1. prerequisites -------------------------------------------------------------------
+if out=$(gd check 2>&1); then
+	ok gpudirect_check
+else
+	fail gpudirect_check "$out"
+fi
+echo "$out" | grep -q 'BAR1 32 GiB' && ok gpudirect_check_bar1 ||
+	fail gpudirect_check_bar1 "BAR1 size not reported: $out"
+
+# ---- 2. wrong version stops early -------------------------------------------------------
+before=$(fp)
+: >"$W/calls.log"
+"$GD" --root "$FR" --tree "$T" --version 595.45.04 all >"$W/out" 2>&1
+rc=$?
+if [ "$rc" = 3 ] && grep -q 'driver 570.133.20 is installed' "$W/out" && [ ! -s "$W/calls.log" ] &&
+	[ "$(fp)" = "$before" ]; then
+	ok gpudirect_wrong_version_stops
+else
+	fail gpudirect_wrong_version_stops "rc=$rc, calls: $(cat "$W/calls.log"), $(cat "$W/out")"
+fi
+echo 999.1 >"$FR/sys/module/nvidia/version"
+"$GD" --root "$FR" --tree "$T" all >"$W/out" 2>&1
+rc=$?
+echo "$VER" >"$FR/sys/module/nvidia/version"
+if [ "$rc" = 3 ] && grep -q 'no pfclab patch series for driver 999.1' "$W/out" &&
+	[ ! -s "$W/calls.log" ]; then
+	ok gpudirect_no_series_stops
+else
+	fail gpudirect_no_series_stops "rc=$rc: $(cat "$W/out")"
+fi
+mv "$FR/lib/modules/$KV/build" "$FR/lib/modules/$KV/build.off"
+gd all >"$W/out" 2>&1
+rc=$?
+mv "$FR/lib/modules/$KV/build.off" "$FR/lib/modules/$KV/build"
+if [ "$rc" = 3 ] && grep -q 'FAIL  headers' "$W/out" && [ ! -s "$W/calls.log" ] &&
+	[ "$(fp)" = "$before" ]; then
+	ok gpudirect_no_headers_stops
+else
+	fail gpudirect_no_headers_stops "rc=$rc: $(cat "$W/out")"
+fi
+
+# ---- 3. dry run: exact commands, no change ----------------------------------------------
+stamp=$( (cd "$S" && cat series 0001-fixture.patch) | sha256sum | cut -d' ' -f1)
+ST=$FR/var/lib/pfclab/gpudirect
+MD=$FR/lib/modules/$KV
+{
+	echo "+ git -C $T apply $S/0001-fixture.patch"
+	echo "+ make -C $T -j 2 modules KERNEL_UNAME=$KV"
+	echo "+ echo $stamp > $T/.pfclab-built"
+	echo "+ mkdir -p $ST/backup"
+	for m in "${MODS[@]}"; do
+		echo "+ mkdir -p $ST/backup/kernel/drivers/video"
+		echo "+ cp -p $MD/kernel/drivers/video/$m.ko $ST/backup/kernel/drivers/video/$m.ko"
+		echo "+ mkdir -p $MD/kernel/drivers/video"
+		echo "+ install -m 0644 $T/kernel-open/$m.ko $MD/kernel/drivers/video/$m.ko"
+		echo "+ record kernel/drivers/video/$m.ko in $ST/manifest"
+	done
+	echo "+ mkdir -p $FR/etc/modprobe.d"
+	echo "+ printf %s\n%s\n # written by pfclab lab/gpudirect; 'lab/gpudirect rollback' removes it options nvidia NVreg_OpenRmEnableUnsupportedGpus=1 NVreg_EnableResizableBar=1 NVreg_RegistryDwords=\"RMForceStaticBar1=1;RMForceP2PType=2;ForceP2P=0x11\" > $FR/etc/modprobe.d/pfclab-gpudirect.conf"
+	echo "+ depmod -b $FR $KV"
+	echo "+ rmmod nvidia_peermem"
+	echo "+ rmmod nvidia_uvm"
+	echo "+ rmmod nvidia_modeset"
+	echo "+ rmmod nvidia"
+	echo "+ modprobe nvidia"
+	echo "+ modprobe nvidia_uvm"
+	echo "+ modprobe nvidia_peermem"
+} >"$W/expected"
+: >"$W/calls.log"
+before=$(fp)
+if gd --dry-run all >"$W/out" 2>&1; then
+	grep '^+ ' "$W/out" >"$W/got" || true
+	if diff -u "$W/expected" "$W/got" >"$W/diff"; then
+		ok gpudirect_dryrun_commands
+	else
+		fail gpudirect_dryrun_commands "$(head -c 1500 "$W/diff")"
+	fi
+else
+	fail gpudirect_dryrun_commands "exit $?: $(tail -n 5 "$W/out")"
+fi
+if [ ! -s "$W/calls.log" ] && [ "$(fp)" = "$before" ]; then
+	ok gpudirect_dryrun_changes_nothing
+else
+	fail gpudirect_dryrun_changes_nothing "calls: $(cat "$W/calls.log")"
+fi
+
+# ---- 4. real run ------------------------------------------------------------------------
+: >"$W/calls.log"
+if gd all >"$W/out" 2>&1; then
+	ok gpudirect_install_run
+else
+	fail gpudirect_install_run "$(tail -n 8 "$W/out")"
+fi
+bad=
+for m in "${MODS[@]}"; do
+	cmp -s "$W/orig/$m.ko" "$ST/backup/kernel/drivers/video/$m.ko" || bad+=" backup:$m"
+	cmp -s "$T/kernel-open/$m.ko" "$MD/kernel/drivers/video/$m.ko" || bad+=" installed:$m"
+done
+grep -q 'p2p_mode = 1' "$T/kernel-open/p2p.c" || bad+=" patch-not-applied"
+grep -q 'NVreg_OpenRmEnableUnsupportedGpus=1' "$FR/etc/modprobe.d/pfclab-gpudirect.conf" 2>/dev/null ||
+	bad+=" modprobe.conf"
+[ -z "$bad" ] && ok gpudirect_install_backups || fail gpudirect_install_backups "$bad"
+order=$(grep -E '^(rmmod|modprobe) ' "$W/calls.log" | tr '\n' ',')
+want="rmmod nvidia_peermem,rmmod nvidia_uvm,rmmod nvidia_modeset,rmmod nvidia,modprobe nvidia,modprobe nvidia_uvm,modprobe nvidia_peermem,"
+[ "$order" = "$want" ] && ok gpudirect_reload_order || fail gpudirect_reload_order "$order"
+grep -q '^OK    memory_peers nv_mem version 1.2' "$W/out" && grep -q '^OK    nvidia_peermem depends on nvidia' "$W/out" &&
+	ok gpudirect_verify || fail gpudirect_verify "$(grep -E '^(OK|FAIL|WARN) ' "$W/out" | tr '\n' ' ')"
+
+# ---- 5. second run: no-op ---------------------------------------------------------------
+: >"$W/calls.log"
+before=$(fp)
+if gd all >"$W/out" 2>&1 && [ ! -s "$W/calls.log" ] && [ "$(fp)" = "$before" ] &&
+	! grep -q '^+ ' "$W/out"; then
+	ok gpudirect_second_run_noop
+else
+	fail gpudirect_second_run_noop "calls: $(tr '\n' ';' <"$W/calls.log") out: $(tail -n 5 "$W/out")"
+fi
+
+# ---- 6. rollback ------------------------------------------------------------------------
+: >"$W/calls.log"
+if gd rollback >"$W/out" 2>&1; then
+	bad=
+	for m in "${MODS[@]}"; do
+		cmp -s "$W/orig/$m.ko" "$MD/kernel/drivers/video/$m.ko" || bad+=" $m"
+	done
+	[ -e "$FR/etc/modprobe.d/pfclab-gpudirect.conf" ] && bad+=" modprobe.conf-left"
+	[ -e "$ST/manifest" ] && bad+=" manifest-left"
+	grep -q '^depmod' "$W/calls.log" || bad+=" no-depmod"
+	grep -q '^modprobe nvidia_peermem' "$W/calls.log" || bad+=" no-reload"
+	[ "$(cat "$FR/sys/module/nvidia/srcversion")" = ORIG-nvidia ] || bad+=" loaded-not-original"
+	[ -z "$bad" ] && ok gpudirect_rollback_identical || fail gpudirect_rollback_identical "$bad"
+else
+	fail gpudirect_rollback_identical "$(tail -n 5 "$W/out")"
+fi
+: >"$W/calls.log"
+gd rollback >"$W/out" 2>&1 && grep -q 'nothing installed' "$W/out" && [ ! -s "$W/calls.log" ] &&
+	ok gpudirect_rollback_twice_noop || fail gpudirect_rollback_twice_noop "$(cat "$W/out")"
+
+# ---- 7. the real series on the real upstream trees (when present) -----------------------
+# PFCLAB_OGKM_DIR holds pristine trees named <version> or orig-<version> (no network in CI).
+for v in $(cd "$PFCLAB_ROOT/patches" && ls -d [0-9]*); do
+	t=
+	for c in "${PFCLAB_OGKM_DIR:-/nonexistent}/$v" "${PFCLAB_OGKM_DIR:-/nonexistent}/orig-$v"; do
+		[ -f "$c/kernel-open/Makefile" ] && t=$c
+	done
+	if [ -z "$t" ]; then
+		skip "patches_apply_$v" "no upstream $v tree (set PFCLAB_OGKM_DIR)"
+		continue
+	fi
+	rm -rf "$W/ogkm" && cp -a "$t" "$W/ogkm"
+	echo "$v" >"$FR/sys/module/nvidia/version"
+	if out=$("$GD" --root "$FR" --tree "$W/ogkm" --version "$v" --patches "$PFCLAB_ROOT/patches/$v" \
+		apply 2>&1); then
+		"$GD" --root "$FR" --tree "$W/ogkm" --patches "$PFCLAB_ROOT/patches/$v" apply 2>&1 |
+			grep -q 'already applied' && ok "patches_apply_$v" ||
+			fail "patches_apply_$v" "second apply was not a no-op"
+	else
+		fail "patches_apply_$v" "$out"
+	fi
+	echo "$VER" >"$FR/sys/module/nvidia/version"
+done
+
+finish
