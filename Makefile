@@ -126,3 +126,18 @@ clean:
 	rm -rf $(BUILD) $(BIN)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- frames decoder fuzzing (libFuzzer, clang) --------------------------------------
+# `make fuzz` builds the target; tests/integration/fuzz_decode.sh runs it for a
+# bounded time. Fuzz sources live under */fuzz/ and are kept out of LIB_SRCS.
+FUZZ_CC   ?= clang
+FUZZ_SRCS := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
+	monitor/frames/pcapfile.c monitor/frames/stats.c
+FUZZ_BIN  := $(BUILD)/fuzz/fuzz_decode
+
+fuzz: $(FUZZ_BIN)
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_SRCS)

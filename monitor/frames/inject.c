@@ -169,7 +169,8 @@ static int run_write(const struct inject_opts *o)
 			pcapf_writer_close(&w);
 			return 1;
 		}
-		rc = pcapf_writer_write(&w, 0, ts, buf, (uint32_t)len, (uint32_t)len);
+		rc = pcapf_writer_write(&w, 0, ts, buf, o->snaplen && o->snaplen < len ?
+					o->snaplen : (uint32_t)len, (uint32_t)len);
 		if (rc)
 			break;
 	}
@@ -291,6 +292,7 @@ static void usage(FILE *f)
 		"      --pcapng         write pcapng rather than pcap (both nanosecond)\n"
 		"      --append         add to an existing FILE written by pfclab\n"
 		"      --start SECONDS  timestamp of the first written frame (default 1700000000)\n"
+		"      --snaplen N      keep only N bytes of each written frame (truncated records)\n"
 		"How many:\n"
 		"  -c, --count N        frames (default 1; 0 = until --duration or Ctrl-C)\n"
 		"  -r, --rate PPS       frames per second (default: as fast as possible; 1000 with -w)\n"
@@ -333,7 +335,7 @@ static void usage(FILE *f)
 enum {
 	O_PCAPNG = 256, O_APPEND, O_START, O_SRC_MAC, O_DST_MAC, O_VLAN, O_PAUSE_TIME, O_SPEED,
 	O_SRC_IP, O_DST_IP, O_QP, O_QP_STEP, O_PSN, O_DSCP, O_SPORT, O_ECN, O_CE_EVERY, O_LEN,
-	O_CNP_GAP, O_CNP_DSCP, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
+	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
 };
 
 static int bad(const char *opt, const char *val, const char *want)
@@ -350,6 +352,7 @@ int inject_main(int argc, char **argv)
 		{ "pcapng", no_argument, NULL, O_PCAPNG },
 		{ "append", no_argument, NULL, O_APPEND },
 		{ "start", required_argument, NULL, O_START },
+		{ "snaplen", required_argument, NULL, O_SNAPLEN },
 		{ "count", required_argument, NULL, 'c' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -407,6 +410,10 @@ int inject_main(int argc, char **argv)
 		case O_START:
 			if (parse_start(optarg, &o.start_ns))
 				return bad("--start", optarg, "give seconds since 1970, e.g. 1700000000.25");
+			break;
+		case O_SNAPLEN:
+			if (parse_u32(optarg, 1, 65535, &o.snaplen))
+				return bad("--snaplen", optarg, "give 1 to 65535 bytes");
 			break;
 		case 'c':
 			if (parse_u64(optarg, 0, UINT64_MAX, &o.count))

@@ -15,6 +15,7 @@ struct inject_opts {
 	const char *ifname;
 	const char *write_path;
 	bool pcapng, append;
+	uint32_t snaplen;     /* --write: bytes kept per frame, 0 = all */
 	uint64_t count;
 	uint64_t rate;        /* frames/s, 0 = as fast as possible */
 	uint64_t duration_ns; /* 0 = no limit */

@@ -510,6 +510,9 @@ int review_main(int argc, char **argv)
 			rc = 1;
 	}
 	frames_stats_finish(&st);
+	if (st.bins_clamped)
+		pfc_warn("the timeline is limited to %u bins; later frames are in the last row "
+			 "(give a wider --timeline bin)", FRAMES_MAX_BINS);
 	if (st.oom)
 		pfc_warn("out of memory: some per-QP or timeline figures are incomplete");
 	if (o.json)

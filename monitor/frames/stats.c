@@ -170,8 +170,9 @@ static void bin_add(struct frames_stats *st, uint64_t ts, const struct frames_pk
 	if (ts < st->bin_t0)
 		ts = st->bin_t0;
 	i = (size_t)((ts - st->bin_t0) / st->bin_ns);
-	if (i > (1u << 24)) { /* 16M bins at most; later frames go to the last */
-		i = 1u << 24;
+	if (i >= FRAMES_MAX_BINS) { /* later frames are counted in the last bin */
+		i = FRAMES_MAX_BINS - 1;
+		st->bins_clamped = true;
 	}
 	if (i >= st->nbins) {
 		size_t n = st->nbins ? st->nbins : 64;

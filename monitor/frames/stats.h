@@ -15,6 +15,7 @@
 #define FRAMES_PRIO_PAUSE 8 /* row for 802.3x PAUSE, which stops every priority */
 #define FRAMES_NPRIO 9
 #define FRAMES_MAX_PAUSERS 64
+#define FRAMES_MAX_BINS (1u << 20)
 
 struct frames_prio_stats {
 	uint64_t frames;     /* frames that name this priority */
@@ -95,6 +96,7 @@ struct frames_stats {
 	struct frames_bin *bins;
 	size_t nbins;     /* allocated */
 	size_t bins_used; /* bins up to the last frame */
+	bool bins_clamped; /* frames beyond FRAMES_MAX_BINS went to the last bin */
 	uint64_t bin_t0;
 	bool oom;
 };

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fuzz_decode.c: libFuzzer target for the frame decoder. An input that starts like a
+ * pcap or pcapng file is read as a whole capture (every record decoded and summed);
+ * any other input is one frame: byte 0 picks the link type, byte 1 how many bytes the
+ * "snaplen" cut off, the rest is the frame.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "monitor/frames/decode.h"
+#include "monitor/frames/pcapfile.h"
+#include "monitor/frames/stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void one_file(const uint8_t *data, size_t size)
+{
+	struct pcapf_reader pr;
+	struct pcapf_rec rec;
+	struct frames_stats st;
+	struct frames_pkt pk;
+	int n = 0;
+
+	if (pcapf_reader_init(&pr, data, size))
+		return;
+	frames_stats_init(&st, 0, 1000000, 1000000);
+	while (n++ < 100000 && pcapf_reader_next(&pr, &rec) > 0) {
+		frames_decode(rec.ifc->link, rec.data, rec.caplen, rec.wirelen, &pk);
+		frames_stats_add(&st, rec.ts_ns % (1ull << 30), &pk, rec.ifc->speed_bps);
+	}
+	frames_stats_finish(&st);
+	frames_stats_free(&st);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const int links[] = { FRAMES_LINK_EN10MB, FRAMES_LINK_LINUX_SLL,
+				     FRAMES_LINK_LINUX_SLL2, FRAMES_LINK_EN10MB };
+	struct frames_pkt pk;
+	struct frames_stats st;
+	uint32_t cut, len;
+
+	if (size >= 4) {
+		one_file(data, size);
+	}
+	if (size < 2)
+		return 0;
+	len = (uint32_t)(size - 2);
+	cut = data[1] & 0x80 ? data[1] & 0x7f : 0;
+	/* the frame in a buffer of its own size, so ASan sees any overread */
+	{
+		uint8_t *copy = __builtin_alloca(len ? len : 1);
+
+		memcpy(copy, data + 2, len);
+		frames_decode(links[data[0] & 3], copy, cut < len ? len - cut : 0, len, &pk);
+	}
+	frames_stats_init(&st, 25000000000ull, 1000, 0);
+	frames_stats_add(&st, 1, &pk, 0);
+	frames_stats_finish(&st);
+	frames_stats_free(&st);
+	return 0;
+}
