@@ -278,9 +278,7 @@ int capture_main(int argc, char **argv)
 	if (filter) {
 		o.filter = filter;
 	} else {
-		snprintf(fbuf, sizeof(fbuf), "%s%s%s%s%s", roce ? "" : "(", roce ?
-			 frames_cap_filter_roce : frames_cap_filter_default, roce ? "" : ")",
-			 ce && !roce ? " or " : "", ce && !roce ? frames_cap_filter_ce : "");
+		frames_cap_filter_build(fbuf, sizeof(fbuf), ce, roce);
 		o.filter = fbuf;
 	}
 	if (!o.snaplen)

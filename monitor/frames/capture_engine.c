@@ -13,15 +13,31 @@
 #include "monitor/frames/decode.h"
 
 /* MAC control frames and RoCEv2 CNPs (BTH opcode 0x81 = first byte of the UDP
- * payload), with or without one VLAN tag. */
+ * payload). */
 const char frames_cap_filter_default[] =
-	"ether proto 0x8808 or (udp dst port 4791 and udp[8] = 0x81) or "
-	"(vlan and (ether proto 0x8808 or (udp dst port 4791 and udp[8] = 0x81)))";
+	"ether proto 0x8808 or (udp dst port 4791 and udp[8] = 0x81)";
 /* RoCEv2 with ECN = CE (IPv4 TOS low bits; IPv6 traffic class low bits) */
 const char frames_cap_filter_ce[] =
-	"(udp dst port 4791 and ((ip and ip[1] & 3 = 3) or (ip6 and ip6[1] & 0x30 = 0x30)))"
-	" or (vlan and udp dst port 4791 and ip and ip[1] & 3 = 3)";
-const char frames_cap_filter_roce[] = "udp dst port 4791 or (vlan and udp dst port 4791)";
+	"udp dst port 4791 and ((ip and ip[1] & 3 = 3) or (ip6 and ip6[1] & 0x30 = 0x30))";
+const char frames_cap_filter_roce[] = "udp dst port 4791";
+
+/* The chosen parts, untagged and then behind one VLAN tag. The `vlan` primitive
+ * shifts the offsets of everything after it, so it must come last. */
+int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce)
+{
+	char x[512];
+	int n;
+
+	if (roce)
+		snprintf(x, sizeof(x), "%s", frames_cap_filter_roce);
+	else if (ce)
+		snprintf(x, sizeof(x), "(%s) or (%s)", frames_cap_filter_default,
+			 frames_cap_filter_ce);
+	else
+		snprintf(x, sizeof(x), "%s", frames_cap_filter_default);
+	n = snprintf(buf, len, "(%s) or (vlan and (%s))", x, x);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
 
 const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len)
 {

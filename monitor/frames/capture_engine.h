@@ -9,6 +9,7 @@
 
 #include <pcap/pcap.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "monitor/frames/pcapfile.h"
@@ -16,10 +17,12 @@
 
 #define FRAMES_CAP_MAX_IFS 16
 
-/* Default filter: MAC control (PAUSE/PFC) and CNPs, tagged or not. */
+/* Filter parts: MAC control (PAUSE/PFC) and CNPs; CE-marked RoCEv2; all RoCEv2. */
 extern const char frames_cap_filter_default[];
 extern const char frames_cap_filter_ce[];
 extern const char frames_cap_filter_roce[];
+/* The full filter for those parts, untagged or behind one VLAN tag. */
+int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce);
 
 struct frames_cap_opts {
 	const char *ifnames[FRAMES_CAP_MAX_IFS];
