@@ -128,7 +128,8 @@ static size_t craft_one(const struct inject_opts *o, uint64_t i, uint8_t *buf, s
 		return frames_craft_pfc(buf, cap, &o->l2, o->prios, q);
 	}
 	ro = o->roce;
-	ro.dqp = (ro.dqp + (uint32_t)(i * o->qp_step)) & 0xffffff;
+	ro.dqp = (ro.dqp + (uint32_t)((o->qp_count ? i % o->qp_count : i) * o->qp_step)) &
+		 0xffffff;
 	ro.psn = (ro.psn + (uint32_t)i) & 0xffffff;
 	if (!strcmp(o->kind, "cnp")) {
 		ro.opcode = FRAMES_BTH_OP_CNP;
@@ -308,6 +309,7 @@ static void usage(FILE *f)
 		"      --src-ip IP, --dst-ip IP   IPv4 addresses (default 10.0.0.1 > 10.0.0.2)\n"
 		"      --qp QPN         destination QP (default 0x11)\n"
 		"      --qp-step N      add N to the QP for each frame (many QPs)\n"
+		"      --qp-count N     cycle through N QPs with --qp-step\n"
 		"      --psn PSN, --dscp N, --sport PORT\n"
 		"      --ecn not-ect|ect0|ect1|ce   ECN of roce frames (default ect0)\n"
 		"      --ce-every N     mark every Nth roce frame CE\n"
@@ -335,7 +337,7 @@ static void usage(FILE *f)
 enum {
 	O_PCAPNG = 256, O_APPEND, O_START, O_SRC_MAC, O_DST_MAC, O_VLAN, O_PAUSE_TIME, O_SPEED,
 	O_SRC_IP, O_DST_IP, O_QP, O_QP_STEP, O_PSN, O_DSCP, O_SPORT, O_ECN, O_CE_EVERY, O_LEN,
-	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
+	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_QP_COUNT, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
 };
 
 static int bad(const char *opt, const char *val, const char *want)
@@ -367,6 +369,7 @@ int inject_main(int argc, char **argv)
 		{ "dst-ip", required_argument, NULL, O_DST_IP },
 		{ "qp", required_argument, NULL, O_QP },
 		{ "qp-step", required_argument, NULL, O_QP_STEP },
+		{ "qp-count", required_argument, NULL, O_QP_COUNT },
 		{ "psn", required_argument, NULL, O_PSN },
 		{ "dscp", required_argument, NULL, O_DSCP },
 		{ "sport", required_argument, NULL, O_SPORT },
@@ -485,6 +488,10 @@ int inject_main(int argc, char **argv)
 			if (parse_u64(optarg, 0, 0xffffff, &v))
 				return bad("--qp-step", optarg, "give a step below 2^24");
 			o.qp_step = (uint32_t)v;
+			break;
+		case O_QP_COUNT:
+			if (parse_u32(optarg, 1, 0xffffff, &o.qp_count))
+				return bad("--qp-count", optarg, "give a QP count of 1 or more");
 			break;
 		case O_PSN:
 			if (parse_u64(optarg, 0, 0xffffff, &v))

@@ -26,6 +26,7 @@ struct inject_opts {
 	uint8_t prios;        /* PFC class-enable vector */
 	struct frames_roce roce;
 	uint32_t qp_step;
+	uint32_t qp_count;    /* QPs cycled through with --qp-step, 0 = no wrap */
 	uint32_t ce_every;
 	/* cnp-on-ce */
 	uint64_t cnp_gap_ns;

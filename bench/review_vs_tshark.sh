@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# review_vs_tshark.sh: pfclab review against tshark computing the same summary (frames
+# per kind, PFC frames and quanta per priority, CNPs per (source, dest QP), CE per
+# RoCEv2 flow) on one >= 1 GB pcap made locally with pfclab inject. The file lives in
+# the build folder (git-ignored); both tools read it from the page cache.
+#   BENCH_PCAP_MB (default 1100) sets the size.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+PFCLAB=${PFCLAB:-$root/pfclab}
+name=review_vs_tshark
+command -v tshark >/dev/null || { echo "BENCH $name: skipped (tshark not installed)"; exit 0; }
+[ -x "$PFCLAB" ] || { echo "BENCH $name: skipped (no pfclab at $PFCLAB)"; exit 0; }
+dir=$root/$build/bench
+mkdir -p "$dir"
+pcap=$dir/review-1g.pcap
+mb=${BENCH_PCAP_MB:-1100}
+n_roce=$((mb * 1000000 / 1100))
+
+if [ ! -f "$pcap" ] || [ "$(stat -c %s "$pcap")" -lt $((mb * 1000000)) ]; then
+	i="$PFCLAB inject --quiet -w $pcap"
+	$i roce --src-ip 10.0.0.1 --dst-ip 10.0.0.2 --qp 0x40 --ce-every 10 --len 1024 \
+		-r 10000000 -c "$n_roce" || exit 1
+	$i --append --start 1700000001 cnp --src-ip 10.0.0.2 --dst-ip 10.0.0.1 --qp 0x1000 \
+		--qp-step 1 --qp-count 1000 -r 1000000 -c 100000 || exit 1
+	$i --append --start 1700000002 cnp --src-ip 10.0.0.3 --dst-ip 10.0.0.1 --qp 0x2000 \
+		-r 100000 -c 100000 || exit 1
+	$i --append --start 1700000003 pfc --prio 3 -q 0xffff -r 1000000 -c 50000 || exit 1
+	$i --append --start 1700000004 pfc --prio 3 -q 0 -r 1000000 -c 5000 || exit 1
+fi
+size=$(stat -c %s "$pcap")
+cat "$pcap" >/dev/null # page cache, for both tools alike
+
+t0=$(date +%s.%N)
+"$PFCLAB" review --json "$pcap" >"$dir/review.json" || exit 1
+t1=$(date +%s.%N)
+tshark -r "$pcap" -T fields -E separator=/t -E occurrence=f \
+	-e macc.opcode -e macc.cbfc.enbv -e macc.pause_time \
+	-e macc.cbfc.pause_time.c0 -e macc.cbfc.pause_time.c1 -e macc.cbfc.pause_time.c2 \
+	-e macc.cbfc.pause_time.c3 -e macc.cbfc.pause_time.c4 -e macc.cbfc.pause_time.c5 \
+	-e macc.cbfc.pause_time.c6 -e macc.cbfc.pause_time.c7 \
+	-e infiniband.bth.opcode -e infiniband.bth.destqp -e ip.src -e ip.dst \
+	-e ip.dsfield.ecn 2>/dev/null |
+awk -F'\t' '
+	$1 == "0x0001" { pause++; pq += $3 }
+	function hex(s,   i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	$1 == "0x0101" { pfc++; en = hex($2); for (p = 0; p < 8; p++) if (int(en / 2 ^ p) % 2) { pf[p]++; qs[p] += $(4 + p) } }
+	$12 == "129" { cnp[$14 " " $13]++ }
+	$12 != "" && $12 != "129" { roce[$14 " " $15 " " $13]++; if ($16 == 3) ce[$14 " " $15 " " $13]++ }
+	END { printf "pause %d pfc %d cnp_pairs %d flows %d\n", pause, pfc, length(cnp), length(roce) }' \
+	>"$dir/tshark.txt" || exit 1
+t2=$(date +%s.%N)
+
+awk -v s="$size" -v a="$t0" -v b="$t1" -v c="$t2" -v n="$name" 'BEGIN {
+	p = s / 1e6 / (b - a); t = s / 1e6 / (c - b)
+	printf "BENCH %s: pfclab %.0f MB/s, tshark %.1f MB/s, ratio %.1f (target >= 50); %.2f GB pcap, pfclab %.2f s, tshark %.1f s\n", n, p, t, p / t, s / 1e9, b - a, c - b }'
+echo "  pfclab: $(jq -c '{kinds, cnp_pairs: (.cnp | length), flows: (.ecn_flows | length)}' "$dir/review.json")"
+echo "  tshark: $(cat "$dir/tshark.txt")"
