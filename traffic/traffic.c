@@ -251,7 +251,7 @@ static int run_phase(struct run *r, uint32_t phase)
 	struct traffic_counters tx_prev = { 0 };
 	struct xchg_counters rx_now = { 0 }, rx_prev = { 0 }, rx_final = { 0 };
 	uint64_t rx_cqes_prev = 0, t0, now, next_report, end, last_heard, local_done_at = 0;
-	bool stopped = false, interrupted = false, local_done = !send, done_sent = false;
+	bool stopped = false, interrupted = false, local_done = false, done_sent = false;
 	bool peer_done = false;
 	struct traffic_row row;
 	struct xchg_msg m;
@@ -274,9 +274,6 @@ static int run_phase(struct run *r, uint32_t phase)
 	next_report = t0 + o->interval_ns;
 	end = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
 	last_heard = t0;
-	/* A one-way receiver without --imm has nothing to poll: DONE arrives over TCP. */
-	if (!send)
-		local_done = false;
 
 	for (;;) {
 		uint64_t until;
@@ -318,8 +315,11 @@ static int run_phase(struct run *r, uint32_t phase)
 			}
 		}
 
-		/* Messages from the peer. */
-		while ((rc = conn_readable(r->fd)) > 0) {
+		/* Messages from the peer. After its DONE it sends nothing more in this phase
+		 * and may close the connection once it has our DONE: stop reading then.
+		 */
+		rc = 0;
+		while (!peer_done && (rc = conn_readable(r->fd)) > 0) {
 			char why[512];
 
 			rc = conn_recv(r->fd, &m, o->timeout_ns, why, sizeof(why));

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# traffic_vs_perftest.sh: pfclab traffic vs perftest ib_write_bw in the virtual lab (rxe
+# under QEMU TCG): bidirectional 64 KiB bandwidth and one-way 64 B message rate, measured
+# the same way for both (rxe packet counters over the same window). Prints BENCH lines.
+# Figures are those of an emulated CPU: compare the ratio, not the absolute numbers.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+PFCLAB=${PFCLAB:-$root/pfclab}
+out=${BENCH_OUT:-$root/build/bench/traffic_vs_perftest}
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "BENCH traffic_vs_perftest: skipped: qemu-system-x86_64 not installed (make deps)"
+	exit 0
+fi
+[ -x "$PFCLAB" ] || { echo "BENCH traffic_vs_perftest: no pfclab binary at $PFCLAB (run make)"; exit 1; }
+rm -rf "$out"
+PFCLAB=$PFCLAB lab/vlab/vlab run --out "$out" --timeout 600 bench/guest/traffic_vs_perftest.sh >"$out.log" 2>&1
+rc=$?
+f=$out/traffic_vs_perftest/figures.txt
+if [ ! -s "$f" ]; then
+	echo "BENCH traffic_vs_perftest: no figures (vlab exit $rc; see $out.log and $out/)"
+	exit 1
+fi
+get() { awk -v c="$1" -v t="$2" '$1 == c && $2 == t { print $3 }' "$f"; }
+line() { # name case unit what
+	local p q
+	p=$(get "$2" pfclab) q=$(get "$2" perftest)
+	if [ -z "$p" ] || [ -z "$q" ]; then
+		echo "BENCH $1: incomplete (pfclab '${p}', ib_write_bw '${q}')"
+		return
+	fi
+	awk -v n="$1" -v p="$p" -v q="$q" -v u="$3" 'BEGIN {
+		r = q > 0 ? sprintf("%.2f", p / q) : "n/a"
+		printf "BENCH %s: pfclab %s %s, ib_write_bw %s %s, ratio %s (target >= 1.0)\n", n, p, u, q, u, r }'
+}
+line traffic_bidir_64k bidir64k Gb/s
+line traffic_oneway_64b_msgrate oneway64 Mpps

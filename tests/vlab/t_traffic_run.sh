@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_traffic_run.sh (vlab guest): pfclab traffic over rxe with host memory: one-way and
+# bidirectional runs whose reported bytes agree with rxe's hw counters, --json output parsed
+# by jq, interval reports, --tclass visible in captured packets, parameter mismatch refused.
+source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+
+need_cmd traffic-run jq tcpdump || finish
+[ -x "$PFCLAB" ] || { fail traffic-run "no pfclab binary at $PFCLAB"; finish; }
+
+SIZE=65536 ITERS=200
+MTU=$(ibv_devinfo -d "$VLAB_DEV_A" | awk '/active_mtu/ { print $2; exit }')
+PKTS=$(( (SIZE + MTU - 1) / MTU ))
+hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+in_range() { [ "$1" -ge "$2" ] && [ "$1" -le $(( $2 + $2 / 10 + 10 )) ]; }
+
+# pair TAG PORT SERVER_ARGS -- CLIENT_ARGS: server on rxe0, client on rxe1 (automatic GID).
+pair() {
+	local tag=$1 port=$2 sargs=() cargs=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s "${sargs[@]}" \
+		>"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
+	local spid=$!
+	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "${cargs[@]}" "$VLAB_IP_A" \
+		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err"
+	crc=$?
+	wait $spid
+	src=$?
+}
+
+summary() { jq -c 'select(.type == "summary")' "$1" | tail -n 1; }
+
+# 1. one-way, JSON
+t0=$(hw "$VLAB_DEV_B" sent_pkts) r0=$(hw "$VLAB_DEV_A" rcvd_pkts)
+pair oneway 18600 -n $ITERS -s $SIZE --json -- -n $ITERS -s $SIZE --json
+dt=$(( $(hw "$VLAB_DEV_B" sent_pkts) - t0 )) dr=$(( $(hw "$VLAB_DEV_A" rcvd_pkts) - r0 ))
+if [ $src -eq 0 ] && [ $crc -eq 0 ]; then ok "one-way run: both sides exit 0"
+else fail "one-way run: both sides exit 0" "server $src client $crc: $(cat "$VLAB_OUT"/oneway-*.err | tr '\n' ' ')"; fi
+if jq -e . "$VLAB_OUT/oneway-client.out" >/dev/null && jq -e . "$VLAB_OUT/oneway-server.out" >/dev/null &&
+	[ "$(jq -s 'length' "$VLAB_OUT/oneway-client.out")" -eq "$(wc -l <"$VLAB_OUT/oneway-client.out")" ]; then
+	ok "one-way --json: every line is one JSON object (jq)"
+else
+	fail "one-way --json: every line is one JSON object (jq)" "$(head -c 300 "$VLAB_OUT/oneway-client.out")"
+fi
+ctx=$(summary "$VLAB_OUT/oneway-client.out" | jq '.tx.bytes')
+srx=$(summary "$VLAB_OUT/oneway-server.out" | jq '.rx.bytes')
+stx=$(summary "$VLAB_OUT/oneway-server.out" | jq '.tx')
+want=$(( SIZE * ITERS ))
+if [ "$ctx" = $want ] && [ "$srx" = $want ] && [ "$stx" = null ]; then
+	ok "one-way: client tx = server rx = $want bytes, server tx null"
+else
+	fail "one-way: client tx = server rx = $want bytes" "client tx $ctx server rx $srx server tx $stx"
+fi
+wantp=$(( ctx / SIZE * PKTS ))
+echo "oneway mtu=$MTU reported=$ctx want_pkts=$wantp rxe1_sent=$dt rxe0_rcvd=$dr" >>"$VLAB_OUT/counters.txt"
+if in_range "$dt" "$wantp" && in_range "$dr" "$wantp"; then
+	ok "one-way: rxe hw counters ($dt sent, $dr received) match $ctx reported bytes ($wantp packets)"
+else
+	fail "one-way: rxe hw counters match reported bytes" "sent $dt rcvd $dr want ~$wantp"
+fi
+g=$(jq -r 'select(.type == "start") | .gid' "$VLAB_OUT/oneway-client.out")
+if [ "$g" = "::ffff:$VLAB_IP_B" ]; then ok "client picked the RoCEv2 IPv4 GID by itself ($g)"
+else fail "client picked the RoCEv2 IPv4 GID by itself" "got '$g'"; fi
+
+# 2. bidirectional, 2 QPs, text output, counters both ways
+a0=$(hw "$VLAB_DEV_A" sent_pkts) b0=$(hw "$VLAB_DEV_B" sent_pkts)
+pair bidir 18601 -b -q 2 -n $ITERS -s $SIZE -- -b -q 2 -n $ITERS -s $SIZE
+da=$(( $(hw "$VLAB_DEV_A" sent_pkts) - a0 )) db=$(( $(hw "$VLAB_DEV_B" sent_pkts) - b0 ))
+if [ $src -eq 0 ] && [ $crc -eq 0 ]; then ok "bidirectional run: both sides exit 0"
+else fail "bidirectional run: both sides exit 0" "server $src client $crc: $(cat "$VLAB_OUT"/bidir-*.err | tr '\n' ' ')"; fi
+# text summary rows: " <size> tx total <bytes> ..."
+tb() { awk -v d="$2" '$2 == d && $3 == "total" { print $4 }' "$1"; }
+want=$(( 2 * SIZE * ITERS ))
+s_tx=$(tb "$VLAB_OUT/bidir-server.out" tx) s_rx=$(tb "$VLAB_OUT/bidir-server.out" rx)
+c_tx=$(tb "$VLAB_OUT/bidir-client.out" tx) c_rx=$(tb "$VLAB_OUT/bidir-client.out" rx)
+if [ "$s_tx" = $want ] && [ "$s_rx" = $want ] && [ "$c_tx" = $want ] && [ "$c_rx" = $want ]; then
+	ok "bidirectional: $want bytes each way reported on both sides"
+else
+	fail "bidirectional: $want bytes each way" "server tx $s_tx rx $s_rx client tx $c_tx rx $c_rx"
+fi
+wantp=$(( want / SIZE * PKTS ))
+echo "bidir reported=$want want_pkts=$wantp rxe0_sent=$da rxe1_sent=$db" >>"$VLAB_OUT/counters.txt"
+if in_range "$da" "$wantp" && in_range "$db" "$wantp"; then
+	ok "bidirectional: rxe hw counters ($da, $db sent) match reported bytes ($wantp packets each)"
+else
+	fail "bidirectional: rxe hw counters match reported bytes" "rxe0 $da rxe1 $db want ~$wantp"
+fi
+
+# 3. duration mode: interval rows, then one final object holding both directions
+pair dur 18602 -b -D 3 --interval 1s -s 4K --json -- -b -D 3 --interval 1s -s 4K --json
+n=$(jq -s '[.[] | select(.type == "interval")] | length' "$VLAB_OUT/dur-client.out" 2>/dev/null)
+both=$(summary "$VLAB_OUT/dur-client.out" | jq '(.tx.bytes > 0) and (.rx.bytes > 0) and (.tx.gbps > 0)')
+if [ $crc -eq 0 ] && [ "${n:-0}" -ge 2 ] && [ "$both" = true ]; then
+	ok "-D 3 --json: $n interval objects, final object with tx and rx"
+else
+	fail "-D 3 --json: interval objects and final tx+rx" "rc $crc intervals $n both $both"
+fi
+
+# 4. --tclass shows in the IP header (DSCP 26 = tos 0x68)
+tcpdump -Z root -i "$VLAB_IF_B" -s 64 --immediate-mode -w "$VLAB_OUT/tclass.pcap" -U 'udp dst port 4791' \
+	>"$VLAB_OUT/tcpdump.txt" 2>&1 &
+tdpid=$!
+sleep 1
+pair tclass 18603 -n 50 -s 4K --tclass 104 -- -n 50 -s 4K --tclass 104
+sleep 2
+kill -INT $tdpid 2>/dev/null; wait $tdpid
+tos=$(tcpdump -r "$VLAB_OUT/tclass.pcap" -nn -v 2>/dev/null | grep -c 'tos 0x68')
+all=$(tcpdump -r "$VLAB_OUT/tclass.pcap" -nn 2>/dev/null | wc -l)
+if [ "$tos" -gt 0 ] && [ "$tos" -eq "$all" ]; then ok "--tclass 104: all $all captured RoCEv2 packets carry tos 0x68"
+else fail "--tclass 104: captured packets carry tos 0x68" "$tos of $all"; fi
+
+# 5. parameter mismatch: a clear error on both sides
+pair mismatch 18604 -n 10 -s 64K -- -n 10 -s 4K
+if [ $src -ne 0 ] && [ $crc -ne 0 ] && grep -q 'parameter mismatch: message size' "$VLAB_OUT/mismatch-server.err" &&
+	grep -q 'parameter mismatch: message size' "$VLAB_OUT/mismatch-client.err"; then
+	ok "size mismatch: both sides exit non-zero naming the message size"
+else
+	fail "size mismatch refused on both sides" "server $src client $crc: $(cat "$VLAB_OUT"/mismatch-*.err | tr '\n' ' ')"
+fi
+finish
