@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "lab/doctor/doctor.h"
 #include "traffic/traffic.h"
 #include "monitor/frames/capture.h"
 #include "monitor/frames/inject.h"
 #include "monitor/frames/review.h"
+#include "monitor/monitor.h"
 
 struct pfclab_cmd {
 	const char *name;
@@ -20,10 +22,12 @@ static int version_main(int argc, char **argv);
 /* Subcommands appear here as they are implemented, each from its own folder. */
 static const struct pfclab_cmd cmds[] = {
 	{ "version", "print the pfclab version", version_main },
+	{ "monitor", "sample PFC/ECN/CNP/link/GPU PCIe counters every ms; record runs", monitor_main },
 	{ "capture", "capture PAUSE/PFC, CNP and RoCEv2 frames with live counts", capture_main },
 	{ "review", "summarise captures: PFC paused time, CNPs per QP, CE share", review_main },
 	{ "inject", "send PAUSE/PFC/CNP frames; CNP-on-CE and PFC-on-backlog modes", inject_main },
 	{ "traffic", "RDMA WRITE generator: one-way or bidirectional, host or GPU memory", traffic_main },
+	{ "doctor", "preflight report: driver, GPU/BAR1, RDMA ports, PFC/ECN, PCIe path", doctor_main },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* doctor.h: 'pfclab doctor', a preflight report for one host: each check appends findings
+ * (OK / INFO / WARN / FAIL, what was seen, the fix) to a report; the renderer prints it as
+ * text or JSON. Checks never print and never stop on a missing tool or device: absence is
+ * itself a finding.
+ */
+#ifndef PFCLAB_LAB_DOCTOR_H
+#define PFCLAB_LAB_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum doctor_level { DOCTOR_OK, DOCTOR_INFO, DOCTOR_WARN, DOCTOR_FAIL };
+
+struct doctor_finding {
+	char section[16];	/* "kernel", "nvidia", "gpu", "rdma", "qos", "pci" */
+	char item[48];		/* "iommu", "GPU 0000:17:00.0", "rxe0 port 1 gids" */
+	enum doctor_level level;
+	char detail[384];	/* what was seen */
+	char fix[320];		/* what to do; empty when nothing to do */
+};
+
+#define DOCTOR_MAX_FINDINGS 160
+#define DOCTOR_MAX_DEVS 16
+
+/* A PCI function the topology check relates: GPUs and RDMA NICs found by the checks. */
+struct doctor_pcidev {
+	char bdf[16];		/* "0000:17:00.0" */
+	char name[96];		/* "NVIDIA H100 80GB HBM3", "mlx5_0" */
+};
+
+struct doctor_report {
+	struct doctor_finding f[DOCTOR_MAX_FINDINGS];
+	unsigned int n;
+	unsigned int dropped;	/* findings that did not fit */
+	struct doctor_pcidev gpus[DOCTOR_MAX_DEVS];
+	unsigned int ngpus;
+	struct doctor_pcidev nics[DOCTOR_MAX_DEVS];
+	unsigned int nnics;
+	char hostname[64];
+	char kernel[96];
+};
+
+void doctor_add(struct doctor_report *r, const char *section, const char *item,
+		enum doctor_level level, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+const char *doctor_level_name(enum doctor_level l);
+
+/* The checks, in report order. Each reads sysfs/procfs under the real root. */
+void doctor_check_kernel(struct doctor_report *r);
+void doctor_check_nvidia(struct doctor_report *r);
+void doctor_check_rdma(struct doctor_report *r);
+void doctor_check_pci(struct doctor_report *r);
+
+/* GPU <-> NIC PCIe path, classified as `nvidia-smi topo -m` does. */
+enum doctor_topo {
+	DOCTOR_TOPO_PIX,	/* at most one PCIe switch between them */
+	DOCTOR_TOPO_PXB,	/* several PCIe bridges, no host bridge */
+	DOCTOR_TOPO_PHB,	/* through a PCIe host bridge (the CPU's root complex) */
+	DOCTOR_TOPO_NODE,	/* different host bridges in one NUMA node */
+	DOCTOR_TOPO_SYS,	/* across sockets (the inter-socket link) */
+};
+
+/* Classify from the two devices' sysfs paths below /sys/devices (e.g.
+ * "pci0000:16/0000:16:01.0/0000:17:00.0") and NUMA nodes (-1 unknown).
+ */
+enum doctor_topo doctor_topo_classify(const char *path_a, int numa_a, const char *path_b,
+				      int numa_b);
+const char *doctor_topo_name(enum doctor_topo t);
+const char *doctor_topo_words(enum doctor_topo t);
+
+/* Small helpers shared by the checks. */
+/* Read a sysfs/procfs file into buf (trailing newline removed); -errno on failure. */
+int doctor_read_file(const char *path, char *buf, size_t size);
+/* True when /proc/modules lists module name. */
+bool doctor_module_loaded(const char *name);
+
+int doctor_main(int argc, char **argv);
+
+#endif
