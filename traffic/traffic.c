@@ -250,7 +250,7 @@ static int run_phase(struct run *r, uint32_t phase)
 	const bool peer_sends = o->bidir || !o->host;
 	struct traffic_counters tx_prev = { 0 };
 	struct xchg_counters rx_now = { 0 }, rx_prev = { 0 }, rx_final = { 0 };
-	uint64_t rx_cqes_prev = 0, t0, now, next_report, end, last_heard, local_done_at = 0;
+	uint64_t rx_cqes_prev = 0, t0, now, next_report, end, last_heard, last_report, local_done_at = 0;
 	bool stopped = false, interrupted = false, local_done = false, done_sent = false;
 	bool peer_done = false;
 	struct traffic_row row;
@@ -273,7 +273,7 @@ static int run_phase(struct run *r, uint32_t phase)
 	t0 = r->tv.start_ns;
 	next_report = t0 + o->interval_ns;
 	end = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
-	last_heard = t0;
+	last_heard = last_report = t0;
 
 	for (;;) {
 		uint64_t until;
@@ -357,7 +357,12 @@ static int run_phase(struct run *r, uint32_t phase)
 
 		now = time_mono_ns();
 		if (now >= next_report && !(done_sent && peer_done)) {
-			double secs = (double)o->interval_ns / 1e9;
+			/* Rates over measured time: ours since the last row, the peer's from
+			 * the elapsed times in its STATS.
+			 */
+			double secs = (double)(now - last_report) / 1e9;
+			double rx_secs = rx_now.elapsed_ns > rx_prev.elapsed_ns ?
+					 (double)(rx_now.elapsed_ns - rx_prev.elapsed_ns) / 1e9 : secs;
 
 			memset(&row, 0, sizeof(row));
 			row.phase = phase;
@@ -367,7 +372,7 @@ static int run_phase(struct run *r, uint32_t phase)
 				fill_dir_tx(&row.tx, &r->tv.ctr, &tx_prev, secs);
 			if (peer_sends)
 				fill_dir_rx(&row.rx, &rx_now, &rx_prev, o->imm,
-					    r->tv.ctr.rx_cqes - rx_cqes_prev, secs);
+					    r->tv.ctr.rx_cqes - rx_cqes_prev, rx_secs);
 			if (!o->quiet)
 				traffic_report_row(stdout, o->json, &row);
 			tx_prev = r->tv.ctr;
@@ -383,6 +388,7 @@ static int run_phase(struct run *r, uint32_t phase)
 				if ((rc = send_msg(r, &m)))
 					return rc;
 			}
+			last_report = now;
 			while (next_report <= now)
 				next_report += o->interval_ns;
 		}
@@ -412,6 +418,13 @@ static int run_phase(struct run *r, uint32_t phase)
 			continue;
 	}
 
+	/* The peer's last writes completed before its DONE left: their receive completions
+	 * are in our CQ already, count them before the summary.
+	 */
+	if ((rc = traffic_verbs_drain_rx(&r->tv)) < 0) {
+		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+		return rc;
+	}
 	memset(&row, 0, sizeof(row));
 	row.summary = true;
 	row.interrupted = interrupted;

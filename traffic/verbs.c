@@ -481,6 +481,41 @@ static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint
 	return 0;
 }
 
+/* One batch of receive completions (--imm): count them and give each receive back. */
+static inline int poll_rx(struct traffic_verbs *tv, struct ibv_wc *wc)
+{
+	int m = ibv_poll_cq(tv->rcq, POLL_BATCH, wc), k;
+
+	if (m < 0)
+		return fail(tv, -EIO, "%s: polling the receive CQ failed", tv->o->dev);
+	for (k = 0; k < m; k++) {
+		struct traffic_qp *q;
+		struct ibv_recv_wr *bad;
+
+		if (wc[k].status != IBV_WC_SUCCESS)
+			return wc_fail(tv, &wc[k], "receive");
+		tv->ctr.rx_cqes++;
+		tv->ctr.rx_bytes += wc[k].byte_len;
+		q = &tv->qps[wc[k].wr_id];
+		if (ibv_post_recv(q->qp, &q->rwr, &bad))
+			return fail(tv, -errno, "%s QP 0x%x: re-posting a receive: %s", tv->o->dev,
+				    q->qp->qp_num, strerror(errno));
+	}
+	return m;
+}
+
+int traffic_verbs_drain_rx(struct traffic_verbs *tv)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	int m;
+
+	if (!tv->o->imm)
+		return 0;
+	while ((m = poll_rx(tv, wc)) > 0)
+		;
+	return m;
+}
+
 int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 {
 	struct ibv_wc wc[POLL_BATCH];
@@ -522,23 +557,10 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 			tv->ctr.cqes++;
 		}
 		if (tv->o->imm) {
-			int m = ibv_poll_cq(tv->rcq, POLL_BATCH, wc);
+			int m = poll_rx(tv, wc);
 
 			if (m < 0)
-				return fail(tv, -EIO, "%s: polling the receive CQ failed", tv->o->dev);
-			for (k = 0; k < m; k++) {
-				struct traffic_qp *q;
-				struct ibv_recv_wr *bad;
-
-				if (wc[k].status != IBV_WC_SUCCESS)
-					return wc_fail(tv, &wc[k], "receive");
-				tv->ctr.rx_cqes++;
-				tv->ctr.rx_bytes += wc[k].byte_len;
-				q = &tv->qps[wc[k].wr_id];
-				if (ibv_post_recv(q->qp, &q->rwr, &bad))
-					return fail(tv, -errno, "%s QP 0x%x: re-posting a receive: %s",
-						    tv->o->dev, q->qp->qp_num, strerror(errno));
-			}
+				return m;
 			n += m;
 		}
 		if (done && n == 0)

@@ -82,6 +82,8 @@ void traffic_verbs_phase_stop(struct traffic_verbs *tv);
  * (completion error: why names it with ibv_wc_status_str).
  */
 int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns);
+/* --imm: polls the receive CQ until it is empty (end of a phase). */
+int traffic_verbs_drain_rx(struct traffic_verbs *tv);
 void traffic_verbs_close(struct traffic_verbs *tv);
 
 /* Picks a GID index on (ctx, port): the RoCEv2 GID holding local_ip when given, else the

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# traffic_cli.sh (host): pfclab traffic's command line without an RDMA device: --help,
+# usage errors (exit 2 with the option named), --check-mem on host memory (every step
+# reported, exit 0), GPU backends skipping cleanly (exit 3) where there is no GPU, and a
+# missing RDMA device reported as a run-time error (exit 1) that names it.
+source "$(dirname "$0")/../lib.sh"
+
+[ -x "$PFCLAB" ] || { fail traffic-cli "no pfclab binary at $PFCLAB (run make)"; finish; }
+
+out=$("$PFCLAB" traffic --help 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q -- '--check-mem' <<<"$out" && grep -q 'cuda-dmabuf' <<<"$out"; then
+	ok "traffic --help lists options and memory backends"
+else
+	fail "traffic --help" "rc $rc"
+fi
+
+# usage errors: exit 2, one line naming the option
+while IFS='|' read -r args want; do
+	out=$("$PFCLAB" traffic $args 2>&1); rc=$?
+	if [ $rc -eq 2 ] && grep -q -- "$want" <<<"$out" && [ "$(wc -l <<<"$out")" -eq 1 ]; then
+		ok "traffic $args: exit 2, '$want'"
+	else
+		fail "traffic $args: exit 2, '$want'" "rc $rc: $out"
+	fi
+done <<'EOF2'
+-d rxe0 -q 0|-q '0'
+-d rxe0 -D 1 -n 1|-D and -n
+-d rxe0 --tclass 300|--tclass
+-d rxe0 --mem vram|unknown memory type
+-q 2|no RDMA device
+-d rxe0 a b|only one HOST
+EOF2
+
+out=$("$PFCLAB" traffic --check-mem host --check-size 8M 2>&1); rc=$?
+steps=$(grep -cE '^  (alloc|export|register|write|read|free) ' <<<"$out")
+if [ $rc -eq 0 ] && [ "$steps" -eq 6 ] && grep -q '^result: OK' <<<"$out"; then
+	ok "--check-mem host: 6 steps reported, result OK"
+else
+	fail "--check-mem host" "rc $rc: $(tr '\n' ' ' <<<"$out")"
+fi
+if command -v jq >/dev/null; then
+	if "$PFCLAB" traffic --check-mem host --json | jq -e '.result == "OK" and (.steps | length) == 6' >/dev/null; then
+		ok "--check-mem host --json parses (jq)"
+	else
+		fail "--check-mem host --json parses (jq)"
+	fi
+fi
+
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+	skip "--check-mem GPU backends skip without a GPU" "this host has a GPU (tests/gpu/check_mem.sh covers it)"
+else
+	for t in cuda cuda-dmabuf auto; do
+		out=$("$PFCLAB" traffic --check-mem "$t" 2>&1); rc=$?
+		if [ $rc -eq 3 ] && grep -q '^result: SKIP' <<<"$out" && grep -q 'alloc     SKIP' <<<"$out"; then
+			ok "--check-mem $t without a GPU: SKIP with a reason, exit 3"
+		else
+			fail "--check-mem $t without a GPU" "rc $rc: $(tr '\n' ' ' <<<"$out")"
+		fi
+	done
+fi
+
+out=$("$PFCLAB" traffic -d nosuchdev0 -n 1 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q 'nosuchdev0\|RDMA devices' <<<"$out"; then
+	ok "missing RDMA device: exit 1 naming it"
+else
+	fail "missing RDMA device: exit 1 naming it" "rc $rc: $out"
+fi
+finish
