@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
@@ -165,6 +167,7 @@ int nl_msg_error(const struct nl_msg *m)
 
 int nl_sock_open(struct nl_sock *s, int bus)
 {
+	struct timeval tmo = { .tv_sec = 2 };
 	int one = 1;
 
 	memset(s, 0, sizeof(*s));
@@ -191,6 +194,8 @@ int nl_sock_open(struct nl_sock *s, int bus)
 		return -err;
 	}
 	s->portid = mnl_socket_get_portid(s->mnl);
+	/* A reply never comes later than this; better a reported error than a hang. */
+	setsockopt(mnl_socket_get_fd(s->mnl), SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	s->seq = (uint32_t)getpid() << 16;
 	return 0;
 }
@@ -231,11 +236,11 @@ int nl_sock_talk(struct nl_sock *s, struct nlmsghdr *req, nl_msg_cb cb, void *ar
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
 		}
 		r = rd_init(s->buf, (size_t)n);
 		while ((rc = nl_msg_next(&r, &m)) > 0) {
-			if (m.seq != seq || m.portid != 0)
+			if (m.seq != seq || (m.portid != s->portid && m.portid != 0))
 				continue;	/* a stale reply or a notification */
 			if (m.type == NLMSG_ERROR)
 				return nl_msg_error(&m);

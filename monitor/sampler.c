@@ -220,21 +220,25 @@ static int slot_open(struct mon_engine *e, size_t si)
 
 	sl->s.err[0] = '\0';
 	rc = sl->s.ops->init(&sl->s);
+	if (rc == -EOPNOTSUPP) {
+		/* Static field sets are still listed, so they show as n/a. */
+		if (!sl->s.ops->discover(&sl->s))
+			slot_map(e, si);
+		sl->s.ops->close(&sl->s);
+		return rc;
+	}
 	if (rc == 0) {
 		sl->open = true;
 		rc = sl->s.ops->discover(&sl->s);
-	} else if (rc == -EOPNOTSUPP && sl->s.ops->discover) {
-		/* Static field sets are still listed, so they show as n/a. */
-		sl->s.ops->discover(&sl->s);
-		slot_map(e, si);
-		return rc;
 	}
 	if (rc == 0)
 		rc = slot_map(e, si) < 0 ? -ENOMEM : 0;
 	if (rc && !sl->s.err[0])
 		snprintf(sl->s.err, sizeof(sl->s.err), "%s", strerror(-rc));
-	if (rc)
+	if (rc) {
+		sl->open = true;
 		slot_close(sl);
+	}
 	return rc;
 }
 
@@ -284,9 +288,7 @@ int64_t mon_engine_wait(struct mon_engine *e)
 	uint64_t exp;
 	ssize_t n;
 
-	do {
-		n = read(e->tfd, &exp, sizeof(exp));
-	} while (n < 0 && errno == EINTR);
+	n = read(e->tfd, &exp, sizeof(exp));
 	if (n < 0)
 		return -errno;
 	if (n != sizeof(exp))

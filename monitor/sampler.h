@@ -31,7 +31,9 @@ int mon_engine_add(struct mon_engine *e, const struct mon_src_ops *ops, const ch
  * an unsupported source is reported through the event callback and is no error.
  */
 int mon_engine_start(struct mon_engine *e, int *failed);
-/* Block until the next tick; returns the missed periods (overruns) or -errno. */
+/* Block until the next tick; returns the missed periods (overruns) or -errno (-EINTR
+ * when a signal arrived: the caller decides whether to stop).
+ */
 int64_t mon_engine_wait(struct mon_engine *e);
 /* Read every source now and compute the sample; *out valid until the next call. */
 int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out);

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* record.h: records a monitor run into a folder: samples.csv (one row per sample, a new
+ * numbered segment when columns are added), samples.jsonl (samples and events) and
+ * meta.json (host, kernel, devices, interval, version), the latter replaced atomically.
+ */
+#ifndef PFCLAB_MON_RECORD_H
+#define PFCLAB_MON_RECORD_H
+
+#include "monitor/sampler.h"
+
+struct mon_rec;
+
+/* argv is kept in the metadata (may be NULL). */
+int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
+		 struct mon_rec **out);
+int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s);
+int mon_rec_event(struct mon_rec *r, const struct mon_event *ev);
+/* Final metadata (finished, counts) and close. */
+int mon_rec_close(struct mon_rec *r);
+/* The error text of the last failure. */
+const char *mon_rec_error(const struct mon_rec *r);
+
+#endif

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fields.c: the field-list and info helpers every counter source uses. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/sources/sources.h"
+
+int src_fields_reserve(struct mon_src *s, size_t n)
+{
+	struct mon_field *f = realloc(s->fields, (n ? n : 1) * sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	s->fields = f;
+	memset(f, 0, (n ? n : 1) * sizeof(*f));
+	s->nfields = n;
+	return 0;
+}
+
+void src_field_set(struct mon_field *f, const char *raw, enum mon_kind kind, uint8_t width,
+		   const char *unit)
+{
+	snprintf(f->raw, sizeof(f->raw), "%s", raw);
+	f->kind = kind;
+	f->width = width;
+	f->unit = unit;
+}
+
+void src_fields_free(struct mon_src *s)
+{
+	free(s->fields);
+	s->fields = NULL;
+	s->nfields = 0;
+}
+
+void src_info_add(struct mon_src *s, const char *key, const char *val)
+{
+	size_t i;
+
+	for (i = 0; i < s->ninfo; i++)
+		if (!strcmp(s->info[i][0], key))
+			break;
+	if (i == s->ninfo) {
+		if (s->ninfo >= sizeof(s->info) / sizeof(s->info[0]))
+			return;
+		s->ninfo++;
+	}
+	snprintf(s->info[i][0], sizeof(s->info[i][0]), "%s", key);
+	snprintf(s->info[i][1], sizeof(s->info[i][1]), "%s", val);
+}

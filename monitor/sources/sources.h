@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sources.h: the counter sources (one ops table per file) and the reply parsers each
+ * exposes for unit tests. Parsers read kernel replies only through lib/rd.h.
+ */
+#ifndef PFCLAB_MON_SOURCES_H
+#define PFCLAB_MON_SOURCES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/rd.h"
+#include "monitor/mon.h"
+
+extern const struct mon_src_ops src_ethtool_ioctl_ops;	/* "ethtool" */
+extern const struct mon_src_ops src_ethtool_nl_ops;	/* "pause" */
+extern const struct mon_src_ops src_dcb_ops;		/* "dcb" */
+extern const struct mon_src_ops src_rdma_nl_ops;	/* "rdma" */
+extern const struct mon_src_ops src_link_ops;		/* "link" */
+extern const struct mon_src_ops src_nvml_ops;		/* "nvml" */
+extern const struct mon_src_ops src_pci_ops;		/* "pci" */
+
+/* Field list helpers shared by the sources. */
+int src_fields_reserve(struct mon_src *s, size_t n);
+void src_field_set(struct mon_field *f, const char *raw, enum mon_kind kind, uint8_t width,
+		   const char *unit);
+void src_fields_free(struct mon_src *s);
+void src_info_add(struct mon_src *s, const char *key, const char *val);
+
+/* --- SIOCETHTOOL replies (struct ethtool_sset_info / ethtool_gstrings / ethtool_stats) */
+int src_ethtool_parse_sset(const void *buf, size_t len, uint32_t *count);
+/* names: count * ETH_GSTRING_LEN-sized slots are turned into fields; -ESTALE when the
+ * reply's length differs from count.
+ */
+int src_ethtool_parse_strings(const void *buf, size_t len, uint32_t count,
+			      struct mon_field *out);
+int src_ethtool_parse_stats(const void *buf, size_t len, uint32_t count, uint64_t *vals);
+
+/* --- ethtool netlink PAUSE_GET reply (genlmsghdr + attributes) */
+struct src_pause_reply {
+	bool have_rx, have_tx, have_tx_frames, have_rx_frames;
+	uint8_t rx, tx;
+	uint64_t tx_frames, rx_frames;
+};
+int src_ethtool_nl_parse_pause(struct rd *payload, struct src_pause_reply *out);
+
+/* --- DCB netlink DCB_CMD_IEEE_GET reply (struct dcbmsg + attributes) */
+struct src_dcb_pfc {
+	bool have_pfc;
+	uint8_t pfc_en;
+	uint64_t requests[8];
+	uint64_t indications[8];
+};
+int src_dcb_parse_ieee(struct rd *payload, struct src_dcb_pfc *out);
+
+/* --- RDMA netlink STAT_GET reply: hw counter names and values */
+struct src_rdma_counter {
+	char name[MON_NAME_MAX];
+	uint64_t value;
+};
+/* Fills up to max entries; *n gets how many the reply held (may exceed max). */
+int src_rdma_parse_stat(struct rd *payload, struct src_rdma_counter *out, size_t max,
+			size_t *n);
+/* RDMA_NLDEV_CMD_GET reply: device index and name. */
+int src_rdma_parse_dev(struct rd *payload, uint32_t *index, char *name, size_t namesz);
+
+/* --- rtnetlink RTM_GETSTATS reply (struct if_stats_msg + IFLA_STATS_LINK_64) */
+struct src_link_stats {
+	uint32_t ifindex;
+	bool have64;
+	uint64_t v[24];		/* struct rtnl_link_stats64 as u64s, in order */
+	size_t nv;
+};
+int src_link_parse_stats(struct rd *payload, struct src_link_stats *out);
+
+#endif
