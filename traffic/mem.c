@@ -16,6 +16,7 @@ static const struct mem_ops *const mem_backends[] = {
 	&mem_cuda_ops,
 	&mem_cuda_dmabuf_ops,
 	&mem_auto_ops,
+	&mem_geforce_ops,
 };
 
 const struct mem_ops *mem_ops_find(const char *name)
