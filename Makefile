@@ -141,3 +141,6 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_SRCS)
+
+# monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.
+$(BUILD)/obj/monitor/catalog_data.o $(BUILD)/asan/monitor/catalog_data.o: monitor/catalog.tsv

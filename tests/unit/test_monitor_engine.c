@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_monitor_engine.c: the sampler's arithmetic (deltas, 32-bit wraps, resets, epochs),
+ * source life cycle (unsupported, gone and back, field set changed), the catalog parser,
+ * lib/nl message walking and the recorder's files.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <libmnl/libmnl.h>
+
+#include "lib/nl.h"
+#include "lib/util.h"
+#include "monitor/catalog.h"
+#include "monitor/record.h"
+#include "monitor/sampler.h"
+#include "monitor/sources/sources.h"
+
+/* --- per-value arithmetic -------------------------------------------------------- */
+
+static void test_val_counter(void **state)
+{
+	struct mon_col c = { .kind = MON_COUNTER, .width = 64 };
+	struct mon_val v;
+
+	(void)state;
+	mon_val_update(&c, &v, 1000, 1000000000ULL, 0);
+	assert_int_equal(v.flags, MON_V_VALID);		/* first reading: no delta */
+	mon_val_update(&c, &v, 1500, 1500000000ULL, 0);
+	assert_true(v.flags & MON_V_DELTA);
+	assert_int_equal(v.delta, 500);
+	assert_true(v.rate > 999.9 && v.rate < 1000.1);	/* 500 over 0.5 s */
+	mon_val_update(&c, &v, 1500, 2000000000ULL, 0);
+	assert_true(v.flags & MON_V_DELTA);
+	assert_false(v.flags & MON_V_CHANGED);
+	/* A 64-bit counter going back was reset: no delta, flagged. */
+	mon_val_update(&c, &v, 10, 2500000000ULL, 0);
+	assert_true(v.flags & MON_V_RESET);
+	assert_false(v.flags & MON_V_DELTA);
+	mon_val_update(&c, &v, 30, 3000000000ULL, 0);
+	assert_int_equal(v.delta, 20);
+	/* Epoch change (device re-created): no delta even though it went up. */
+	mon_val_update(&c, &v, 5000, 3500000000ULL, 1);
+	assert_true(v.flags & MON_V_RESET);
+	assert_false(v.flags & MON_V_DELTA);
+}
+
+static void test_val_wrap32(void **state)
+{
+	struct mon_col c = { .kind = MON_COUNTER, .width = 32 };
+	struct mon_val v;
+
+	(void)state;
+	mon_val_update(&c, &v, 4294967290ULL, 1000, 0);
+	mon_val_update(&c, &v, 4, 2000, 0);		/* wrapped: 6 + 4 */
+	assert_true(v.flags & MON_V_WRAP);
+	assert_true(v.flags & MON_V_DELTA);
+	assert_int_equal(v.delta, 10);
+	/* Lower half going back: a reset, not a wrap. */
+	mon_val_update(&c, &v, 1000000, 3000, 0);
+	mon_val_update(&c, &v, 7, 4000, 0);
+	assert_true(v.flags & MON_V_RESET);
+	assert_false(v.flags & MON_V_WRAP);
+}
+
+static void test_val_gauge(void **state)
+{
+	struct mon_col c = { .kind = MON_GAUGE, .width = 64 };
+	struct mon_val v;
+
+	(void)state;
+	mon_val_update(&c, &v, 8, 1000, 0);
+	mon_val_update(&c, &v, 8, 2000, 0);
+	assert_false(v.flags & MON_V_CHANGED);
+	mon_val_update(&c, &v, 3, 3000, 0);
+	assert_true(v.flags & MON_V_CHANGED);
+	assert_false(v.flags & MON_V_DELTA);		/* gauges have no rate */
+}
+
+/* --- a scripted source ------------------------------------------------------------- */
+
+struct fake {
+	int init_rc;		/* what init returns */
+	int sample_rc;		/* what the next sample returns */
+	size_t nfields;
+	uint64_t base;
+	int inits, samples;
+};
+
+static struct fake fk;
+
+static int fake_init(struct mon_src *s)
+{
+	fk.inits++;
+	snprintf(s->driver, sizeof(s->driver), "mlx5_core");
+	if (fk.init_rc)
+		snprintf(s->err, sizeof(s->err), "scripted");
+	return fk.init_rc;
+}
+
+static int fake_discover(struct mon_src *s)
+{
+	static const char *const names[] = { "rx_prio3_pause", "tx_prio3_pause", "extra_one" };
+	size_t i;
+	int rc = src_fields_reserve(s, fk.nfields);
+
+	if (rc)
+		return rc;
+	for (i = 0; i < fk.nfields; i++)
+		src_field_set(&s->fields[i], names[i], MON_COUNTER, 64, "frames");
+	return 0;
+}
+
+static int fake_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
+{
+	size_t i;
+	int rc = fk.sample_rc;
+
+	fk.samples++;
+	if (rc == -ESTALE)
+		fk.sample_rc = 0;	/* one stale answer, then the new layout */
+	if (rc)
+		return rc;
+	for (i = 0; i < s->nfields; i++) {
+		vals[i] = fk.base + i;
+		valid[i] = 1;
+	}
+	return 0;
+}
+
+static void fake_close(struct mon_src *s)
+{
+	src_fields_free(s);
+}
+
+static const struct mon_src_ops fake_ops = {
+	.name = "ethtool", .what = "scripted source",
+	.init = fake_init, .discover = fake_discover, .sample = fake_sample, .close = fake_close,
+};
+
+struct evlog {
+	int n[MON_EV_ERROR + 1];
+};
+
+static struct mon_rec *g_rec;	/* events go to the recorder too, when one is open */
+
+static void on_ev(void *arg, const struct mon_event *ev)
+{
+	((struct evlog *)arg)->n[ev->type]++;
+	if (g_rec)
+		assert_int_equal(mon_rec_event(g_rec, ev), 0);
+}
+
+static void test_engine_lifecycle(void **state)
+{
+	struct mon_catalog *cat;
+	struct evlog log = { { 0 } };
+	struct mon_engine_cfg cfg = { .interval_ns = 1000000, .retry_ns = 1, .on_event = on_ev,
+				      .arg = &log };
+	const struct mon_sample *s;
+	const struct mon_col *cols;
+	struct mon_engine *e;
+	size_t n;
+	int failed;
+
+	(void)state;
+	assert_int_equal(mon_catalog_builtin(&cat), 0);
+	cfg.catalog = cat;
+	memset(&fk, 0, sizeof(fk));
+	fk.nfields = 2;
+	fk.base = 100;
+	assert_int_equal(mon_engine_new(&cfg, &e), 0);
+	assert_int_equal(mon_engine_add(e, &fake_ops, "eth9", 0, -1), 0);
+	assert_int_equal(mon_engine_start(e, &failed), 0);
+	cols = mon_engine_cols(e, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(cols[0].metric, "pfc.rx.prio3.frames");
+	assert_string_equal(cols[0].key, "ethtool:eth9:rx_prio3_pause");
+
+	mon_engine_sample(e, &s);
+	assert_true(s->v[0].flags & MON_V_VALID);
+	fk.base = 110;
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->v[0].delta, 10);
+	assert_int_equal(s->gap_mask, 0);
+
+	/* The device goes away: a gap, values n/a, one event. */
+	fk.sample_rc = -ENODEV;
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->gap_mask, 1);
+	assert_false(s->v[0].flags & MON_V_VALID);
+	assert_int_equal(log.n[MON_EV_GAP_BEGIN], 1);
+	/* Still gone at the retry. */
+	fk.init_rc = -ENODEV;
+	usleep(1000);
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->gap_mask, 1);
+	assert_int_equal(log.n[MON_EV_GAP_BEGIN], 1);	/* reported once per gap */
+	/* Back, with counters restarted: no delta across the gap. */
+	fk.init_rc = 0;
+	fk.sample_rc = 0;
+	fk.base = 5;
+	usleep(1000);
+	mon_engine_sample(e, &s);
+	assert_int_equal(log.n[MON_EV_GAP_END], 1);
+	assert_int_equal(s->gap_mask, 0);
+	assert_true(s->v[0].flags & MON_V_VALID);
+	assert_false(s->v[0].flags & MON_V_DELTA);
+	assert_true(s->reset_mask & 1);
+	fk.base = 8;
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->v[0].delta, 3);
+
+	/* The driver's string set grows: a new column, layout event, old ones kept. */
+	{
+		unsigned layout = mon_engine_layout(e);
+
+		fk.nfields = 3;
+		fk.sample_rc = -ESTALE;
+		mon_engine_sample(e, &s);
+		assert_int_equal(log.n[MON_EV_LAYOUT], 1);
+		assert_true(mon_engine_layout(e) != layout);
+		assert_int_equal(s->ncol, 3);
+		assert_true(s->v[2].flags & MON_V_VALID);
+		assert_true(s->v[0].flags & MON_V_DELTA);	/* same name, still a delta */
+	}
+	/* It shrinks again: the column stays, invalid. */
+	fk.nfields = 2;
+	fk.sample_rc = -ESTALE;
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->ncol, 3);
+	assert_false(s->v[2].flags & MON_V_VALID);
+	mon_engine_free(e);
+
+	/* Unsupported at start: reported once, columns listed and n/a. */
+	memset(&log, 0, sizeof(log));
+	memset(&fk, 0, sizeof(fk));
+	fk.nfields = 2;
+	fk.init_rc = -EOPNOTSUPP;
+	assert_int_equal(mon_engine_new(&cfg, &e), 0);
+	mon_engine_add(e, &fake_ops, "veth0", 0, -1);
+	assert_int_equal(mon_engine_start(e, &failed), 0);
+	assert_int_equal(log.n[MON_EV_UNSUPPORTED], 1);
+	mon_engine_sample(e, &s);
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->ncol, 2);
+	assert_false(s->v[0].flags & MON_V_VALID);
+	assert_int_equal(log.n[MON_EV_UNSUPPORTED], 1);
+	assert_int_equal(fk.samples, 0);			/* never asked again */
+	assert_int_equal(mon_engine_src_state(e, 0), MON_SRC_UNSUPPORTED);
+	mon_engine_free(e);
+
+	/* Missing at start: start fails with the source's reason. */
+	memset(&fk, 0, sizeof(fk));
+	fk.init_rc = -ENODEV;
+	assert_int_equal(mon_engine_new(&cfg, &e), 0);
+	mon_engine_add(e, &fake_ops, "nope0", 0, -1);
+	assert_int_equal(mon_engine_start(e, &failed), -ENODEV);
+	assert_int_equal(failed, 0);
+	assert_string_equal(mon_engine_src(e, 0)->err, "scripted");
+	mon_engine_free(e);
+	mon_catalog_free(cat);
+}
+
+/* --- catalog syntax ---------------------------------------------------------------- */
+
+static void test_catalog_parse(void **state)
+{
+	static const char good[] = "# c\n\nethtool\t*\trx_{n}_x\tq.{n}.x\tB\tcounter\n"
+				   "nvml\t*\trx\tpcie.gpu{i}.rx\tB/s\tgauge\t64\n";
+	static const char bad_kind[] = "ethtool\t*\ta\tb\tB\tcount\n";
+	static const char bad_cols[] = "# ok\nethtool\t*\ta\tb\n";
+	struct mon_catalog *c;
+	struct mon_catalog_hit h;
+	int line;
+
+	(void)state;
+	assert_int_equal(mon_catalog_parse(good, sizeof(good) - 1, &c, &line), 0);
+	assert_int_equal(mon_catalog_size(c), 2);
+	assert_int_equal(mon_catalog_lookup(c, "ethtool", "x", "rx_12_x", -1, &h), 1);
+	assert_string_equal(h.metric, "q.12.x");
+	assert_int_equal(mon_catalog_lookup(c, "ethtool", "x", "rx__x", -1, &h), 0);
+	assert_int_equal(mon_catalog_lookup(c, "nvml", "nvidia", "rx", 3, &h), 1);
+	assert_string_equal(h.metric, "pcie.gpu3.rx");
+	mon_catalog_free(c);
+	assert_int_equal(mon_catalog_parse(bad_kind, sizeof(bad_kind) - 1, &c, &line), -EINVAL);
+	assert_int_equal(line, 1);
+	assert_int_equal(mon_catalog_parse(bad_cols, sizeof(bad_cols) - 1, &c, &line), -EINVAL);
+	assert_int_equal(line, 2);
+}
+
+/* --- lib/nl message walking ---------------------------------------------------------- */
+
+static void test_nl_messages(void **state)
+{
+	static uint8_t b[1024];
+	struct nlmsghdr *a, *e;
+	struct nlmsgerr *err;
+	struct nl_msg m;
+	struct rd r;
+	size_t total;
+
+	(void)state;
+	a = mnl_nlmsg_put_header(b);
+	a->nlmsg_type = 100;
+	a->nlmsg_seq = 7;
+	mnl_attr_put_u32(a, 1, 5);
+	e = mnl_nlmsg_put_header(b + a->nlmsg_len);
+	e->nlmsg_type = NLMSG_ERROR;
+	err = mnl_nlmsg_put_extra_header(e, sizeof(*err));
+	err->error = -EOPNOTSUPP;
+	total = a->nlmsg_len + e->nlmsg_len;
+	r = rd_init(b, total);
+	assert_int_equal(nl_msg_next(&r, &m), 1);
+	assert_int_equal(m.type, 100);
+	assert_int_equal(m.seq, 7);
+	assert_int_equal(nl_msg_next(&r, &m), 1);
+	assert_int_equal(m.type, NLMSG_ERROR);
+	assert_int_equal(nl_msg_error(&m), -EOPNOTSUPP);
+	assert_int_equal(nl_msg_next(&r, &m), 0);
+	/* Truncated second header; a length running past the buffer. */
+	r = rd_init(b, a->nlmsg_len + 8);
+	assert_int_equal(nl_msg_next(&r, &m), 1);
+	assert_int_equal(nl_msg_next(&r, &m), -EBADMSG);
+	a->nlmsg_len = 4000;
+	r = rd_init(b, total);
+	assert_int_equal(nl_msg_next(&r, &m), -EBADMSG);
+	/* An error payload cut short. */
+	m.payload = rd_init(err, 2);
+	assert_int_equal(nl_msg_error(&m), -EBADMSG);
+}
+
+/* --- recorder ------------------------------------------------------------------------ */
+
+static void test_record_files(void **state)
+{
+	char dir[] = "/tmp/pfclab-rec-XXXXXX", path[256], line[8192];
+	struct evlog log = { { 0 } };
+	struct mon_engine_cfg cfg = { .interval_ns = 1000000, .on_event = on_ev, .arg = &log };
+	const struct mon_sample *s;
+	struct mon_engine *e;
+	struct mon_rec *rec;
+	json_object *o;
+	FILE *f;
+	int failed, lines = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	memset(&fk, 0, sizeof(fk));
+	fk.nfields = 2;
+	assert_int_equal(mon_engine_new(&cfg, &e), 0);
+	mon_engine_add(e, &fake_ops, "eth9", 0, -1);
+	assert_int_equal(mon_engine_start(e, &failed), 0);
+	assert_int_equal(mon_rec_open(dir, e, 0, NULL, &rec), 0);
+	g_rec = rec;
+	mon_engine_sample(e, &s);
+	assert_int_equal(mon_rec_sample(rec, s), 0);
+	fk.sample_rc = -ENODEV;			/* a gap row: n/a values */
+	mon_engine_sample(e, &s);
+	assert_int_equal(mon_rec_sample(rec, s), 0);
+	g_rec = NULL;
+
+	snprintf(path, sizeof(path), "%s/samples.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "seq,mono_ns,wall_ns,dt_ns,overruns,gaps,"
+				  "ethtool:eth9:rx_prio3_pause,ethtool:eth9:tx_prio3_pause\n");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(strstr(line, ",0,1\n"));	/* base 0: values 0 and 1 */
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(strstr(line, ",ethtool:eth9,n/a,n/a\n"));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		o = json_tokener_parse(line);
+		assert_non_null(o);
+		json_object_put(o);
+		lines++;
+	}
+	fclose(f);
+	assert_int_equal(lines, 3);			/* sample, gap event, sample */
+	assert_int_equal(mon_rec_close(rec), 0);
+	mon_engine_free(e);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	{
+		json_object *fin;
+
+		assert_true(json_object_object_get_ex(o, "finished", &fin));
+		assert_true(json_object_get_boolean(fin));
+	}
+	json_object_put(o);
+	snprintf(line, sizeof(line), "rm -rf %s", dir);
+	assert_int_equal(system(line), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_val_counter),
+		cmocka_unit_test(test_val_wrap32),
+		cmocka_unit_test(test_val_gauge),
+		cmocka_unit_test(test_engine_lifecycle),
+		cmocka_unit_test(test_catalog_parse),
+		cmocka_unit_test(test_nl_messages),
+		cmocka_unit_test(test_record_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
