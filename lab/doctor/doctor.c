@@ -54,24 +54,32 @@ static void count(const struct doctor_report *r, const char *const *want, int nw
 			c[r->f[i].level]++;
 }
 
+/* Findings in section order (kernel, nvidia, gpu, rdma, qos, pci), in check order within. */
+static const char *const section_order[] = { "kernel", "nvidia", "gpu", "rdma", "qos", "pci" };
+
 static void print_text(const struct doctor_report *r, const char *const *want, int nwant)
 {
-	const char *last = "";
-	unsigned int i, c[4];
+	unsigned int i, s, c[4];
 
 	printf("pfclab doctor: host %s, kernel %s\n", r->hostname, r->kernel);
-	for (i = 0; i < r->n; i++) {
-		const struct doctor_finding *f = &r->f[i];
+	for (s = 0; s < ARRAY_SIZE(section_order); s++) {
+		bool header = false;
 
-		if (!section_wanted(want, nwant, f->section))
+		if (!section_wanted(want, nwant, section_order[s]))
 			continue;
-		if (strcmp(last, f->section)) {
-			printf("[%s]\n", f->section);
-			last = f->section;
+		for (i = 0; i < r->n; i++) {
+			const struct doctor_finding *f = &r->f[i];
+
+			if (strcmp(f->section, section_order[s]))
+				continue;
+			if (!header) {
+				printf("[%s]\n", f->section);
+				header = true;
+			}
+			printf("  %-4s  %-26s %s\n", doctor_level_name(f->level), f->item, f->detail);
+			if (f->fix[0] && f->level != DOCTOR_OK)
+				printf("        %-26s fix: %s\n", "", f->fix);
 		}
-		printf("  %-4s  %-26s %s\n", doctor_level_name(f->level), f->item, f->detail);
-		if (f->fix[0] && f->level != DOCTOR_OK)
-			printf("        %-26s fix: %s\n", "", f->fix);
 	}
 	count(r, want, nwant, c);
 	printf("summary: %u OK, %u INFO, %u WARN, %u FAIL%s\n", c[DOCTOR_OK], c[DOCTOR_INFO],
@@ -122,7 +130,6 @@ int doctor_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const sections[] = { "kernel", "nvidia", "gpu", "rdma", "qos", "pci" };
 	static struct doctor_report rep;
 	const char *want[8];
 	bool json = false, known;
@@ -137,8 +144,8 @@ int doctor_main(int argc, char **argv)
 			break;
 		case 's':
 			known = false;
-			for (i = 0; i < ARRAY_SIZE(sections); i++)
-				known |= !strcmp(optarg, sections[i]);
+			for (i = 0; i < ARRAY_SIZE(section_order); i++)
+				known |= !strcmp(optarg, section_order[i]);
 			if (!known || nwant >= (int)ARRAY_SIZE(want)) {
 				pfc_err("--section %s: not a section (kernel, nvidia, gpu, rdma, qos, pci)",
 					optarg);

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# qos_stub.sh: lab/qos against a stub dcb (state kept in files) and a fixture sysfs with the
+# mlx5 ECN switches: apply sets PFC on one priority, DSCP trust and map, ECN; a second apply
+# changes nothing; restore brings back the previous settings exactly; --dry-run changes
+# nothing; an interface without DCB stops with exit 3.
+source "$(dirname "$0")/../lib.sh"
+
+QOS=$PFCLAB_ROOT/lab/qos
+need_cmd qos_stub getopt || finish
+W=$(mktemp -d /tmp/pfclab-qos.XXXXXX)
+defer rm -rf "$W"
+mkdir -p "$W/bin" "$W/dcb" "$W/state"
+export QOS_W=$W
+for role in roce_np roce_rp; do
+	mkdir -p "$W/sys/class/net/eth9/ecn/$role/enable"
+	for p in 0 1 2 3 4 5 6 7; do echo 0 >"$W/sys/class/net/eth9/ecn/$role/enable/$p"; done
+done
+echo "0:off 1:off 2:off 3:off 4:on 5:off 6:off 7:off" >"$W/dcb/pfc"
+echo "pcp" >"$W/dcb/trust"
+echo "10:1" >"$W/dcb/app"
+cat >"$W/bin/dcb" <<'STUB'
+#!/bin/bash
+# dcb OBJECT show|set|add|del dev IF FIELD ARGS...
+obj=$1 verb=$2 ifc=$4 field=$5
+shift 5
+[ "$verb" = show ] || echo "dcb $obj $verb $ifc $field $*" >>"$QOS_W/calls"
+if [ "$ifc" != eth9 ]; then echo "Error: Operation not supported" >&2; exit 1; fi
+f=$QOS_W/dcb/$obj
+[ "$obj" = apptrust ] && f=$QOS_W/dcb/trust
+case $verb in
+show) echo "$field $(cat "$f")" ;;
+set) echo "$*" >"$f" ;;
+add) v=$(echo "$(cat "$f") $*" | xargs -n1 | sort -u | xargs); echo "$v" >"$f" ;;
+del) xargs -n1 <"$f" | grep -v -x -F "$1" | xargs >"$f.new"; mv "$f.new" "$f" ;;
+esac
+STUB
+chmod +x "$W/bin/dcb"
+export PATH=$W/bin:$PATH
+q() { "$QOS" --state-dir "$W/state" --sysfs "$W/sys" "$@"; }
+snap() { cat "$W/dcb/pfc" "$W/dcb/trust" "$W/dcb/app" "$W"/sys/class/net/eth9/ecn/*/enable/* | sha256sum; }
+
+orig=$(snap)
+: >"$W/calls"
+q --dry-run apply eth9 --prio 3 --dscp 26 >"$W/out" 2>&1
+if [ "$(snap)" = "$orig" ] && [ ! -s "$W/calls" ] && [ ! -e "$W/state/eth9.state" ] &&
+	grep -q '^+ dcb pfc set dev eth9 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off$' "$W/out" &&
+	grep -q '^+ dcb apptrust set dev eth9 order dscp$' "$W/out" &&
+	grep -q '^+ dcb app add dev eth9 dscp-prio 26:3$' "$W/out" &&
+	grep -q "^+ echo 1 > $W/sys/class/net/eth9/ecn/roce_np/enable/3$" "$W/out"; then
+	ok qos_dryrun
+else
+	fail qos_dryrun "$(cat "$W/out" "$W/calls" | tr '\n' ';')"
+fi
+
+if q apply eth9 --prio 3 --dscp 26 >"$W/out" 2>&1 &&
+	[ "$(cat "$W/dcb/pfc")" = "0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off" ] &&
+	[ "$(cat "$W/dcb/trust")" = dscp ] && grep -q '26:3' "$W/dcb/app" &&
+	[ "$(cat "$W/sys/class/net/eth9/ecn/roce_np/enable/3")" = 1 ] &&
+	[ "$(cat "$W/sys/class/net/eth9/ecn/roce_rp/enable/3")" = 1 ] && [ -f "$W/state/eth9.state" ]; then
+	ok qos_apply
+else
+	fail qos_apply "$(cat "$W/out") pfc=$(cat "$W/dcb/pfc") trust=$(cat "$W/dcb/trust") app=$(cat "$W/dcb/app")"
+fi
+q show eth9 | grep -q '^prio-pfc  0:off 1:off 2:off 3:on' && ok qos_show || fail qos_show "$(q show eth9)"
+
+: >"$W/calls"
+q apply eth9 --prio 3 --dscp 26 >"$W/out" 2>&1
+[ ! -s "$W/calls" ] && grep -q 'already set' "$W/out" && ok qos_apply_twice_noop ||
+	fail qos_apply_twice_noop "$(cat "$W/calls")"
+
+if q restore eth9 >"$W/out" 2>&1 && [ "$(snap)" = "$orig" ] && [ ! -e "$W/state/eth9.state" ]; then
+	ok qos_restore_exact
+else
+	fail qos_restore_exact "$(cat "$W/out") pfc=$(cat "$W/dcb/pfc") trust=$(cat "$W/dcb/trust") app=$(cat "$W/dcb/app")"
+fi
+q restore eth9 | grep -q 'nothing to restore' && ok qos_restore_twice_noop || fail qos_restore_twice_noop
+
+q apply veth0 --prio 3 >"$W/out" 2>&1
+rc=$?
+[ "$rc" = 3 ] && grep -q 'no DCB support' "$W/out" && [ ! -e "$W/state/veth0.state" ] &&
+	ok qos_no_dcb_stops || fail qos_no_dcb_stops "rc=$rc $(cat "$W/out")"
+q apply eth9 --prio 9 >/dev/null 2>&1
+[ $? = 2 ] && ok qos_bad_prio || fail qos_bad_prio "--prio 9 accepted"
+finish
