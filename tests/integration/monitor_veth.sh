@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# monitor_veth.sh: pfclab monitor on a veth pair between two network namespaces:
+# ethtool (ioctl) and rtnetlink counters move with UDP the test sends, PAUSE and DCB are
+# reported unsupported (n/a, never 0), deleting and re-creating the veth while sampling
+# records a gap without a crash, and a kill -9 leaves every complete line parseable.
+source "$(dirname "$0")/../lib.sh"
+
+need_root monitor_veth || exit 0
+need_cmd monitor_veth ip ethtool jq awk || exit 0
+
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+setup_ns A B || { fail monitor_veth_setup "cannot create namespaces"; finish; }
+
+make_veth() {
+	ip link add vA netns "$A" type veth peer name vB netns "$B" || return 1
+	ip -n "$A" addr add 10.99.0.1/24 dev vA
+	ip -n "$B" addr add 10.99.0.2/24 dev vB
+	ip -n "$A" link set vA up
+	ip -n "$B" link set vB up
+	# veth counts rx_queue_0_xdp_* (its ethtool -S) only on the NAPI path: GRO on the
+	# receiver, and no TSO on the sender (drivers/net/veth.c, veth_skb_is_eligible_for_gro).
+	ip netns exec "$A" ethtool -K vA tso off gso off >/dev/null 2>&1
+	ip netns exec "$B" ethtool -K vB gro on >/dev/null 2>&1
+}
+make_veth || { fail monitor_veth_setup "cannot create the veth pair"; finish; }
+
+send_udp() { # N datagrams from A to B's discard port
+	ip netns exec "$A" bash -c "for ((i = 0; i < $1; i++)); do echo pfclab-monitor-test > /dev/udp/10.99.0.2/9; done" 2>/dev/null
+}
+
+# col FILE NAME: column number of NAME in the CSV header.
+col() { head -n 1 "$1" | tr ',' '\n' | grep -nx -- "$2" | cut -d: -f1; }
+# first/last valid value of a column.
+first_val() { awk -F, -v c="$2" 'NR > 1 && $c != "n/a" { print $c; exit }' "$1"; }
+last_val() { awk -F, -v c="$2" 'NR > 1 && $c != "n/a" { v = $c } END { print v }' "$1"; }
+
+# --- 1: counters move with traffic; pause/DCB unsupported, not zero -------------------
+run1=$tmp/run1
+ip netns exec "$B" "$PFCLAB" monitor -i vB -I 20ms -q --record "$run1" 2>"$tmp/err1" &
+mon=$!
+defer kill "$mon"
+sleep 0.5
+send_udp 300
+sleep 0.5
+kill -INT "$mon"
+wait "$mon"
+rc=$?
+csv=$run1/samples.csv
+if [ "$rc" -ne 0 ] || [ ! -s "$csv" ]; then
+	fail monitor_veth_record "monitor exit $rc: $(tr '\n' ' ' <"$tmp/err1")"
+else
+	ok monitor_veth_record
+fi
+
+c=$(col "$csv" ethtool:vB:rx_queue_0_xdp_packets)
+d=$(( $(last_val "$csv" "$c") - $(first_val "$csv" "$c") ))
+if [ -n "$c" ] && [ "$d" -ge 300 ]; then
+	ok monitor_veth_ethtool_moves
+else
+	fail monitor_veth_ethtool_moves "rx_queue_0_xdp_packets moved by $d, expected >= 300"
+fi
+c=$(col "$csv" link.rx_packets)
+d=$(( $(last_val "$csv" "$c") - $(first_val "$csv" "$c") ))
+if [ -n "$c" ] && [ "$d" -ge 300 ]; then
+	ok monitor_veth_rtnetlink_moves
+else
+	fail monitor_veth_rtnetlink_moves "link.rx_packets moved by $d, expected >= 300"
+fi
+# The recorded total equals what the kernel reports now (nothing else moves on vB).
+kern=$(ip netns exec "$B" cat /sys/class/net/vB/statistics/rx_packets)
+if [ "$(last_val "$csv" "$c")" = "$kern" ]; then
+	ok monitor_veth_rtnetlink_equals_sysfs
+else
+	fail monitor_veth_rtnetlink_equals_sysfs "recorded $(last_val "$csv" "$c"), sysfs $kern"
+fi
+
+bad=""
+for m in pause.tx.frames pause.rx.frames pfc.tx.prio3.frames pfc.rx.prio3.frames pfc.enabled_mask; do
+	c=$(col "$csv" "$m")
+	[ -n "$c" ] || { bad="$bad $m:missing"; continue; }
+	v=$(awk -F, -v c="$c" 'NR > 1 && $c != "n/a" { print; exit }' "$csv")
+	[ -z "$v" ] || bad="$bad $m:has-values"
+done
+if [ -z "$bad" ] && grep -q "PAUSE statistics.*not supported by vB" "$tmp/err1" &&
+   grep -q "DCB IEEE PFC.*not supported by vB" "$tmp/err1" &&
+   [ "$(jq -r '.sources[] | select(.source == "dcb") | .state' "$run1/meta.json")" = unsupported ] &&
+   [ "$(grep -c '"event":"unsupported"' "$run1/samples.jsonl")" -ge 2 ]; then
+	ok monitor_veth_pause_dcb_unsupported
+else
+	fail monitor_veth_pause_dcb_unsupported "columns:$bad; stderr: $(tr '\n' ' ' <"$tmp/err1")"
+fi
+if jq -e '.finished == true and .samples > 10 and (.columns | length) > 20' \
+	"$run1/meta.json" >/dev/null; then
+	ok monitor_veth_meta
+else
+	fail monitor_veth_meta "meta.json incomplete"
+fi
+
+# --- 2: delete and re-create the veth while sampling ----------------------------------
+run2=$tmp/run2
+ip netns exec "$B" "$PFCLAB" monitor -i vB -I 10ms -q --record "$run2" 2>"$tmp/err2" &
+mon=$!
+defer kill "$mon"
+sleep 0.4
+send_udp 50
+sleep 0.2
+ip -n "$B" link del vB
+sleep 0.5
+make_veth
+sleep 0.5
+send_udp 120
+sleep 0.5
+if kill -0 "$mon" 2>/dev/null; then
+	ok monitor_veth_survives_recreate
+else
+	fail monitor_veth_survives_recreate "monitor died: $(tr '\n' ' ' <"$tmp/err2")"
+fi
+kill -INT "$mon"
+wait "$mon"
+csv=$run2/samples.csv
+gcol=$(col "$csv" gaps)
+gaprows=$(awk -F, -v c="$gcol" 'NR > 1 && $c ~ /vB/' "$csv" | wc -l)
+begins=$(grep -c '"event":"gap_begin"' "$run2/samples.jsonl")
+ends=$(grep -c '"event":"gap_end"' "$run2/samples.jsonl")
+if [ "$gaprows" -gt 0 ] && [ "$begins" -ge 1 ] && [ "$ends" -ge 1 ]; then
+	ok monitor_veth_gap_recorded
+else
+	fail monitor_veth_gap_recorded "gap rows $gaprows, gap_begin $begins, gap_end $ends"
+fi
+# During the gap the values are n/a; after it they are valid and move again.
+c=$(col "$csv" link.rx_packets)
+na=$(awk -F, -v c="$c" -v g="$gcol" 'NR > 1 && $g ~ /link:vB/ && $c != "n/a"' "$csv" | wc -l)
+after=$(awk -F, -v c="$c" -v g="$gcol" 'NR > 1 && $g ~ /vB/ { seen = 1; next }
+	seen && $c != "n/a" { if (first == "") first = $c; last = $c }
+	END { print last - first }' "$csv")
+if [ "$na" -eq 0 ] && [ "${after:-0}" -ge 120 ]; then
+	ok monitor_veth_after_gap
+else
+	fail monitor_veth_after_gap "valid values during gap: $na; moved after gap: $after"
+fi
+
+# --- 3: kill -9 while recording at 1 ms: every complete line parses -------------------
+run3=$tmp/run3
+ip netns exec "$B" "$PFCLAB" monitor -i vB -I 1ms -q --record "$run3" 2>"$tmp/err3" &
+mon=$!
+defer kill -9 "$mon"
+send_udp 200 &
+sleep 1.3
+kill -9 "$mon"
+wait "$mon" 2>/dev/null
+csv=$run3/samples.csv
+ncol=$(head -n 1 "$csv" | awk -F, '{ print NF }')
+complete=$(($(wc -l <"$csv") - 1))
+badcsv=$(head -n "$((complete + 1))" "$csv" | awk -F, -v n="$ncol" 'NR > 1 && NF != n' | wc -l)
+jl=$(wc -l <"$run3/samples.jsonl")
+badjson=$(head -n "$jl" "$run3/samples.jsonl" | while IFS= read -r l; do
+	jq -e . >/dev/null 2>&1 <<<"$l" || echo bad; done | wc -l)
+echo "# kill -9 after ~1.3 s at 1 ms: $complete complete CSV rows, $jl JSON lines"
+if [ "$complete" -gt 100 ] && [ "$badcsv" -eq 0 ] && [ "$badjson" -eq 0 ] &&
+   jq -e '.finished == false' "$run3/meta.json" >/dev/null; then
+	ok monitor_veth_kill9_parseable
+else
+	fail monitor_veth_kill9_parseable "rows $complete, bad CSV rows $badcsv, bad JSON lines $badjson"
+fi
+
+finish
