@@ -217,7 +217,7 @@ static int run_send(const struct inject_opts *o)
 	uint64_t t0, i = 0, n = o->count, deadline;
 	int rc;
 
-	rc = frames_tx_open(&tx, o->ifname);
+	rc = frames_tx_open(&tx, o->ifname, !o->via_qdisc);
 	if (rc) {
 		pfc_errno(-rc, "%s: cannot open an AF_PACKET socket%s", o->ifname,
 			  rc == -EPERM ? " (needs root or CAP_NET_RAW)" :
@@ -319,10 +319,14 @@ static void usage(FILE *f)
 		"      --cnp-dscp N     DSCP of the CNPs (default 48)\n"
 		"      --peer-qp QPN    QP the CNPs go to (default: learned from the packets\n"
 		"                       flowing back from the CE packet's receiver)\n"
+		"      --dst-mac MAC    CNPs to MAC instead of the CE packet's source (seen on the\n"
+		"                       wire, not taken in by the sender's stack)\n"
 		"      --qdisc-dev DEV  device whose root qdisc backlog is watched\n"
 		"      --xoff-bytes N, --xon-bytes N   thresholds (default 30000 / 10000)\n"
 		"      --poll DUR       backlog poll period (default 1ms)\n"
 		"Other:\n"
+		"      --via-qdisc      send through the interface's qdisc (default: bypass it,\n"
+		"                       as a MAC sends PAUSE/PFC ahead of queued traffic)\n"
 		"      --quiet          no summary line\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -337,7 +341,7 @@ static void usage(FILE *f)
 enum {
 	O_PCAPNG = 256, O_APPEND, O_START, O_SRC_MAC, O_DST_MAC, O_VLAN, O_PAUSE_TIME, O_SPEED,
 	O_SRC_IP, O_DST_IP, O_QP, O_QP_STEP, O_PSN, O_DSCP, O_SPORT, O_ECN, O_CE_EVERY, O_LEN,
-	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_QP_COUNT, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
+	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_QP_COUNT, O_VIA_QDISC, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
 };
 
 static int bad(const char *opt, const char *val, const char *want)
@@ -384,6 +388,7 @@ int inject_main(int argc, char **argv)
 		{ "xon-bytes", required_argument, NULL, O_XON },
 		{ "poll", required_argument, NULL, O_POLL },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "via-qdisc", no_argument, NULL, O_VIA_QDISC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -410,6 +415,7 @@ int inject_main(int argc, char **argv)
 		case O_PCAPNG: o.pcapng = true; break;
 		case O_APPEND: o.append = true; break;
 		case O_QUIET: o.quiet = true; break;
+		case O_VIA_QDISC: o.via_qdisc = true; break;
 		case O_START:
 			if (parse_start(optarg, &o.start_ns))
 				return bad("--start", optarg, "give seconds since 1970, e.g. 1700000000.25");

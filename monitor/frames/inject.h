@@ -37,6 +37,7 @@ struct inject_opts {
 	uint64_t xoff_bytes, xon_bytes;
 	uint64_t poll_ns;
 	bool quiet;
+	bool via_qdisc;       /* send through the qdisc rather than past it */
 };
 
 int inject_main(int argc, char **argv);

@@ -11,10 +11,14 @@
  * context knows; from the wire it is learned as the dest QP of packets flowing back
  * from 10.0.0.2 to 10.0.0.1 (RC ACKs and reverse data carry it), or given with
  * --peer-qp. With several QPs between the same two addresses the last one seen wins.
+ * --dst-mac sends the CNPs to another MAC than the CE packet's source: a wire or a
+ * capture still carries them, the sender's IP stack drops them (Soft-RoCE in Linux 6.1
+ * has no reaction point and answers a CNP with an invalid-request NAK).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,7 +120,7 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 	}
 	memset(&l2, 0, sizeof(l2));
 	memcpy(l2.src, pk.dst, 6);
-	memcpy(l2.dst, pk.src, 6);
+	memcpy(l2.dst, np->o->have_dst_mac ? np->o->l2.dst : pk.src, 6);
 	l2.vlan = pk.ntags ? (int)(pk.tci[pk.ntags - 1] & 0xfff) : -1;
 	l2.pcp = pk.pcp;
 	ro = (struct frames_roce){
@@ -145,7 +149,7 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 
 	memset(&np, 0, sizeof(np));
 	np.o = o;
-	rc = frames_tx_open(&np.tx, o->ifname);
+	rc = frames_tx_open(&np.tx, o->ifname, !o->via_qdisc);
 	if (rc) {
 		pfc_errno(-rc, "%s: cannot open an AF_PACKET socket to send CNPs", o->ifname);
 		return 1;
@@ -171,6 +175,11 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 		goto fail;
 	}
 	pcap_freecode(&prog);
+	/* non-blocking with poll(): Ctrl-C and --duration end the loop even when idle */
+	if (pcap_setnonblock(pc, 1, errbuf) < 0) {
+		pfc_err("%s: %s", o->ifname, errbuf);
+		goto fail;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "pfclab inject: answering CE-marked RoCEv2 on %s with CNPs "
 			"(gap %.1f us per QP); Ctrl-C stops\n", o->ifname,
@@ -178,6 +187,9 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 	t0 = time_mono_ns();
 	deadline = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
 	while (!inject_stop && time_mono_ns() < deadline) {
+		struct pollfd pfd = { .fd = pcap_get_selectable_fd(pc), .events = POLLIN };
+
+		poll(&pfd, 1, 50);
 		rc = pcap_dispatch(pc, 256, on_packet, (u_char *)&np);
 		if (rc == PCAP_ERROR) {
 			pfc_err("%s: capture failed: %s", o->ifname, pcap_geterr(pc));

@@ -128,7 +128,7 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o)
 		pfc_err("--qdisc-dev %s: no such device; see 'ip link'", o->qdisc_dev);
 		return 1;
 	}
-	rc = frames_tx_open(&tx, o->ifname);
+	rc = frames_tx_open(&tx, o->ifname, !o->via_qdisc);
 	if (rc) {
 		pfc_errno(-rc, "%s: cannot open an AF_PACKET socket to send PFC", o->ifname);
 		return 1;

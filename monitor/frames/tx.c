@@ -15,7 +15,7 @@
 
 #include "monitor/frames/tx.h"
 
-int frames_tx_open(struct frames_tx *tx, const char *ifname)
+int frames_tx_open(struct frames_tx *tx, const char *ifname, bool bypass_qdisc)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	struct ifreq ifr;
@@ -41,7 +41,8 @@ int frames_tx_open(struct frames_tx *tx, const char *ifname)
 		goto fail;
 	memcpy(tx->mac, ifr.ifr_hwaddr.sa_data, 6);
 	/* best effort: older kernels lack it and the qdisc path works too */
-	setsockopt(tx->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+	if (bypass_qdisc)
+		setsockopt(tx->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
 	return 0;
 fail:
 	err = -errno;

@@ -5,6 +5,7 @@
 #ifndef PFCLAB_FRAMES_TX_H
 #define PFCLAB_FRAMES_TX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,8 +16,10 @@ struct frames_tx {
 	uint64_t sent, failed;
 };
 
-/* Opens an AF_PACKET socket bound to ifname; fills tx->mac. -errno on failure. */
-int frames_tx_open(struct frames_tx *tx, const char *ifname);
+/* Opens an AF_PACKET socket bound to ifname; fills tx->mac. bypass_qdisc: skip the
+ * device's qdisc (frames leave at once, as a MAC would send them); otherwise they queue
+ * like any traffic. -errno on failure. */
+int frames_tx_open(struct frames_tx *tx, const char *ifname, bool bypass_qdisc);
 /* Sends n frames (pointers and lengths); returns how many went out or -errno. */
 int frames_tx_send(struct frames_tx *tx, const uint8_t *const *frames, const size_t *lens,
 		   unsigned n);

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_frames_cnp.sh (vlab guest): the DCQCN notification loop on a real virtual wire.
+# With the impaired link (htb + RED/ECN) and `pfclab inject cnp-on-ce` acting as the
+# notification point on vb, bidirectional perftest traffic sent ECT (--tclass=2) shows
+# CE-marked RoCEv2 packets and CNPs in a `pfclab capture` on va, and `pfclab review`
+# reports the CNPs per QP: from 10.77.0.2 to the QP of rxe0's perftest endpoint.
+# Soft-RoCE in Linux 6.1 has no reaction point: a CNP reaching rxe0 is answered with an
+# invalid-request NAK that fails the QP (perftest status 9). The CNPs therefore go to a
+# MAC va does not own: they cross the veth and are captured on va, and va's IP stack
+# drops them before rxe sees them.
+source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+
+name=frames_cnp
+SIZE=65536 ITERS=100
+[ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
+GID_B=$(vlab_gid_index "$VLAB_DEV_B" "$VLAB_IP_B")
+
+bw_run() { # ib_write_bw server on rxe0, client on rxe1, bidirectional, ECT(0)
+	local i spid
+	ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s $SIZE -n $ITERS -b -F --tclass=2 \
+		>"$VLAB_OUT/cnp-server.txt" 2>&1 &
+	spid=$!
+	for i in $(seq 20); do
+		sleep 0.5
+		ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s $SIZE -n $ITERS -b -F --tclass=2 \
+			"$VLAB_IP_A" >"$VLAB_OUT/cnp-client.txt" 2>&1 && break
+		grep -q 'Unable to init the socket\|Couldn.t connect' "$VLAB_OUT/cnp-client.txt" || break
+	done
+	wait $spid
+}
+
+vlab_impair on 100mbit || { fail $name "impaired link set up"; finish; }
+defer vlab_impair off
+"$PFCLAB" capture -i "$VLAB_IF_A" --ce -s 128 -q --json -d 120s -w "$VLAB_OUT/cnp.pcap" \
+	>"$VLAB_OUT/capture.json" 2>"$VLAB_OUT/capture.err" &
+cpid=$!
+defer kill $cpid
+"$PFCLAB" inject -i "$VLAB_IF_B" cnp-on-ce --dst-mac 02:00:00:00:00:99 -d 120s >"$VLAB_OUT/np.txt" 2>&1 &
+npid=$!
+defer kill $npid
+for _ in $(seq 100); do grep -q listening "$VLAB_OUT/capture.err" && break; sleep 0.1; done
+sleep 1
+bw_run || fail "$name: perftest on the impaired link" "$(tail -n 2 "$VLAB_OUT"/cnp-*.txt | tr '\n' ' ')"
+sleep 1
+kill -INT $npid $cpid
+wait $npid $cpid
+"$PFCLAB" review "$VLAB_OUT/cnp.pcap" >"$VLAB_OUT/review.txt" 2>&1
+"$PFCLAB" review --json "$VLAB_OUT/cnp.pcap" >"$VLAB_OUT/review.json" 2>&1
+cat "$VLAB_OUT/review.txt" "$VLAB_OUT/np.txt"
+
+qpn=$(awk '/local address/ { for (i = 1; i <= NF; i++) if ($i == "QPN") { print $(i + 1); exit } }' \
+	"$VLAB_OUT/cnp-server.txt")
+ce=$(jq '[.ecn_flows[].ce] | add // 0' "$VLAB_OUT/review.json")
+cnp=$(jq '.kinds.cnp' "$VLAB_OUT/review.json")
+sent=$(sed -n 's/.* cnp_sent \([0-9]*\).*/\1/p' "$VLAB_OUT/np.txt")
+drops=$(jq '.interfaces[0].kernel_drops' "$VLAB_OUT/capture.json")
+echo "qpn=$qpn ce=$ce cnp=$cnp sent=$sent drops=$drops" | tee "$VLAB_OUT/summary.txt"
+
+if [ "${ce:-0}" -gt 0 ]; then ok "$name: capture holds $ce CE-marked RoCEv2 packets"
+else fail "$name: CE-marked packets in the capture" "none"; fi
+if [ "${cnp:-0}" -gt 0 ] && [ "$cnp" = "$sent" ]; then
+	ok "$name: capture holds all $cnp CNPs the notification point sent"
+else
+	fail "$name: CNPs in the capture" "captured ${cnp:-none}, sent ${sent:-none}, drops ${drops:-n/a}"
+fi
+want=$(printf '%d' "$qpn" 2>/dev/null)
+per_qp=$(jq -r --argjson q "${want:--1}" '[.cnp[] | select(.source == "10.77.0.2" and .dest_qp == $q) | .count] | add // 0' \
+	"$VLAB_OUT/review.json")
+if [ "${per_qp:-0}" -gt 0 ] && [ "$per_qp" = "$cnp" ]; then
+	ok "$name: review reports $per_qp CNPs from 10.77.0.2 to QP $qpn (rxe0's endpoint)"
+else
+	fail "$name: review CNPs per QP" "$(jq -c '.cnp' "$VLAB_OUT/review.json" | head -c 300), want QP $qpn"
+fi
+finish
