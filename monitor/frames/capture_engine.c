@@ -48,6 +48,26 @@ const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len)
 	return buf;
 }
 
+/* Link speed from /sys/class/net/IF/speed (Mb/s), 0 when unknown (down, RDMA
+ * sniffer devices, virtual links that report -1). */
+static uint64_t if_speed_bps(const char *name)
+{
+	char path[128];
+	long mbps = -1;
+	FILE *f;
+
+	if (strchr(name, '/'))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", name);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &mbps) != 1)
+		mbps = -1;
+	fclose(f);
+	return mbps > 0 ? (uint64_t)mbps * 1000000ull : 0;
+}
+
 static int file_open(struct frames_cap *cap)
 {
 	char path[4096];
@@ -63,7 +83,7 @@ static int file_open(struct frames_cap *cap)
 	}
 	for (i = 0; i < cap->o.nifs; i++) {
 		rc = pcapf_writer_add_if(&cap->w, cap->ifs[i].link, cap->o.snaplen,
-					 cap->ifs[i].name, cap->o.speed_bps);
+					 cap->ifs[i].name, cap->ifs[i].speed_bps);
 		if (rc < 0) {
 			snprintf(cap->errmsg, sizeof(cap->errmsg),
 				 "%s and %s have different link types; use --pcapng",
@@ -106,6 +126,7 @@ static int if_open(struct frames_cap *cap, struct frames_cap_if *ci)
 		return -EIO;
 	}
 	ci->link = pcap_datalink(ci->pc);
+	ci->speed_bps = cap->o.speed_bps ? cap->o.speed_bps : if_speed_bps(ci->name);
 	if (pcap_compile(ci->pc, &prog, cap->o.filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
 		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: filter '%s': %s", ci->name,
 			 cap->o.filter, pcap_geterr(ci->pc));
@@ -182,7 +203,7 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *by
 	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
 
 	frames_decode(cx->ci->link, bytes, h->caplen, h->len, &pk);
-	frames_stats_add(&cap->st, ts, &pk, cap->o.speed_bps);
+	frames_stats_add(&cap->st, ts, &pk, cx->ci->speed_bps);
 	cx->n++;
 	if (!cap->writing)
 		return;

@@ -34,7 +34,7 @@ struct frames_cap_opts {
 	const char *path;     /* NULL: count only */
 	bool pcapng;
 	uint64_t rotate_bytes, rotate_ns; /* 0 = no rotation */
-	uint64_t speed_bps;   /* recorded as pcapng if_speed, used for pause time */
+	uint64_t speed_bps;   /* overrides each interface's sysfs speed (pcapng if_speed) */
 };
 
 struct frames_cap_if {
@@ -43,6 +43,7 @@ struct frames_cap_if {
 	int fd;
 	int link;
 	int wr_idx;           /* interface index in the output file */
+	uint64_t speed_bps;   /* --speed, else sysfs, else 0 (unknown) */
 	/* from pcap_stats at the last frames_cap_stats call */
 	bool stats_valid;
 	uint64_t recv, drop, ifdrop;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # capture_veth.sh: a veth pair between two namespaces made here; pfclab inject sends N
 # PAUSE, N PFC, N CNP and N CE-marked RoCEv2 frames on one end, pfclab capture on the
-# other end must count exactly N of each, report zero kernel drops, and write a file
-# that pfclab review reads back with the same counts.
+# other end must count exactly N of each, report zero kernel drops, and write a pcapng
+# that pfclab review reads back with the same counts and the veth's link speed.
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_veth
@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
 ip netns exec "$NSB" "$PFCLAB" capture -i pfcb --ce -q --json -c $((4 * N)) -d 30s \
-	-w "$tmp/cap.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
+	--pcapng -w "$tmp/cap.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/cap.err" && break; sleep 0.1; done
@@ -43,10 +43,10 @@ else
 	fail "$name" "pause pfc cnp roce pfc_p3 drops written = '$got', want '$want'"
 fi
 rev=$("$PFCLAB" review --json "$tmp/cap.pcap" |
-	jq -r '"\(.kinds.pause) \(.kinds.pfc) \(.kinds.cnp) \(.kinds.roce) \(.ecn_flows[0].ce)"')
-if [ "$rev" = "$N $N $N $N $N" ]; then
-	ok "$name: review of the written capture agrees"
+	jq -r '"\(.kinds.pause) \(.kinds.pfc) \(.kinds.cnp) \(.kinds.roce) \(.ecn_flows[0].ce) \(.pause.speed_from)"')
+if [ "$rev" = "$N $N $N $N $N capture" ]; then
+	ok "$name: review of the written pcapng agrees (link speed from its metadata)"
 else
-	fail "$name: review" "pause pfc cnp roce ce = '$rev', want all $N"
+	fail "$name: review" "pause pfc cnp roce ce speed_from = '$rev', want $N x5 and capture"
 fi
 finish
