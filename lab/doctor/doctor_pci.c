@@ -5,6 +5,8 @@
  * every GPU and NIC, classified as `nvidia-smi topo -m` does.
  */
 #include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,20 @@
 #include <pci/pci.h>
 
 #include "lab/doctor/doctor.h"
+
+/* libpci's default error handler exits the process; ours returns to doctor_check_pci. */
+static jmp_buf pci_escape;
+
+static void __attribute__((noreturn)) pci_error(char *msg, ...)
+{
+	(void)msg;
+	longjmp(pci_escape, 1);
+}
+
+static void pci_quiet(char *msg, ...)
+{
+	(void)msg;
+}
 
 struct link {
 	bool valid;
@@ -148,14 +164,23 @@ static int dev_path(const char *bdf, char *out, size_t len, int *numa)
 
 void doctor_check_pci(struct doctor_report *r)
 {
-	struct pci_access *pacc = pci_alloc();
+	struct pci_access *volatile pacc = pci_alloc();
 	char pa[PATH_MAX], pb[PATH_MAX], item[48];
 	enum doctor_topo t;
 	unsigned int g, n;
 	int na, nb;
 
-	if (pacc)
-		pci_init(pacc);
+	if (pacc) {
+		pacc->error = pci_error;
+		pacc->warning = pci_quiet;
+		pacc->debug = pci_quiet;
+		if (setjmp(pci_escape) == 0) {
+			pci_init(pacc);
+		} else {
+			/* libpci gave up (no access method): use the sysfs attributes alone. */
+			pacc = NULL;
+		}
+	}
 	for (g = 0; g < r->ngpus; g++)
 		check_link(r, pacc, "GPU", r->gpus[g].bdf, true);
 	for (n = 0; n < r->nnics; n++)

@@ -85,9 +85,14 @@ cat >"$B/modinfo" <<'EOF'
 #!/bin/bash
 field= target=
 while [ $# -gt 0 ]; do
-	case "$1" in -b|-k) shift ;; -F) field=$2; shift ;; *) target=$1 ;; esac
+	case "$1" in -b|-k) shift ;; -F) field=$2; shift ;; -n) field=filename ;; *) target=$1 ;; esac
 	shift
 done
+if [ "$field" = filename ]; then
+	rel=$(awk -F: -v f="${target//_/-}" '$1 ~ "/"f"\\.ko" { print $1 }' "$GD_FR/lib/modules/$GD_KV/modules.dep")
+	[ -n "$rel" ] && { echo "$GD_FR/lib/modules/$GD_KV/$rel"; exit 0; }
+	exit 1
+fi
 if [ -f "$target" ]; then
 	sed -n "s/^$field=//p" "$target"
 	exit 0
@@ -238,6 +243,7 @@ order=$(grep -E '^(rmmod|modprobe) ' "$W/calls.log" | tr '\n' ',')
 want="rmmod nvidia_peermem,rmmod nvidia_uvm,rmmod nvidia_modeset,rmmod nvidia,modprobe nvidia,modprobe nvidia_uvm,modprobe nvidia_peermem,"
 [ "$order" = "$want" ] && ok gpudirect_reload_order || fail gpudirect_reload_order "$order"
 grep -q '^OK    memory_peers nv_mem version 1.2' "$W/out" && grep -q '^OK    nvidia_peermem depends on nvidia' "$W/out" &&
+	grep -q '^OK    nvidia loaded from /lib/modules/6.1.0-test/kernel/drivers/video/nvidia.ko (modinfo filename' "$W/out" &&
 	ok gpudirect_verify || fail gpudirect_verify "$(grep -E '^(OK|FAIL|WARN) ' "$W/out" | tr '\n' ' ')"
 
 # ---- 5. second run: no-op ---------------------------------------------------------------
