@@ -214,7 +214,7 @@ struct nlmsghdr *nl_sock_req(struct nl_sock *s, uint16_t type, uint16_t flags)
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(s->buf);
 
 	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nlh->nlmsg_seq = ++s->seq;
 	return nlh;
 }
@@ -223,6 +223,7 @@ int nl_sock_talk(struct nl_sock *s, struct nlmsghdr *req, nl_msg_cb cb, void *ar
 {
 	uint32_t seq = req->nlmsg_seq;
 	bool dump = req->nlmsg_flags & NLM_F_DUMP;
+	bool ack = req->nlmsg_flags & NLM_F_ACK;
 	ssize_t n;
 
 	if (mnl_socket_sendto(s->mnl, req, req->nlmsg_len) < 0)
@@ -251,8 +252,11 @@ int nl_sock_talk(struct nl_sock *s, struct nlmsghdr *req, nl_msg_cb cb, void *ar
 			rc = cb ? cb(&m, arg) : 0;
 			if (rc)
 				return rc;
-			if (!dump && !(m.flags & NLM_F_MULTI))
-				continue;	/* the ACK follows */
+			/* A plain request gets one reply (or an error) and no ACK unless
+			 * asked: one recvmsg per sample instead of two.
+			 */
+			if (!dump && !ack && !(m.flags & NLM_F_MULTI))
+				return 0;
 		}
 		if (rc < 0)
 			return rc;

@@ -90,12 +90,12 @@ struct nl_sock {
 
 int nl_sock_open(struct nl_sock *s, int bus);
 void nl_sock_close(struct nl_sock *s);
-/* Fresh request header in the socket's buffer: type, flags (NLM_F_REQUEST|NLM_F_ACK are
- * added) and the next sequence number.
+/* Fresh request header in the socket's buffer: type, flags (NLM_F_REQUEST is added; add
+ * NLM_F_ACK for a request that has no reply of its own) and the next sequence number.
  */
 struct nlmsghdr *nl_sock_req(struct nl_sock *s, uint16_t type, uint16_t flags);
-/* Send req and hand every reply of its sequence to cb until the ACK, NLMSG_DONE or an
- * error. Returns 0, the kernel's -errno, -EBADMSG for a malformed reply, or cb's value.
+/* Send req and hand every reply of its sequence to cb until the first reply (plain
+ * request), the ACK (NLM_F_ACK), NLMSG_DONE (dump) or an error. Returns 0, the kernel's -errno, -EBADMSG for a malformed reply, or cb's value.
  */
 int nl_sock_talk(struct nl_sock *s, struct nlmsghdr *req, nl_msg_cb cb, void *arg);
 

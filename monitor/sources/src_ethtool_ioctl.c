@@ -28,6 +28,11 @@
  * pause strings when the PFC configuration changes.
  */
 #define RECHECK_NS (1000 * 1000000ULL)
+/* How often the ifindex is compared, to notice the interface was deleted and re-created
+ * (its counters restart). Between checks a restart still shows as a reset (counter went
+ * back); the check makes it a recorded gap.
+ */
+#define IFINDEX_CHECK_NS (100 * 1000000ULL)
 
 struct ethtool_priv {
 	int fd;
@@ -37,6 +42,7 @@ struct ethtool_priv {
 	struct ethtool_stats *stats;
 	struct ethtool_gstrings *strings;
 	uint64_t last_check_ns;
+	uint64_t last_ifindex_ns;
 };
 
 static void ifr_name_set(struct ifreq *ifr, const char *dev)
@@ -277,19 +283,23 @@ static bool strings_changed(struct mon_src *s)
 static int ethtool_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 {
 	struct ethtool_priv *p = s->priv;
-	uint64_t now;
+	uint64_t now = time_mono_ns();
 	int idx, rc;
 	uint32_t i;
 
-	idx = ifindex_get(s);
-	if (idx < 0) {
-		snprintf(s->err, sizeof(s->err), "interface %s: %s", s->dev, strerror(-idx));
-		return idx;
-	}
-	if (idx != p->ifindex) {
-		snprintf(s->err, sizeof(s->err), "interface %s re-created (ifindex %d -> %d)",
-			 s->dev, p->ifindex, idx);
-		return -ENODEV;
+	if (now - p->last_ifindex_ns >= IFINDEX_CHECK_NS) {
+		p->last_ifindex_ns = now;
+		idx = ifindex_get(s);
+		if (idx < 0) {
+			snprintf(s->err, sizeof(s->err), "interface %s: %s", s->dev,
+				 strerror(-idx));
+			return idx;
+		}
+		if (idx != p->ifindex) {
+			snprintf(s->err, sizeof(s->err), "interface %s re-created (ifindex %d -> "
+				 "%d)", s->dev, p->ifindex, idx);
+			return -ENODEV;
+		}
 	}
 	memset(p->stats, 0, sizeof(*p->stats));
 	p->stats->cmd = ETHTOOL_GSTATS;
@@ -306,7 +316,6 @@ static int ethtool_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 				     vals);
 	if (rc)
 		return rc;
-	now = time_mono_ns();
 	if (now - p->last_check_ns >= RECHECK_NS) {
 		p->last_check_ns = now;
 		if (strings_changed(s))
