@@ -12,8 +12,8 @@
  * from 10.0.0.2 to 10.0.0.1 (RC ACKs and reverse data carry it), or given with
  * --peer-qp. With several QPs between the same two addresses the last one seen wins.
  * --dst-mac sends the CNPs to another MAC than the CE packet's source: a wire or a
- * capture still carries them, the sender's IP stack drops them (Soft-RoCE in Linux 6.1
- * has no reaction point and answers a CNP with an invalid-request NAK).
+ * capture still carries them, the sender's IP stack drops them (for senders with no
+ * reaction point, such as Soft-RoCE, which has no CNP handling).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # golden_tshark.sh: pfclab's decoder agrees with tshark on every golden capture:
 # frames per type (PAUSE, PFC, CNP), PFC frames and quanta per priority, PAUSE quanta,
-# and CNPs per (source, dest QP). tshark's fields are summed with awk, pfclab's come
-# from `pfclab review --json` through jq, and the two summaries must be equal.
+# CNPs per (source, dest QP), and packets and CE marks per RoCEv2 flow. tshark's
+# fields are summed with awk, pfclab's come from `pfclab review --json` through jq, and
+# the two summaries must be equal.
 source "$(dirname "$0")/../lib.sh"
 
 need_cmd golden_tshark tshark jq awk || finish
@@ -18,7 +19,8 @@ tshark_summary() {
 		-e macc.cbfc.pause_time.c0 -e macc.cbfc.pause_time.c1 -e macc.cbfc.pause_time.c2 \
 		-e macc.cbfc.pause_time.c3 -e macc.cbfc.pause_time.c4 -e macc.cbfc.pause_time.c5 \
 		-e macc.cbfc.pause_time.c6 -e macc.cbfc.pause_time.c7 \
-		-e infiniband.bth.opcode -e infiniband.bth.destqp -e ip.src -e ipv6.src 2>/dev/null |
+		-e infiniband.bth.opcode -e infiniband.bth.destqp -e ip.src -e ipv6.src \
+		-e ip.dst -e ipv6.dst -e ip.dsfield.ecn -e ipv6.tclass.ecn 2>/dev/null |
 	awk -F'\t' '
 	function hex(s,   i, c, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
 		for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
@@ -30,12 +32,15 @@ tshark_summary() {
 			pfc++; en = hex($2)
 			for (p = 0; p < 8; p++) if (int(en / 2 ^ p) % 2) { pf[p]++; qs[p] += $(4 + p) }
 		}
-		if ($12 == "129") { src = $14 != "" ? $14 : $15; cnp[src " " hex($13)]++; ncnp++ }
+		src = $14 != "" ? $14 : $15; dst = $16 != "" ? $16 : $17; ecn = $18 != "" ? $18 : $19
+		if ($12 == "129") { cnp[src " " hex($13)]++; ncnp++ }
+		else if ($12 != "") { f = src " " dst " " hex($13); flow[f]++; if (ecn == 3) ce[f]++ }
 	}
 	END {
 		printf "pause %d\npfc %d\ncnp %d\npause_quanta %d\n", pause, pfc, ncnp, pq
 		for (p = 0; p < 8; p++) if (pf[p]) printf "pfc_prio %d frames %d quanta %d\n", p, pf[p], qs[p]
 		for (k in cnp) printf "cnp_qp %s %d\n", k, cnp[k]
+		for (k in flow) printf "flow %s packets %d ce %d\n", k, flow[k], ce[k]
 	}' | sort
 }
 
@@ -45,7 +50,8 @@ pfclab_summary() {
 		"pause_quanta \([.pause.priorities[] | select(.priority == "all") | .quanta] | add // 0)",
 		(.pause.priorities[] | select(.priority != "all") |
 			"pfc_prio \(.priority) frames \(.frames) quanta \(.quanta)"),
-		(.cnp[] | "cnp_qp \(.source) \(.dest_qp) \(.count)")' | sort
+		(.cnp[] | "cnp_qp \(.source) \(.dest_qp) \(.count)"),
+		(.ecn_flows[] | "flow \(.source) \(.destination) \(.dest_qp) packets \(.packets) ce \(.ce)")' | sort
 }
 
 n=0

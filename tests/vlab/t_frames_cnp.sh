@@ -3,12 +3,11 @@
 # t_frames_cnp.sh (vlab guest): the DCQCN notification loop on a real virtual wire.
 # With the impaired link (htb + RED/ECN) and `pfclab inject cnp-on-ce` acting as the
 # notification point on vb, bidirectional perftest traffic sent ECT (--tclass=2) shows
-# CE-marked RoCEv2 packets and CNPs in a `pfclab capture` on va, and `pfclab review`
-# reports the CNPs per QP: from 10.77.0.2 to the QP of rxe0's perftest endpoint.
-# Soft-RoCE in Linux 6.1 has no reaction point: a CNP reaching rxe0 is answered with an
-# invalid-request NAK that fails the QP (perftest status 9). The CNPs therefore go to a
-# MAC va does not own: they cross the veth and are captured on va, and va's IP stack
-# drops them before rxe sees them.
+# CE-marked RoCEv2 packets and CNPs in a `pfclab capture --roce` (all RoCEv2 headers)
+# on va, and `pfclab review` reports the CNPs per QP: from 10.77.0.2 to the QP of
+# rxe0's perftest endpoint. Soft-RoCE has no reaction point (no CNP handling), so the
+# CNPs go to a MAC va does not own: they cross the veth and are captured on va, and
+# va's IP stack drops them before rxe0 could take them for a request on its QP.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 
 name=frames_cnp
@@ -32,7 +31,7 @@ bw_run() { # ib_write_bw server on rxe0, client on rxe1, bidirectional, ECT(0)
 
 vlab_impair on 100mbit || { fail $name "impaired link set up"; finish; }
 defer vlab_impair off
-"$PFCLAB" capture -i "$VLAB_IF_A" --ce -s 128 -q --json -d 120s -w "$VLAB_OUT/cnp.pcap" \
+"$PFCLAB" capture -i "$VLAB_IF_A" --roce -q --json -d 120s -w "$VLAB_OUT/cnp.pcap" \
 	>"$VLAB_OUT/capture.json" 2>"$VLAB_OUT/capture.err" &
 cpid=$!
 defer kill $cpid
@@ -41,7 +40,22 @@ npid=$!
 defer kill $npid
 for _ in $(seq 100); do grep -q listening "$VLAB_OUT/capture.err" && break; sleep 0.1; done
 sleep 1
-bw_run || fail "$name: perftest on the impaired link" "$(tail -n 2 "$VLAB_OUT"/cnp-*.txt | tr '\n' ' ')"
+# RED drops a packet now and then; rxe in 6.1 sometimes fails the QP on the retry
+# (status 9, invalid request), so a failed run is repeated (at most three runs).
+for attempt in 1 2 3; do
+	bw_run
+	rc=$?
+	awk '/local address/ { for (i = 1; i <= NF; i++) if ($i == "QPN") { print $(i + 1); exit } }' \
+		"$VLAB_OUT/cnp-server.txt" >>"$VLAB_OUT/qpns.txt"
+	[ $rc -eq 0 ] && break
+	head -n 2 "$VLAB_OUT/cnp-client.txt" "$VLAB_OUT/cnp-server.txt" >>"$VLAB_OUT/perftest-failures.txt"
+done
+tc -s qdisc show dev "$VLAB_IF_A" >"$VLAB_OUT/qdisc.txt" 2>&1
+if [ -z "$(sed -n '/BW average/{n;p}' "$VLAB_OUT/cnp-client.txt")" ]; then
+	fail "$name: perftest on the impaired link" "3 runs failed: $(tr '\n' ' ' <"$VLAB_OUT/perftest-failures.txt" | head -c 300)"
+else
+	ok "$name: bidirectional perftest on the impaired link (run $attempt)"
+fi
 sleep 1
 kill -INT $npid $cpid
 wait $npid $cpid
@@ -64,12 +78,15 @@ if [ "${cnp:-0}" -gt 0 ] && [ "$cnp" = "$sent" ]; then
 else
 	fail "$name: CNPs in the capture" "captured ${cnp:-none}, sent ${sent:-none}, drops ${drops:-n/a}"
 fi
-want=$(printf '%d' "$qpn" 2>/dev/null)
-per_qp=$(jq -r --argjson q "${want:--1}" '[.cnp[] | select(.source == "10.77.0.2" and .dest_qp == $q) | .count] | add // 0' \
+# every CNP goes from the NP's address to the QP of rxe0's endpoint of some run
+qps=$(while read -r q; do printf '%d,' "$q"; done <"$VLAB_OUT/qpns.txt")
+per_qp=$(jq -r "[.cnp[] | select(.source == \"10.77.0.2\" and ((.dest_qp as \$q | [${qps%,}] | index(\$q)) != null)) | .count] | add // 0" \
+	"$VLAB_OUT/review.json" 2>/dev/null)
+last=$(jq -r --argjson q "$(printf '%d' "$qpn")" '[.cnp[] | select(.dest_qp == $q) | .count] | add // 0' \
 	"$VLAB_OUT/review.json")
-if [ "${per_qp:-0}" -gt 0 ] && [ "$per_qp" = "$cnp" ]; then
-	ok "$name: review reports $per_qp CNPs from 10.77.0.2 to QP $qpn (rxe0's endpoint)"
+if [ "${per_qp:-0}" -gt 0 ] && [ "$per_qp" = "$cnp" ] && [ "${last:-0}" -gt 0 ]; then
+	ok "$name: review reports $per_qp CNPs from 10.77.0.2 to rxe0's QPs ($last to QP $qpn of the last run)"
 else
-	fail "$name: review CNPs per QP" "$(jq -c '.cnp' "$VLAB_OUT/review.json" | head -c 300), want QP $qpn"
+	fail "$name: review CNPs per QP" "$(jq -c '.cnp' "$VLAB_OUT/review.json" | head -c 300), want QPs $(tr '\n' ' ' <"$VLAB_OUT/qpns.txt")"
 fi
 finish
