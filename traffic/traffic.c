@@ -251,6 +251,7 @@ static int run_phase(struct run *r, uint32_t phase)
 	struct traffic_counters tx_prev = { 0 };
 	struct xchg_counters rx_now = { 0 }, rx_prev = { 0 }, rx_final = { 0 };
 	uint64_t rx_cqes_prev = 0, t0, now, next_report, end, last_heard, last_report, local_done_at = 0;
+	uint64_t last_cqes = 0, last_progress, stall_ns;
 	bool stopped = false, interrupted = false, local_done = false, done_sent = false;
 	bool peer_done = false;
 	struct traffic_row row;
@@ -273,7 +274,14 @@ static int run_phase(struct run *r, uint32_t phase)
 	t0 = r->tv.start_ns;
 	next_report = t0 + o->interval_ns;
 	end = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
-	last_heard = last_report = t0;
+	last_heard = last_report = last_progress = t0;
+	/* Sends that make no progress for this long mean a path that silently stopped: the
+	 * QP's own timeout/retry normally reports first. Pacing stretches the gap between
+	 * signalled completions, so it is added.
+	 */
+	stall_ns = o->timeout_ns;
+	if (r->tv.pace_bytes_per_ns > 0)
+		stall_ns += (uint64_t)((double)o->cq_mod * size / r->tv.pace_bytes_per_ns);
 
 	for (;;) {
 		uint64_t until;
@@ -316,10 +324,10 @@ static int run_phase(struct run *r, uint32_t phase)
 		}
 
 		/* Messages from the peer. After its DONE it sends nothing more in this phase
-		 * and may close the connection once it has our DONE: stop reading then.
+		 * and closes the connection once it has our DONE: EOF before that is death.
 		 */
 		rc = 0;
-		while (!peer_done && (rc = conn_readable(r->fd)) > 0) {
+		while (!(peer_done && done_sent) && (rc = conn_readable(r->fd)) > 0) {
 			char why[512];
 
 			rc = conn_recv(r->fd, &m, o->timeout_ns, why, sizeof(why));
@@ -378,7 +386,10 @@ static int run_phase(struct run *r, uint32_t phase)
 			tx_prev = r->tv.ctr;
 			rx_prev = rx_now;
 			rx_cqes_prev = r->tv.ctr.rx_cqes;
-			if (send && !done_sent) {
+			/* Every side sends STATS each interval: the sender's counters, and
+			 * from a receive-only side a heartbeat with zeros.
+			 */
+			if (!done_sent) {
 				m = (struct xchg_msg){ .type = XCHG_STATS };
 				m.u.ctr = (struct xchg_counters){
 					.phase = phase, .elapsed_ns = now - t0, .bytes = r->tv.ctr.bytes,
@@ -408,8 +419,19 @@ static int run_phase(struct run *r, uint32_t phase)
 		}
 		if (done_sent && peer_done)
 			break;
-		/* A peer that says nothing for this long is hung or unreachable. */
-		if (now - last_heard > 3 * o->interval_ns + o->timeout_ns) {
+		if (r->tv.ctr.cqes != last_cqes) {
+			last_cqes = r->tv.ctr.cqes;
+			last_progress = now;
+		} else if (send && !local_done && now - last_progress > stall_ns) {
+			snprintf(r->why, sizeof(r->why),
+				 "%s: no send completed for %.1f s (%" PRIu64 " messages done): the path or the peer stopped acknowledging and no completion error came; check the link, or lower --qp-timeout",
+				 o->dev, (double)(now - last_progress) / 1e9, r->tv.ctr.msgs);
+			return -ETIMEDOUT;
+		}
+		/* A peer that says nothing for this long is hung or unreachable (after its
+		 * DONE it is silent on purpose, and its exit would show as EOF).
+		 */
+		if (!peer_done && now - last_heard > 3 * o->interval_ns + o->timeout_ns) {
 			snprintf(r->why, sizeof(r->why), "no message from the peer for %.1f s: giving up",
 				 (double)(now - last_heard) / 1e9);
 			return -ETIMEDOUT;
