@@ -278,6 +278,26 @@ static int csv_segment_open(struct mon_rec *r)
 	return meta_write(r, false);
 }
 
+/* mkdir -p: the run folder may be new, with new parents. */
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		 struct mon_rec **out)
 {
@@ -292,8 +312,9 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	r->csv_fd = r->jsonl_fd = -1;
 	r->first_wall_ns = time_real_ns();
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return rec_fail(r, -errno, "creating run folder %s", dir);
+	rc = mkdir_p(dir);
+	if (rc)
+		return rec_fail(r, rc, "creating run folder %s", dir);
 	if (argv) {
 		r->argv = json_object_new_array();
 		for (i = 0; i < argc; i++)

@@ -241,9 +241,14 @@ static int rdma_init(struct mon_src *s)
 	if (access(path, R_OK)) {
 		int err = errno;
 
-		snprintf(s->err, sizeof(s->err), "RDMA device %s port %u: no hw counters "
-			 "(netlink: %s; %.100s: %s)", s->dev, s->port,
-			 rc ? strerror(-rc) : "device not found", path, strerror(err));
+		if (rc == -EPROTONOSUPPORT && err == ENOENT &&
+		    access("/sys/class/infiniband", F_OK))
+			snprintf(s->err, sizeof(s->err), "RDMA device %s: this kernel has no RDMA "
+				 "core loaded (modprobe ib_core, or rdma_rxe for Soft-RoCE)", s->dev);
+		else
+			snprintf(s->err, sizeof(s->err), "RDMA device %s port %u: no hw counters "
+				 "(netlink: %s; %.100s: %s)", s->dev, s->port,
+				 rc ? strerror(-rc) : "device not found", path, strerror(err));
 		return err == ENOENT && access("/sys/class/infiniband", F_OK) == 0 &&
 		       rc == 0 ? -EOPNOTSUPP : -ENODEV;
 	}
