@@ -34,6 +34,13 @@ struct mon_rec {
 	uint64_t first_wall_ns;
 	const struct mon_sample *last;
 	json_object *argv;
+	/* The JSON line of a sample is built once per layout and updated in place each
+	 * sample (no allocation per value): tmpl holds values{} and rates{}, and jv/jr the
+	 * per-column number objects (NULL while the value is null).
+	 */
+	json_object *tmpl, *jvals, *jrates;
+	json_object **jv, **jr;
+	size_t jn;
 	char err[512];
 };
 
@@ -247,6 +254,8 @@ static int meta_write(struct mon_rec *r, bool finished)
 	return 0;
 }
 
+static void tmpl_free(struct mon_rec *r);
+
 static int csv_segment_open(struct mon_rec *r)
 {
 	const struct mon_col *c;
@@ -256,6 +265,7 @@ static int csv_segment_open(struct mon_rec *r)
 
 	if (r->csv_fd >= 0)
 		close(r->csv_fd);
+	tmpl_free(r);	/* the JSON template follows the new layout */
 	r->segment++;
 	seg_name(r->segment, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
@@ -364,9 +374,53 @@ static void gaps_text(struct mon_rec *r, const struct mon_sample *s, char *buf, 
 		buf[n - 1] = '\0';
 }
 
+static void tmpl_free(struct mon_rec *r)
+{
+	if (r->tmpl)
+		json_object_put(r->tmpl);
+	free(r->jv);
+	free(r->jr);
+	r->tmpl = r->jvals = r->jrates = NULL;
+	r->jv = r->jr = NULL;
+	r->jn = 0;
+}
+
+static int tmpl_build(struct mon_rec *r)
+{
+	const struct mon_col *c;
+	size_t i, n;
+
+	tmpl_free(r);
+	c = mon_engine_cols(r->e, &n);
+	r->jv = calloc(n ? n : 1, sizeof(*r->jv));
+	r->jr = calloc(n ? n : 1, sizeof(*r->jr));
+	if (!r->jv || !r->jr)
+		return rec_fail(r, -ENOMEM, "recording");
+	r->tmpl = json_object_new_object();
+	r->jvals = json_object_new_object();
+	r->jrates = json_object_new_object();
+	json_object_object_add(r->tmpl, "type", json_object_new_string("sample"));
+	json_object_object_add(r->tmpl, "seq", json_object_new_uint64(0));
+	json_object_object_add(r->tmpl, "mono_ns", json_object_new_uint64(0));
+	json_object_object_add(r->tmpl, "wall_ns", json_object_new_uint64(0));
+	json_object_object_add(r->tmpl, "dt_ns", json_object_new_uint64(0));
+	json_object_object_add(r->tmpl, "overruns", json_object_new_uint64(0));
+	json_object_object_add(r->tmpl, "gaps", json_object_new_array());
+	/* Every column has its key from the start (null until read), in column order. */
+	for (i = 0; i < n; i++) {
+		json_object_object_add(r->jvals, col_name(c, n, i), NULL);
+		if (c[i].kind == MON_COUNTER)
+			json_object_object_add(r->jrates, col_name(c, n, i), NULL);
+	}
+	json_object_object_add(r->tmpl, "values", r->jvals);
+	json_object_object_add(r->tmpl, "rates", r->jrates);
+	r->jn = n;
+	return 0;
+}
+
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 {
-	json_object *o, *vals, *rates, *gaps;
+	json_object *o, *gaps;
 	const struct mon_col *c;
 	char gbuf[1024];
 	size_t i, n;
@@ -395,16 +449,18 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 	if (rc)
 		return rec_fail(r, rc, "%s: writing CSV", r->dir);
 
-	o = json_object_new_object();
-	vals = json_object_new_object();
-	rates = json_object_new_object();
+	if (!r->tmpl || r->jn != n) {
+		rc = tmpl_build(r);
+		if (rc)
+			return rc;
+	}
+	o = r->tmpl;
+	json_object_set_uint64(json_object_object_get(o, "seq"), s->seq);
+	json_object_set_uint64(json_object_object_get(o, "mono_ns"), s->mono_ns);
+	json_object_set_uint64(json_object_object_get(o, "wall_ns"), s->wall_ns);
+	json_object_set_uint64(json_object_object_get(o, "dt_ns"), s->dt_ns);
+	json_object_set_uint64(json_object_object_get(o, "overruns"), s->overruns);
 	gaps = json_object_new_array();
-	json_object_object_add(o, "type", json_object_new_string("sample"));
-	json_object_object_add(o, "seq", json_object_new_uint64(s->seq));
-	json_object_object_add(o, "mono_ns", json_object_new_uint64(s->mono_ns));
-	json_object_object_add(o, "wall_ns", json_object_new_uint64(s->wall_ns));
-	json_object_object_add(o, "dt_ns", json_object_new_uint64(s->dt_ns));
-	json_object_object_add(o, "overruns", json_object_new_uint64(s->overruns));
 	for (i = 0; i < mon_engine_nsrc(r->e); i++) {
 		const struct mon_src *src = mon_engine_src(r->e, i);
 		char k[160];
@@ -415,20 +471,36 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 		json_object_array_add(gaps, json_object_new_string(k));
 	}
 	json_object_object_add(o, "gaps", gaps);
-	for (i = 0; i < s->ncol; i++) {
+	for (i = 0; i < s->ncol && i < r->jn; i++) {
 		const char *name = col_name(c, n, i);
 		const struct mon_val *v = &s->v[i];
 
-		json_object_object_add(vals, name, v->flags & MON_V_VALID ?
-				       json_object_new_uint64(v->raw) : NULL);
-		if (c[i].kind == MON_COUNTER)
-			json_object_object_add(rates, name, v->flags & MON_V_DELTA ?
-					       json_object_new_double(v->rate) : NULL);
+		if (v->flags & MON_V_VALID) {
+			if (r->jv[i]) {
+				json_object_set_uint64(r->jv[i], v->raw);
+			} else {
+				r->jv[i] = json_object_new_uint64(v->raw);
+				json_object_object_add(r->jvals, name, r->jv[i]);
+			}
+		} else if (r->jv[i]) {
+			json_object_object_add(r->jvals, name, NULL);
+			r->jv[i] = NULL;
+		}
+		if (c[i].kind != MON_COUNTER)
+			continue;
+		if (v->flags & MON_V_DELTA) {
+			if (r->jr[i]) {
+				json_object_set_double(r->jr[i], v->rate);
+			} else {
+				r->jr[i] = json_object_new_double(v->rate);
+				json_object_object_add(r->jrates, name, r->jr[i]);
+			}
+		} else if (r->jr[i]) {
+			json_object_object_add(r->jrates, name, NULL);
+			r->jr[i] = NULL;
+		}
 	}
-	json_object_object_add(o, "values", vals);
-	json_object_object_add(o, "rates", rates);
 	rc = jsonl_write(r, o);
-	json_object_put(o);
 	r->samples++;
 	r->last = s;
 	return rc;
@@ -473,6 +545,7 @@ int mon_rec_close(struct mon_rec *r)
 		close(r->jsonl_fd);
 	if (r->argv)
 		json_object_put(r->argv);
+	tmpl_free(r);
 	free(r->line);
 	free(r);
 	return rc;

@@ -363,8 +363,9 @@ static int rdma_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 		return sysfs_sample(s, vals, valid);
 	rc = stat_get(s, &n);
 	if (rc) {
-		snprintf(s->err, sizeof(s->err), "%s port %u: RDMA_NLDEV_CMD_STAT_GET: %s",
-			 s->dev, s->port, strerror(-rc));
+		snprintf(s->err, sizeof(s->err), "%s port %u: RDMA_NLDEV_CMD_STAT_GET: %s%s",
+			 s->dev, s->port, strerror(-rc),
+			 rc == -EINVAL || rc == -ENODEV ? " (device gone?)" : "");
 		/* The kernel answers a vanished device index with EINVAL or ENODEV. */
 		return rc == -EINVAL ? -ENODEV : rc;
 	}
