@@ -64,7 +64,7 @@ static const char *step_word(enum mem_step_result r)
 static int check_mem(const struct traffic_opts *o)
 {
 	const struct mem_ops *ops = mem_ops_find(o->check_mem);
-	struct traffic_verbs tv;
+	struct ibv_context *ctx = NULL;
 	struct ibv_pd *pd = NULL;
 	struct mem_req req = {
 		.len = o->check_size,
@@ -77,7 +77,6 @@ static int check_mem(const struct traffic_opts *o)
 	unsigned int i;
 	int rc;
 
-	memset(&tv, 0, sizeof(tv));
 	if (o->dev) {
 		struct ibv_device **list;
 		int n = 0, k;
@@ -86,26 +85,26 @@ static int check_mem(const struct traffic_opts *o)
 		list = ibv_get_device_list(&n);
 		for (k = 0; list && k < n; k++)
 			if (!strcmp(ibv_get_device_name(list[k]), o->dev))
-				tv.ctx = ibv_open_device(list[k]);
+				ctx = ibv_open_device(list[k]);
 		if (list)
 			ibv_free_device_list(list);
-		if (!tv.ctx) {
+		if (!ctx) {
 			pfc_err("--check-mem: cannot open RDMA device '%s' (see 'ibv_devices'); leave out -d to check without registration",
 				o->dev);
 			return EXIT_RUNTIME;
 		}
-		pd = ibv_alloc_pd(tv.ctx);
+		pd = ibv_alloc_pd(ctx);
 		if (!pd) {
 			pfc_errno(errno, "--check-mem: %s: cannot allocate a protection domain", o->dev);
-			ibv_close_device(tv.ctx);
+			ibv_close_device(ctx);
 			return EXIT_RUNTIME;
 		}
 	}
 	rc = mem_check_run(ops, &req, pd, &c);
 	if (pd)
 		ibv_dealloc_pd(pd);
-	if (tv.ctx)
-		ibv_close_device(tv.ctx);
+	if (ctx)
+		ibv_close_device(ctx);
 	verdict = rc == 0 ? "OK" : rc == -ENODEV ? "SKIP" : "FAIL";
 
 	if (o->json) {
@@ -436,8 +435,6 @@ static int run_phase(struct run *r, uint32_t phase)
 				 (double)(now - last_heard) / 1e9);
 			return -ETIMEDOUT;
 		}
-		if (stop_requested && !stopped)
-			continue;
 	}
 
 	/* The peer's last writes completed before its DONE left: their receive completions
