@@ -289,26 +289,35 @@ static void render_text(struct mon_ctx *x, const struct mon_sample *s)
 	bool head = false;
 
 	c = mon_engine_cols(x->e, &n);
-	for (i = 0; i < s->ncol; i++) {
-		const struct mon_val *v = &s->v[i];
+	for (i = 0; i <= s->ncol; i++) {
+		const struct mon_val *v = &s->v[i < s->ncol ? i : 0];
 		char d[48], r[48], unit[24];
 
-		if (!(v->flags & MON_V_CHANGED) || !shown(x, &c[i]))
+		/* One pass more at the end prints the header of a sample that only overran. */
+		if (i == s->ncol && (head || !s->overruns))
+			break;
+		if (i < s->ncol && (!(v->flags & MON_V_CHANGED) || !shown(x, &c[i])))
 			continue;
 		if (!head) {
-			printf("#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s dt %.3f ms%s\n", s->seq,
+			printf("#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s dt %.3f ms", s->seq,
 			       (uint64_t)(s->mono_ns / 1000000000ULL),
-			       (uint64_t)((s->mono_ns / 1000) % 1000000),
-			       s->dt_ns / 1e6, s->overruns ? " (overrun)" : "");
+			       (uint64_t)((s->mono_ns / 1000) % 1000000), s->dt_ns / 1e6);
+			if (s->overruns)
+				printf(" (%" PRIu64 " interval%s missed: sampling fell behind)",
+				       s->overruns, s->overruns > 1 ? "s" : "");
+			printf("\n");
 			head = true;
 		}
+		if (i == s->ncol)
+			break;
 		if (c[i].kind == MON_GAUGE) {
 			printf("  %-40s %20" PRIu64 " %s\n", c[i].metric[0] && !x->o.raw ?
 			       c[i].metric : c[i].key, v->raw, c[i].unit);
 			continue;
 		}
 		if (v->flags & MON_V_DELTA) {
-			snprintf(unit, sizeof(unit), "%s/s", c[i].unit[0] ? c[i].unit : "");
+			snprintf(unit, sizeof(unit), "%s/s", !strcmp(c[i].unit, "packets") ? "pkt" :
+				 c[i].unit);
 			snprintf(d, sizeof(d), "+%" PRIu64 "%s%s", v->delta, c[i].unit[0] ? " " : "",
 				 c[i].unit);
 			human(v->rate, unit, r, sizeof(r));
@@ -487,6 +496,11 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		    (x->o.duration_ns && time_mono_ns() - t0 >= x->o.duration_ns))
 			break;
 	}
+	if (s && s->overruns_total)
+		pfc_warn("%" PRIu64 " of %" PRIu64 " sampling intervals were missed (the host could "
+			 "not keep up with %.3f ms); each is counted in the record's overruns "
+			 "column", s->overruns_total, s->overruns_total + n,
+			 x->o.interval_ns / 1e6);
 	if (x->o.stats && n) {
 		double cpu = cpu_seconds() - cpu0, wall = (time_mono_ns() - t0) / 1e9;
 
