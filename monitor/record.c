@@ -374,6 +374,8 @@ static void gaps_text(struct mon_rec *r, const struct mon_sample *s, char *buf, 
 		buf[n - 1] = '\0';
 }
 
+static const char rate_fmt[] = "%.10g";
+
 static void tmpl_free(struct mon_rec *r)
 {
 	if (r->tmpl)
@@ -472,7 +474,6 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 	}
 	json_object_object_add(o, "gaps", gaps);
 	for (i = 0; i < s->ncol && i < r->jn; i++) {
-		const char *name = col_name(c, n, i);
 		const struct mon_val *v = &s->v[i];
 
 		if (v->flags & MON_V_VALID) {
@@ -480,10 +481,10 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 				json_object_set_uint64(r->jv[i], v->raw);
 			} else {
 				r->jv[i] = json_object_new_uint64(v->raw);
-				json_object_object_add(r->jvals, name, r->jv[i]);
+				json_object_object_add(r->jvals, col_name(c, n, i), r->jv[i]);
 			}
 		} else if (r->jv[i]) {
-			json_object_object_add(r->jvals, name, NULL);
+			json_object_object_add(r->jvals, col_name(c, n, i), NULL);
 			r->jv[i] = NULL;
 		}
 		if (c[i].kind != MON_COUNTER)
@@ -493,10 +494,15 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 				json_object_set_double(r->jr[i], v->rate);
 			} else {
 				r->jr[i] = json_object_new_double(v->rate);
-				json_object_object_add(r->jrates, name, r->jr[i]);
+				/* 10 significant digits: rates are derived, the raw values exact;
+				 * "%.17g" costs more than the rest of the line.
+				 */
+				json_object_set_serializer(r->jr[i], json_object_double_to_json_string,
+							   (void *)rate_fmt, NULL);
+				json_object_object_add(r->jrates, col_name(c, n, i), r->jr[i]);
 			}
 		} else if (r->jr[i]) {
-			json_object_object_add(r->jrates, name, NULL);
+			json_object_object_add(r->jrates, col_name(c, n, i), NULL);
 			r->jr[i] = NULL;
 		}
 	}
