@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 GD=$PFCLAB_ROOT/lab/gpudirect
-need_cmd gpudirect_fakeroot git sha256sum getopt || finish
+need_cmd gpudirect_fakeroot git sha256sum getopt xz || finish
 
 W=$(mktemp -d /tmp/pfclab-gd.XXXXXX)
 defer rm -rf "$W"
@@ -29,10 +29,16 @@ P=$FR/sys/bus/pci/devices/0000:01:00.0
 echo 0x10de >"$P/vendor"; echo 0x2684 >"$P/device"; echo 0x030000 >"$P/class"
 printf '0x00000000fb000000 0x00000000fbffffff 0x0000000000040200\n0x0000006000000000 0x00000067ffffffff 0x000000000014220c\n' >"$P/resource"
 : >"$FR/lib/modules/$KV/modules.dep"
+# nvidia-drm is installed compressed, as distributions do: the replacement must be too.
+ext() { [ "$1" = nvidia-drm ] && echo .ko.xz || echo .ko; }
 for m in "${MODS[@]}"; do
-	f=$FR/lib/modules/$KV/kernel/drivers/video/$m.ko
-	printf 'original %s module\nsrcversion=ORIG-%s\n' "$m" "$m" >"$f"
-	echo "kernel/drivers/video/$m.ko:" >>"$FR/lib/modules/$KV/modules.dep"
+	f=$FR/lib/modules/$KV/kernel/drivers/video/$m$(ext "$m")
+	if [ "$(ext "$m")" = .ko.xz ]; then
+		printf 'original %s module\nsrcversion=ORIG-%s\n' "$m" "$m" | xz -c --check=crc32 >"$f"
+	else
+		printf 'original %s module\nsrcversion=ORIG-%s\n' "$m" "$m" >"$f"
+	fi
+	echo "kernel/drivers/video/$m$(ext "$m"):" >>"$FR/lib/modules/$KV/modules.dep"
 	mkdir -p "$FR/sys/module/${m//-/_}"
 	echo "ORIG-$m" >"$FR/sys/module/${m//-/_}/srcversion"
 done
@@ -188,11 +194,16 @@ MD=$FR/lib/modules/$KV
 	echo "+ echo $stamp > $T/.pfclab-built"
 	echo "+ mkdir -p $ST/backup"
 	for m in "${MODS[@]}"; do
+		e=$(ext "$m")
 		echo "+ mkdir -p $ST/backup/kernel/drivers/video"
-		echo "+ cp -p $MD/kernel/drivers/video/$m.ko $ST/backup/kernel/drivers/video/$m.ko"
+		echo "+ cp -p $MD/kernel/drivers/video/$m$e $ST/backup/kernel/drivers/video/$m$e"
 		echo "+ mkdir -p $MD/kernel/drivers/video"
-		echo "+ install -m 0644 $T/kernel-open/$m.ko $MD/kernel/drivers/video/$m.ko"
-		echo "+ record kernel/drivers/video/$m.ko in $ST/manifest"
+		if [ "$e" = .ko.xz ]; then
+			echo "+ xz -c --check=crc32 $T/kernel-open/$m.ko > $MD/kernel/drivers/video/$m$e"
+		else
+			echo "+ install -m 0644 $T/kernel-open/$m.ko $MD/kernel/drivers/video/$m$e"
+		fi
+		echo "+ record kernel/drivers/video/$m$e in $ST/manifest"
 	done
 	echo "+ mkdir -p $FR/etc/modprobe.d"
 	echo "+ printf %s\n%s\n # written by pfclab lab/gpudirect; 'lab/gpudirect rollback' removes it options nvidia NVreg_OpenRmEnableUnsupportedGpus=1 NVreg_EnableResizableBar=1 NVreg_RegistryDwords=\"RMForceStaticBar1=1;RMForceP2PType=2;ForceP2P=0x11\" > $FR/etc/modprobe.d/pfclab-gpudirect.conf"
@@ -232,8 +243,13 @@ else
 fi
 bad=
 for m in "${MODS[@]}"; do
-	cmp -s "$W/orig/$m.ko" "$ST/backup/kernel/drivers/video/$m.ko" || bad+=" backup:$m"
-	cmp -s "$T/kernel-open/$m.ko" "$MD/kernel/drivers/video/$m.ko" || bad+=" installed:$m"
+	e=$(ext "$m")
+	cmp -s "$W/orig/$m$e" "$ST/backup/kernel/drivers/video/$m$e" || bad+=" backup:$m"
+	if [ "$e" = .ko.xz ]; then
+		xz -dc "$MD/kernel/drivers/video/$m$e" | cmp -s "$T/kernel-open/$m.ko" - || bad+=" installed:$m"
+	else
+		cmp -s "$T/kernel-open/$m.ko" "$MD/kernel/drivers/video/$m$e" || bad+=" installed:$m"
+	fi
 done
 grep -q 'p2p_mode = 1' "$T/kernel-open/p2p.c" || bad+=" patch-not-applied"
 grep -q 'NVreg_OpenRmEnableUnsupportedGpus=1' "$FR/etc/modprobe.d/pfclab-gpudirect.conf" 2>/dev/null ||
@@ -261,7 +277,7 @@ fi
 if gd rollback >"$W/out" 2>&1; then
 	bad=
 	for m in "${MODS[@]}"; do
-		cmp -s "$W/orig/$m.ko" "$MD/kernel/drivers/video/$m.ko" || bad+=" $m"
+		cmp -s "$W/orig/$m$(ext "$m")" "$MD/kernel/drivers/video/$m$(ext "$m")" || bad+=" $m"
 	done
 	[ -e "$FR/etc/modprobe.d/pfclab-gpudirect.conf" ] && bad+=" modprobe.conf-left"
 	[ -e "$ST/manifest" ] && bad+=" manifest-left"

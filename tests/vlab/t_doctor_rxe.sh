@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_doctor_rxe.sh (vlab guest): 'pfclab doctor' on Soft-RoCE reports both rxe devices with
 # port state, active MTU and their RoCEv2 GIDs (the veth addresses), PFC as not supported
-# on the veth netdevs, and no GPU; its JSON form says the same.
+# on the veth netdevs, and no GPU; its JSON form says the same. lab/qos refuses the veth
+# (no DCB) before changing anything.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 
 out=$("$PFCLAB" doctor 2>&1)
@@ -37,5 +38,15 @@ if jq -e --arg d "$VLAB_DEV_A" '.items[] | select(.section == "rdma" and .item =
 	ok "doctor json on rxe"
 else
 	fail "doctor json on rxe" "$(head -c 300 "$VLAB_OUT/doctor.json")"
+fi
+if command -v dcb >/dev/null 2>&1; then
+	"$PFCLAB_ROOT/lab/qos" --state-dir "$VLAB_OUT/qos-state" apply "$VLAB_IF_A" --prio 3 \
+		>"$VLAB_OUT/qos.txt" 2>&1
+	rc=$?
+	[ "$rc" = 3 ] && grep -q 'no DCB support' "$VLAB_OUT/qos.txt" && [ ! -e "$VLAB_OUT/qos-state/$VLAB_IF_A.state" ] &&
+		ok "qos refuses $VLAB_IF_A (no DCB), nothing changed" ||
+		fail "qos refuses $VLAB_IF_A" "rc=$rc $(cat "$VLAB_OUT/qos.txt")"
+else
+	skip "qos refuses $VLAB_IF_A" "no dcb in the guest"
 fi
 finish
