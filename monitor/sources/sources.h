@@ -72,4 +72,10 @@ struct src_link_stats {
 };
 int src_link_parse_stats(struct rd *payload, struct src_link_stats *out);
 
+/* --- PCI sysfs text: current_link_speed ("16.0 GT/s PCIe" -> 16000 MT/s) and the
+ * TOTAL_ERR_* line of aer_dev_correctable / _nonfatal / _fatal.
+ */
+int src_pci_parse_speed(const char *s, uint64_t *mts);
+int src_pci_parse_aer(const char *text, uint64_t *total);
+
 #endif

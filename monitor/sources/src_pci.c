@@ -43,39 +43,54 @@ static int read_line(const char *dir, const char *file, char *buf, size_t n)
 }
 
 /* "16.0 GT/s PCIe" -> 16000 (MT/s); "Unknown" -> error. */
-static int speed_mts(const char *s, uint64_t *out)
+int src_pci_parse_speed(const char *s, uint64_t *out)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v <= 0)
+	if (end == s || v <= 0 || v > 1000 || strncmp(end, " GT/s", 5))
 		return -EINVAL;
 	*out = (uint64_t)(v * 1000.0 + 0.5);
 	return 0;
 }
 
-/* The "TOTAL_ERR_COR 3" style line of an aer_dev_* file. */
+/* The "TOTAL_ERR_COR 3" style line of an aer_dev_* file's text. */
+int src_pci_parse_aer(const char *text, uint64_t *out)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n > 6 && n < 64 && !strncmp(p, "TOTAL_", 6)) {
+			char line[64];
+			const char *sp;
+
+			memcpy(line, p, n);
+			line[n] = '\0';
+			sp = strchr(line, ' ');
+			return sp ? parse_u64(sp + 1, 0, UINT64_MAX, out) : -EINVAL;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
 static int aer_total(const char *dir, const char *file, uint64_t *out)
 {
-	char path[PATH_MAX + 64], line[128];
+	char path[PATH_MAX + 64], text[2048];
+	size_t n;
 	FILE *f;
-	int rc = -ENOENT;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *sp = strchr(line, ' ');
-
-		if (!strncmp(line, "TOTAL_", 6) && sp) {
-			line[strcspn(line, "\n")] = '\0';
-			rc = parse_u64(sp + 1, 0, UINT64_MAX, out);
-			break;
-		}
-	}
+	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
-	return rc;
+	text[n] = '\0';
+	return src_pci_parse_aer(text, out);
 }
 
 static int find_gpu(int index, char *addr, size_t n)
@@ -128,7 +143,7 @@ static int pci_src_init(struct mon_src *s)
 	struct pci_priv *p = calloc(1, sizeof(*p));
 	char link[PATH_MAX], path[PATH_MAX];
 	unsigned dom, bus, dev, fn;
-	const char *base;
+	char *base;
 
 	if (!p)
 		return -ENOMEM;
@@ -157,6 +172,12 @@ static int pci_src_init(struct mon_src *s)
 		}
 		base = strrchr(link, '/');
 		base = base ? base + 1 : link;
+		if (sscanf(base, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 && base != link) {
+			/* virtio_net and similar hang off a bus device below the function. */
+			base[-1] = '\0';
+			base = strrchr(link, '/');
+			base = base ? base + 1 : link;
+		}
 		if (sscanf(base, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4) {
 			snprintf(s->err, sizeof(s->err), "parent %.100s is not a PCI function",
 				 base);
@@ -206,7 +227,7 @@ static int pci_src_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	if (read_line(p->sysdir, "vendor", buf, sizeof(buf)))
 		return -ENODEV;
 	if (!read_line(p->sysdir, "current_link_speed", buf, sizeof(buf)) &&
-	    !speed_mts(buf, &vals[P_SPEED]))
+	    !src_pci_parse_speed(buf, &vals[P_SPEED]))
 		valid[P_SPEED] = 1;
 	if (!read_line(p->sysdir, "current_link_width", buf, sizeof(buf)) &&
 	    !parse_u64(buf, 0, 64, &vals[P_WIDTH]))

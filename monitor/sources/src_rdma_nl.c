@@ -99,6 +99,7 @@ struct dev_find {
 	const char *want;
 	uint32_t index;
 	bool found;
+	char fw[64];
 };
 
 static int dev_cb(const struct nl_msg *m, void *arg)
@@ -111,8 +112,17 @@ static int dev_cb(const struct nl_msg *m, void *arg)
 	if (src_rdma_parse_dev(&p, &idx, name, sizeof(name)))
 		return 0;	/* a device entry we cannot read is not ours */
 	if (!strcmp(name, f->want)) {
+		static const struct nl_policy pol[RDMA_NLDEV_ATTR_FW_VERSION + 1] = {
+			[RDMA_NLDEV_ATTR_FW_VERSION] = { NL_T_STR, 0 },
+		};
+		struct nl_attr tb[RDMA_NLDEV_ATTR_FW_VERSION + 1];
+
 		f->index = idx;
 		f->found = true;
+		p = m->payload;
+		if (nl_attr_parse(&p, pol, RDMA_NLDEV_ATTR_FW_VERSION, tb) >= 0 &&
+		    tb[RDMA_NLDEV_ATTR_FW_VERSION].present)
+			nl_attr_str(&tb[RDMA_NLDEV_ATTR_FW_VERSION], f->fw, sizeof(f->fw));
 	}
 	return 0;
 }
@@ -231,6 +241,8 @@ static int rdma_init(struct mon_src *s)
 		size_t n;
 
 		p->index = f.index;
+		if (f.fw[0])
+			src_info_add(s, "firmware", f.fw);
 		rc = stat_get(s, &n);
 		if (rc == 0)
 			return 0;

@@ -470,6 +470,27 @@ static void test_link_stats_reply(void **state)
 	assert_int_equal(src_link_parse_stats(&r, &out), -EBADMSG);
 }
 
+/* --- PCI sysfs text ---------------------------------------------------------------- */
+
+static void test_pci_text(void **state)
+{
+	static const char aer[] = "RxErr 0\nBadTLP 2\nBadDLLP 1\nTOTAL_ERR_COR 3\n";
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(src_pci_parse_speed("16.0 GT/s PCIe", &v), 0);
+	assert_int_equal(v, 16000);
+	assert_int_equal(src_pci_parse_speed("2.5 GT/s PCIe", &v), 0);
+	assert_int_equal(v, 2500);
+	assert_int_equal(src_pci_parse_speed("Unknown", &v), -EINVAL);
+	assert_int_equal(src_pci_parse_speed("8.0 MHz", &v), -EINVAL);
+	assert_int_equal(src_pci_parse_aer(aer, &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(src_pci_parse_aer("RxErr 0\n", &v), -ENOENT);
+	assert_int_equal(src_pci_parse_aer("TOTAL_ERR_FATAL x\n", &v), -EINVAL);
+	assert_int_equal(src_pci_parse_aer("", &v), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_rdma_stat_reply),
 		cmocka_unit_test(test_rdma_dev_reply),
 		cmocka_unit_test(test_link_stats_reply),
+		cmocka_unit_test(test_pci_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
