@@ -203,6 +203,9 @@ static int ensure_cap(struct ethtool_priv *p, uint32_t count)
 		return -ENOMEM;
 	p->strings = b;
 	p->cap = cap;
+	/* Zeroed so that no byte the kernel did not write is ever read as a name. */
+	memset(p->stats, 0, sizeof(*p->stats) + cap * sizeof(uint64_t));
+	memset(p->strings, 0, sizeof(*p->strings) + cap * ETH_GSTRING_LEN);
 	return 0;
 }
 
