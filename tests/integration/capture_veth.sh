@@ -3,7 +3,8 @@
 # capture_veth.sh: a veth pair between two namespaces made here; pfclab inject sends N
 # PAUSE, N PFC, N CNP and N CE-marked RoCEv2 frames on one end, pfclab capture on the
 # other end must count exactly N of each, report zero kernel drops, and write a pcapng
-# that pfclab review reads back with the same counts and the veth's link speed.
+# that pfclab review reads back with the same counts and the veth's link speed; a
+# capture rotated by size spreads N frames over several files without losing one.
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_veth
@@ -48,5 +49,21 @@ if [ "$rev" = "$N $N $N $N $N capture" ]; then
 	ok "$name: review of the written pcapng agrees (link speed from its metadata)"
 else
 	fail "$name: review" "pause pfc cnp roce ce speed_from = '$rev', want $N x5 and capture"
+fi
+
+# rotation by size: N PFC frames of 60 bytes into files of at least 16 KiB each
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcb -q --json -c "$N" -d 30s -C 16K \
+	-w "$tmp/rot.pcap" >"$tmp/rot.json" 2>"$tmp/rot.err" &
+cap=$!
+defer kill "$cap"
+for _ in $(seq 100); do grep -q listening "$tmp/rot.err" && break; sleep 0.1; done
+inj pfc --prio 5 -q 7
+wait "$cap"
+files=$(ls "$tmp"/rot.pcap.* 2>/dev/null | wc -l)
+sum=$("$PFCLAB" review --json "$tmp"/rot.pcap.* | jq '.kinds.pfc')
+if [ "$files" -ge 3 ] && [ "$sum" = "$N" ]; then
+	ok "$name: rotation by size wrote $files files holding all $N frames"
+else
+	fail "$name: rotation" "$files files, $sum frames in them (want >= 3 files, $N frames)"
 fi
 finish
