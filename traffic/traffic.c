@@ -581,6 +581,9 @@ static int run_traffic(const struct traffic_opts *o)
 	}
 	if (rc)
 		goto out;
+	if (o->inline_size && r->tv.buf.device)
+		pfc_warn("-I %u ignored: inline sends are read by the CPU, and --mem %s is GPU memory",
+			 o->inline_size, o->mem);
 
 	ri = (struct traffic_run_info){
 		.dev = o->dev, .port = o->ib_port, .gid_index = r->tv.gid_index,
