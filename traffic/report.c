@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <json-c/json.h>
 
 #include "traffic/report.h"
@@ -77,10 +78,11 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 	fprintf(f, "  RC %s, %s, %u QP%s, MTU %u, tclass %d, SL %u, memory %s (%s%s%s)",
 		ri->imm ? "WRITE_WITH_IMM" : "WRITE", ri->bidir ? "bidirectional" : "one-way",
 		ri->qps, ri->qps == 1 ? "" : "s", ri->mtu, ri->tclass, ri->sl, ri->mem, ri->mem_desc,
-		ri->mem_path ? ", via " : "", ri->mem_path ? ri->mem_path : "");
+		ri->mem_path && strcmp(ri->mem_path, ri->mem) ? ", registered via " : "",
+		ri->mem_path && strcmp(ri->mem_path, ri->mem) ? ri->mem_path : "");
 	if (ri->rate_gbps > 0)
 		fprintf(f, ", rate %.3f Gb/s per QP (%s)", ri->rate_gbps, ri->rate_how);
-	fprintf(f, "\n %10s %4s %8s %15s %12s %10s %10s %12s %7s\n", "#bytes", "dir", "t[s]",
+	fprintf(f, "\n %10s %4s %8s %15s %12s %10s %13s %12s %7s\n", "#bytes", "dir", "t[s]",
 		"bytes", "msgs", "BW[Gb/s]", "MsgRate[Mpps]", "completions", "errors");
 	fflush(f);
 }
@@ -124,7 +126,7 @@ static void dir_text(FILE *f, const struct traffic_row *r, const char *name,
 		snprintf(er, sizeof(er), "%llu", (unsigned long long)d->errors);
 	else
 		snprintf(er, sizeof(er), "n/a");
-	fprintf(f, " %10u %4s %8s %15llu %12llu %10s %10s %12s %7s\n", r->size, name, t,
+	fprintf(f, " %10u %4s %8s %15llu %12llu %10s %13s %12s %7s\n", r->size, name, t,
 		(unsigned long long)d->bytes, (unsigned long long)d->msgs, bw, mr, cq, er);
 }
 
