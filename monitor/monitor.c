@@ -251,6 +251,22 @@ static void on_event(void *arg, const struct mon_event *ev)
 
 	if (ev->type != MON_EV_LAYOUT || !x->o.quiet)
 		pfc_warn("%s", ev->msg);
+	if (x->o.json && !x->o.quiet) {
+		/* Machine readers see events in the same stream as the samples. */
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "event", json_object_new_string(mon_event_name(ev->type)));
+		json_object_object_add(o, "seq", json_object_new_uint64(ev->seq));
+		json_object_object_add(o, "mono_ns", json_object_new_uint64(ev->mono_ns));
+		if (ev->src) {
+			json_object_object_add(o, "source", json_object_new_string(ev->src->ops->name));
+			json_object_object_add(o, "device", json_object_new_string(ev->src->dev));
+		}
+		json_object_object_add(o, "message", json_object_new_string(ev->msg));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	}
 	if (x->rec) {
 		if (!x->rec_failed && mon_rec_event(x->rec, ev)) {
 			pfc_err("%s", mon_rec_error(x->rec));

@@ -262,7 +262,7 @@ static int ethtool_discover(struct mon_src *s)
 	p->count = count;
 	p->last_check_ns = time_mono_ns();
 out:
-	if (rc && !s->err[0])
+	if (rc && !s->err[0] && rc != -EOPNOTSUPP)
 		snprintf(s->err, sizeof(s->err), "%s: reading ethtool string set: %s", s->dev,
 			 strerror(-rc));
 	return rc;
