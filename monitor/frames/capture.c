@@ -35,9 +35,9 @@ static void line_counts(const struct frames_cap *cap, FILE *f, double t)
 	for (p = 0; p < 8; p++)
 		if (st->prio[p].frames)
 			fprintf(f, " p%d:%" PRIu64, p, st->prio[p].frames);
-	fprintf(f, "  cnp %" PRIu64 "  roce %" PRIu64 "  truncated %" PRIu64 "  invalid %"
-		PRIu64 "\n", st->kind[FRAMES_KIND_CNP], st->kind[FRAMES_KIND_ROCE],
-		st->status[FRAMES_TRUNCATED], st->status[FRAMES_INVALID]);
+	fprintf(f, "  cnp %" PRIu64 "  roce %" PRIu64 " (ce %" PRIu64 ")  truncated %" PRIu64
+		"  invalid %" PRIu64 "\n", st->kind[FRAMES_KIND_CNP], st->kind[FRAMES_KIND_ROCE],
+		st->roce_ce, st->status[FRAMES_TRUNCATED], st->status[FRAMES_INVALID]);
 }
 
 static void summary_text(const struct frames_cap *cap, double secs)
@@ -73,6 +73,7 @@ static void summary_json(const struct frames_cap *cap, double secs)
 		json_object_object_add(k, frames_kind_name(i), json_object_new_uint64(st->kind[i]));
 	json_object_object_add(k, "truncated", json_object_new_uint64(st->status[FRAMES_TRUNCATED]));
 	json_object_object_add(k, "invalid", json_object_new_uint64(st->status[FRAMES_INVALID]));
+	json_object_object_add(k, "roce_ce", json_object_new_uint64(st->roce_ce));
 	json_object_object_add(root, "kinds", k);
 	a = json_object_new_array();
 	for (p = 0; p < 8; p++)

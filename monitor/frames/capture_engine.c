@@ -155,6 +155,7 @@ int frames_cap_open(struct frames_cap *cap, const struct frames_cap_opts *o)
 	memset(cap, 0, sizeof(*cap));
 	cap->o = *o;
 	frames_stats_init(&cap->st, o->speed_bps, 100000000ull, 0);
+	cap->st.counts_only = true; /* live counts only: memory stays fixed however long */
 	for (i = 0; i < o->nifs; i++) {
 		cap->ifs[i].name = o->ifnames[i];
 		cap->ifs[i].fd = -1;

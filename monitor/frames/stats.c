@@ -294,10 +294,14 @@ void frames_stats_add(struct frames_stats *st, uint64_t ts, const struct frames_
 				pause_frame(st, ts, pk->src, p, pk->pfc_quanta[p], bps);
 		break;
 	case FRAMES_KIND_CNP:
-		cnp_add(st, ts, pk);
+		if (!st->counts_only)
+			cnp_add(st, ts, pk);
 		break;
 	case FRAMES_KIND_ROCE:
-		flow_add(st, pk);
+		if (pk->ecn == FRAMES_ECN_CE)
+			st->roce_ce++;
+		if (!st->counts_only)
+			flow_add(st, pk);
 		break;
 	default:
 		break;

@@ -77,10 +77,12 @@ struct frames_stats {
 	uint64_t speed_bps;  /* fixed link speed, 0 = from each record's interface */
 	uint64_t storm_ns;
 	uint64_t bin_ns;     /* 0 = no timeline */
+	bool counts_only;    /* no per-QP/per-flow tables: fixed memory for long runs */
 
 	uint64_t frames, bytes;
 	uint64_t kind[FRAMES_KIND_MAX];
 	uint64_t status[FRAMES_STATUS_MAX];
+	uint64_t roce_ce;    /* RoCEv2 packets (CNPs excluded) with ECN = CE */
 	uint64_t first_ns, last_ns;
 	uint64_t speed_seen; /* last link speed used, for the report */
 	bool speed_mixed;

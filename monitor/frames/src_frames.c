@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* src_frames.c: monitor counter source "frames". A thread runs the capture engine on
+ * the source's device; sample() copies its counters (frames per kind, PFC frames per
+ * priority, CE-marked RoCEv2, truncated/invalid, kernel drops) under a mutex, so the
+ * monitor's sampling tick never waits on packet I/O.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/frames/capture_engine.h"
+#include "monitor/frames/src_frames.h"
+#include "monitor/sources/sources.h"
+
+enum {
+	F_PAUSE, F_PFC, F_PFC_P0, F_CNP = F_PFC_P0 + 8, F_ROCE, F_ROCE_CE, F_TRUNC, F_INVAL,
+	F_DROPS, F_N,
+};
+
+struct frames_priv {
+	struct frames_cap cap;
+	pthread_t th;
+	pthread_mutex_t mu;
+	bool running, stop, failed;
+	uint64_t snap[F_N];
+	bool drops_valid;
+	char filter[1024];
+};
+
+static void snapshot(struct frames_priv *p)
+{
+	const struct frames_stats *st = &p->cap.st;
+	int i;
+
+	p->snap[F_PAUSE] = st->kind[FRAMES_KIND_PAUSE];
+	p->snap[F_PFC] = st->kind[FRAMES_KIND_PFC];
+	for (i = 0; i < 8; i++)
+		p->snap[F_PFC_P0 + i] = st->prio[i].frames;
+	p->snap[F_CNP] = st->kind[FRAMES_KIND_CNP];
+	p->snap[F_ROCE] = st->kind[FRAMES_KIND_ROCE];
+	p->snap[F_ROCE_CE] = st->roce_ce;
+	p->snap[F_TRUNC] = st->status[FRAMES_TRUNCATED];
+	p->snap[F_INVAL] = st->status[FRAMES_INVALID];
+	p->drops_valid = p->cap.ifs[0].stats_valid;
+	p->snap[F_DROPS] = p->cap.ifs[0].drop;
+}
+
+static void *capture_thread(void *arg)
+{
+	struct frames_priv *p = arg;
+	unsigned n = 0;
+
+	for (;;) {
+		int rc;
+
+		pthread_mutex_lock(&p->mu);
+		if (p->stop) {
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		pthread_mutex_unlock(&p->mu);
+		rc = frames_cap_poll(&p->cap, 20);
+		pthread_mutex_lock(&p->mu);
+		if (rc < 0)
+			p->failed = true;
+		if (++n % 5 == 0 || rc < 0)
+			frames_cap_stats(&p->cap);
+		snapshot(p);
+		pthread_mutex_unlock(&p->mu);
+		if (rc < 0)
+			break;
+	}
+	return NULL;
+}
+
+static void frames_close(struct mon_src *s)
+{
+	struct frames_priv *p = s->priv;
+
+	if (!p)
+		return;
+	if (p->running) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = true;
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->th, NULL);
+	}
+	frames_cap_close(&p->cap);
+	pthread_mutex_destroy(&p->mu);
+	src_fields_free(s);
+	free(p);
+	s->priv = NULL;
+}
+
+static int frames_init(struct mon_src *s)
+{
+	struct frames_cap_opts o = { .nifs = 1, .snaplen = 128, .buffer_bytes = 16u << 20,
+				     .immediate = true };
+	struct frames_priv *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	s->priv = p;
+	pthread_mutex_init(&p->mu, NULL);
+	frames_cap_filter_build(p->filter, sizeof(p->filter), true, false);
+	o.ifnames[0] = s->dev;
+	o.filter = p->filter;
+	rc = frames_cap_open(&p->cap, &o);
+	if (rc) {
+		snprintf(s->err, sizeof(s->err), "%.250s", p->cap.errmsg);
+		frames_close(s);
+		return rc == -ENODEV ? -ENODEV : rc;
+	}
+	rc = pthread_create(&p->th, NULL, capture_thread, p);
+	if (rc) {
+		snprintf(s->err, sizeof(s->err), "%s: cannot start the capture thread: %s",
+			 s->dev, strerror(rc));
+		frames_close(s);
+		return -rc;
+	}
+	p->running = true;
+	src_info_add(s, "capture_filter", "PAUSE/PFC, CNP, CE-marked RoCEv2");
+	return 0;
+}
+
+static int frames_discover(struct mon_src *s)
+{
+	static const char *const names[F_N] = {
+		[F_PAUSE] = "pause_frames", [F_PFC] = "pfc_frames",
+		[F_PFC_P0 + 0] = "pfc_prio0_frames", [F_PFC_P0 + 1] = "pfc_prio1_frames",
+		[F_PFC_P0 + 2] = "pfc_prio2_frames", [F_PFC_P0 + 3] = "pfc_prio3_frames",
+		[F_PFC_P0 + 4] = "pfc_prio4_frames", [F_PFC_P0 + 5] = "pfc_prio5_frames",
+		[F_PFC_P0 + 6] = "pfc_prio6_frames", [F_PFC_P0 + 7] = "pfc_prio7_frames",
+		[F_CNP] = "cnp_frames", [F_ROCE] = "roce_frames", [F_ROCE_CE] = "roce_ce_frames",
+		[F_TRUNC] = "truncated_frames", [F_INVAL] = "invalid_frames",
+		[F_DROPS] = "capture_kernel_drops",
+	};
+	int i, rc = src_fields_reserve(s, F_N);
+
+	if (rc)
+		return rc;
+	for (i = 0; i < F_N; i++)
+		src_field_set(&s->fields[i], names[i], MON_COUNTER, 64, "frames");
+	return 0;
+}
+
+static int frames_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
+{
+	struct frames_priv *p = s->priv;
+	bool failed;
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	for (i = 0; i < F_N; i++) {
+		vals[i] = p->snap[i];
+		valid[i] = i != F_DROPS || p->drops_valid;
+	}
+	failed = p->failed;
+	if (failed)
+		snprintf(s->err, sizeof(s->err), "%.250s", p->cap.errmsg);
+	pthread_mutex_unlock(&p->mu);
+	return failed ? -EIO : 0;
+}
+
+const struct mon_src_ops src_frames_ops = {
+	.name = "frames",
+	.what = "captured frames (libpcap)",
+	.init = frames_init,
+	.discover = frames_discover,
+	.sample = frames_sample,
+	.close = frames_close,
+};
