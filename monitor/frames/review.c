@@ -30,6 +30,7 @@ struct review_file {
 	const char *path;
 	uint64_t frames;
 	const char *error; /* corrupt record: the rest of the file was skipped */
+	bool unread;       /* could not be opened or is not a capture */
 };
 
 int frames_speed_parse(const char *s, uint64_t *bps)
@@ -69,12 +70,14 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf)
 	rc = pcapf_map_open(&m, rf->path);
 	if (rc) {
 		pfc_errno(-rc, "%s: cannot read the capture file", rf->path);
+		rf->unread = true;
 		return rc;
 	}
 	rc = pcapf_reader_init(&pr, m.p, m.len);
 	if (rc) {
 		pfc_err("%s: %s; give a pcap or pcapng file (tcpdump -w, pfclab capture)",
 			rf->path, pr.why);
+		rf->unread = true;
 		pcapf_map_close(&m);
 		return rc;
 	}
@@ -180,9 +183,12 @@ static void print_text(const struct frames_stats *st, const struct review_file *
 	for (f = 0; f < nfiles; f++) {
 		const char *base = strrchr(files[f].path, '/');
 
-		printf("file      %s: %" PRIu64 " frames%s%s\n", base ? base + 1 : files[f].path,
-		       files[f].frames, files[f].error ? ", corrupt after that: " : "",
-		       files[f].error ? files[f].error : "");
+		if (files[f].unread)
+			printf("file      %s: not read\n", base ? base + 1 : files[f].path);
+		else
+			printf("file      %s: %" PRIu64 " frames%s%s\n", base ? base + 1 : files[f].path,
+			       files[f].frames, files[f].error ? ", corrupt after that: " : "",
+			       files[f].error ? files[f].error : "");
 	}
 	printf("span      %.6f s, %" PRIu64 " frames, %" PRIu64 " bytes\n", span, st->frames,
 	       st->bytes);
@@ -320,7 +326,8 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 	for (k = 0; k < nfiles; k++) {
 		obj = json_object_new_object();
 		json_object_object_add(obj, "path", json_object_new_string(files[k].path));
-		json_object_object_add(obj, "frames", ju64(files[k].frames));
+		json_object_object_add(obj, "frames", files[k].unread ? NULL : ju64(files[k].frames));
+		json_object_object_add(obj, "read", json_object_new_boolean(!files[k].unread));
 		json_object_object_add(obj, "error", files[k].error ?
 				       json_object_new_string(files[k].error) : NULL);
 		json_object_array_add(arr, obj);
@@ -452,7 +459,7 @@ int review_main(int argc, char **argv)
 	struct review_opts o = { .storm_ns = 100000000ull, .top = 10 };
 	struct review_file *files;
 	struct frames_stats st;
-	int c, i, nfiles, rc = 0;
+	int c, i, nfiles, nread = 0, rc = 0;
 	uint32_t top;
 
 	while ((c = getopt_long(argc, argv, "s:t:jn:h", lopts, NULL)) != -1) {
@@ -508,6 +515,13 @@ int review_main(int argc, char **argv)
 		files[i].path = argv[optind + i];
 		if (review_file_run(&st, &files[i]))
 			rc = 1;
+		else
+			nread++;
+	}
+	if (!nread) { /* nothing to report: no fake zeros */
+		frames_stats_free(&st);
+		free(files);
+		return 1;
 	}
 	frames_stats_finish(&st);
 	if (st.bins_clamped)

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# frames_cli.sh: command-line contract of pfclab capture, review and inject: --help
+# exits 0, usage errors exit 2 with one line naming the option, unreadable input exits
+# 1 without a report, --json is valid JSON, the timeline has one CSV row per bin.
+source "$(dirname "$0")/../lib.sh"
+
+need_cmd frames_cli jq || finish
+[ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+g=$PFCLAB_ROOT/tests/golden
+
+for c in capture review inject; do
+	check "frames_cli: $c --help exits 0" "$PFCLAB" "$c" --help
+done
+expect_rc() { # NAME RC PATTERN CMD...: exit status RC and stderr matching PATTERN
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq "$want" ] && grep -q -- "$pat" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+		ok "frames_cli: $name"
+	else
+		fail "frames_cli: $name" "exit $rc (want $want), stderr: $(head -c 200 "$tmp/err")"
+	fi
+}
+expect_rc "review without files is a usage error" 2 "no capture file" "$PFCLAB" review
+expect_rc "review --speed nonsense" 2 "--speed 'fast'" "$PFCLAB" review --speed fast x.pcap
+expect_rc "review of a missing file exits 1" 1 "cannot read" "$PFCLAB" review "$tmp/none.pcap"
+[ ! -s "$tmp/out" ] && ok "frames_cli: no report when no file was read" ||
+	fail "frames_cli: no report when no file was read" "$(head -c 100 "$tmp/out")"
+echo "not a capture" >"$tmp/bad.pcap"
+expect_rc "review of a non-capture exits 1" 1 "not a pcap or pcapng" "$PFCLAB" review "$tmp/bad.pcap"
+expect_rc "inject without a kind" 2 "give exactly one KIND" "$PFCLAB" inject -w "$tmp/x.pcap"
+expect_rc "inject --prio 9" 2 "--prio '9'" "$PFCLAB" inject --prio 9 pfc
+expect_rc "inject needs -i or -w" 2 "either -i IF" "$PFCLAB" inject pfc
+expect_rc "inject --pause-time too long for one frame" 2 "at most 65535" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" --pause-time 5ms --speed 25G pfc
+expect_rc "capture without -i" 2 "give an interface" "$PFCLAB" capture
+expect_rc "capture on a missing interface exits 1" 1 "pfcnosuch0" "$PFCLAB" capture -i pfcnosuch0 -d 1s
+
+if "$PFCLAB" review --json "$g"/*/input.pcap | jq -e '.frames > 0 and (.files | length) >= 4' >/dev/null; then
+	ok "frames_cli: review --json over several files is valid JSON"
+else
+	fail "frames_cli: review --json over several files is valid JSON"
+fi
+rows=$("$PFCLAB" review --timeline 1ms "$g/pfc_xoff_xon/input.pcap" | tail -n +2 | wc -l)
+[ "$rows" -eq 6 ] && ok "frames_cli: timeline has one row per 1 ms bin (0 to 5 ms)" ||
+	fail "frames_cli: timeline rows" "$rows rows, want 6"
+finish
