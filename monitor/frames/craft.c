@@ -90,12 +90,14 @@ static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
  * absent LRH, then the IP header with TOS, TTL and checksum set to all ones, the UDP
  * header with the checksum set to ones, the BTH with its reserved byte 4 set to ones,
  * and the rest of the packet. Stored least significant byte first, like the FCS. */
-static uint32_t roce_icrc(const uint8_t *ip, size_t len)
+uint32_t frames_roce_icrc(const uint8_t *ip, size_t len)
 {
 	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t hdr[20 + 8 + 12];
 	uint32_t crc;
 
+	if (len < sizeof(hdr))
+		return 0;
 	memcpy(hdr, ip, sizeof(hdr));
 	hdr[1] = 0xff;                 /* TOS */
 	hdr[8] = 0xff;                 /* TTL */
@@ -162,7 +164,7 @@ size_t frames_craft_roce(uint8_t *buf, size_t cap, const struct frames_l2 *l2,
 	csum = ip_csum(buf + ip_off, 20);
 	buf[ip_off + 10] = (uint8_t)(csum >> 8);
 	buf[ip_off + 11] = (uint8_t)csum;
-	icrc = roce_icrc(buf + ip_off, w.off - ip_off);
+	icrc = frames_roce_icrc(buf + ip_off, w.off - ip_off);
 	wr_u8(&w, (uint8_t)icrc);
 	wr_u8(&w, (uint8_t)(icrc >> 8));
 	wr_u8(&w, (uint8_t)(icrc >> 16));

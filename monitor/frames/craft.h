@@ -40,6 +40,10 @@ size_t frames_craft_pfc(uint8_t *buf, size_t cap, const struct frames_l2 *l2,
 size_t frames_craft_roce(uint8_t *buf, size_t cap, const struct frames_l2 *l2,
 			 const struct frames_roce *ro);
 
+/* RoCEv2 ICRC over an IPv4 packet without its ICRC (ip..end of payload, len bytes,
+ * 20-byte IP header); stored in the frame least significant byte first. */
+uint32_t frames_roce_icrc(const uint8_t *ip, size_t len);
+
 /* The PAUSE/PFC destination 01:80:C2:00:00:01 (802.3 Annex 31B). */
 extern const uint8_t frames_macctl_dst[6];
 

@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "monitor/frames/craft.h"
 #include "monitor/frames/decode.h"
+#include "monitor/frames/pcapfile.h"
 
 static const struct frames_l2 l2 = {
 	.src = { 2, 0, 0, 0, 0, 1 }, .dst = { 2, 0, 0, 0, 0, 2 }, .vlan = -1,
@@ -218,6 +219,37 @@ static void test_ipv6_sll(void **state)
 	assert_memory_equal(pk.src, l2.src, 6);
 }
 
+/* The ICRC crafted frames carry is the one rxe computes: check it on the complete RC
+ * ACKs rxe sent in the virtual-lab golden capture. */
+static void test_icrc_matches_rxe(void **state)
+{
+	struct pcapf_map m;
+	struct pcapf_reader pr;
+	struct pcapf_rec rec;
+	struct frames_pkt pk;
+	int checked = 0;
+
+	(void)state;
+	if (pcapf_map_open(&m, "tests/golden/vlab_rxe_cnp/input.pcap"))
+		skip();
+	assert_int_equal(pcapf_reader_init(&pr, m.p, m.len), 0);
+	while (pcapf_reader_next(&pr, &rec) > 0 && checked < 10) {
+		const uint8_t *ip = rec.data + 14, *icrc;
+		uint32_t want;
+
+		if (frames_decode(rec.ifc->link, rec.data, rec.caplen, rec.wirelen, &pk) !=
+		    FRAMES_OK || pk.bth_opcode != 0x11 || rec.caplen != rec.wirelen || pk.ntags)
+			continue;
+		icrc = rec.data + rec.caplen - 4;
+		want = (uint32_t)icrc[0] | (uint32_t)icrc[1] << 8 | (uint32_t)icrc[2] << 16 |
+		       (uint32_t)icrc[3] << 24;
+		assert_int_equal(frames_roce_icrc(ip, rec.caplen - 14 - 4), want);
+		checked++;
+	}
+	pcapf_map_close(&m);
+	assert_true(checked > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_cuts),
 		cmocka_unit_test(test_invalid_lengths),
 		cmocka_unit_test(test_ipv6_sll),
+		cmocka_unit_test(test_icrc_matches_rxe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
