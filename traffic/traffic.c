@@ -240,8 +240,10 @@ static int warmup(struct run *r, uint32_t size, bool send)
 	return rc < 0 ? rc : 0;
 }
 
-/* One phase: one message size. Returns 0, or -errno with r->why set. */
-static int run_phase(struct run *r, uint32_t phase)
+/* One phase: one message size. Returns 0, or -errno with r->why set; *ended_early tells
+ * that either side stopped it (Ctrl-C), so that both skip the remaining sizes.
+ */
+static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 {
 	const struct traffic_opts *o = r->o;
 	const uint32_t size = o->sizes[phase];
@@ -462,6 +464,7 @@ static int run_phase(struct run *r, uint32_t phase)
 			    (double)rx_final.elapsed_ns / 1e9);
 	}
 	traffic_report_row(stdout, o->json, &row);
+	*ended_early = interrupted;
 	return 0;
 }
 
@@ -596,10 +599,10 @@ static int run_traffic(const struct traffic_opts *o)
 	if (!o->quiet || o->json)
 		traffic_report_start(stdout, o->json, &ri);
 	for (p = 0; p < o->nsizes; p++) {
-		rc = run_phase(r, p);
-		if (rc)
-			break;
-		if (stop_requested)
+		bool ended_early = false;
+
+		rc = run_phase(r, p, &ended_early);
+		if (rc || ended_early || stop_requested)
 			break;
 	}
 	if (!rc)
