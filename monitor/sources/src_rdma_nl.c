@@ -226,7 +226,13 @@ static int rdma_init(struct mon_src *s)
 		s->port = 1;
 	driver_guess(s);
 	src_info_add(s, "driver", s->driver);
-	rc = nl_sock_open(&p->nl, NETLINK_RDMA);
+	/* PFCLAB_RDMA_SYSFS=1 forces the sysfs route (tests; kernels whose RDMA netlink
+	 * statistics misbehave).
+	 */
+	if (getenv("PFCLAB_RDMA_SYSFS") && !strcmp(getenv("PFCLAB_RDMA_SYSFS"), "1"))
+		rc = -EPROTONOSUPPORT;
+	else
+		rc = nl_sock_open(&p->nl, NETLINK_RDMA);
 	if (rc == 0) {
 		nlh = nl_sock_req(&p->nl, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
 				  NLM_F_DUMP);

@@ -69,6 +69,21 @@ done
 if [ -z "$bad" ] && [ "$n" -gt 5 ]; then ok "monitor_rxe_equals_sysfs ($n counters)"
 else fail monitor_rxe_equals_sysfs "monitor/sysfs differ:$bad"; fi
 
+# 2b. the sysfs fallback route reads the same values
+PFCLAB_RDMA_SYSFS=1 "$PFCLAB" monitor -d "$VLAB_DEV_A" --sources rdma -I 10ms -c 1 -q \
+	--record "$out/sysfs" 2>>"$out.err"
+route=$(jq -r '.sources[] | select(.source == "rdma") | .info.route // "netlink"' "$out/sysfs/meta.json")
+# name=value pairs of the last row, sorted (the two routes list counters in other orders)
+pairs() { awk -F, 'NR == 1 { for (i = 7; i <= NF; i++) h[i] = $i; next }
+	{ for (i = 7; i <= NF; i++) r[i] = $i } END { for (i in r) print h[i] "=" r[i] }' "$1" | sort; }
+a=$(pairs "$out/once/samples.csv")
+b=$(pairs "$out/sysfs/samples.csv")
+if [ "$route" = sysfs ] && [ -n "$a" ] && [ "$a" = "$b" ]; then
+	ok monitor_rxe_sysfs_fallback
+else
+	fail monitor_rxe_sysfs_fallback "route $route; differ: $(diff <(echo "$a") <(echo "$b") | tr '\n' ' ')"
+fi
+
 # 3. the RDMA device goes away and comes back while sampling: a gap, no crash
 "$PFCLAB" monitor -d "$VLAB_DEV_B" --sources rdma -I 50ms -q --record "$out/gap" \
 	2>"$out-gap.err" &
