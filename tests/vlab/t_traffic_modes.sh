@@ -71,6 +71,26 @@ b=$(sums "$VLAB_OUT/warm-client.out" | jq '.tx.bytes')
 if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$b" = 409600 ]; then ok "--warmup 1s: measured bytes exclude the warm-up"
 else fail "--warmup 1s" "rc $src/$crc bytes $b $(errs warm)"; fi
 
+# 5b. path MTU: -m 512 on one side is the MTU of the path (the smaller one wins), and rxe
+#     cuts each 4 KiB message into 8 packets
+hwp() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
+p0=$(hwp "$VLAB_DEV_B")
+"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p 18907 --wait 60s --json -s 4K -n 50 \
+	>"$VLAB_OUT/mtu-server.out" 2>"$VLAB_OUT/mtu-server.err" &
+spid=$!
+"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18907 --json -s 4K -n 50 -m 512 "$VLAB_IP_A" \
+	>"$VLAB_OUT/mtu-client.out" 2>"$VLAB_OUT/mtu-client.err"
+crc=$?
+wait $spid; src=$?
+dp=$(( $(hwp "$VLAB_DEV_B") - p0 ))
+ms=$(jq 'select(.type == "start") | .mtu' "$VLAB_OUT/mtu-server.out")
+mc=$(jq 'select(.type == "start") | .mtu' "$VLAB_OUT/mtu-client.out")
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$ms" = 512 ] && [ "$mc" = 512 ] && [ $dp -ge 400 ] && [ $dp -le 450 ]; then
+	ok "-m 512 on one side: both use MTU 512, $dp packets for 50 x 4 KiB"
+else
+	fail "-m 512: path MTU" "rc $src/$crc mtu $ms/$mc packets $dp $(errs mtu)"
+fi
+
 # 6. a long one-way run with a short exchange timeout: the receiving side's heartbeats keep
 #    the sender's watchdog (3 intervals + --timeout) quiet
 pair quiet 18906 -s 4K -D 5 --interval 250ms --timeout 1s
