@@ -291,6 +291,7 @@ int conn_recv(int fd, struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t
 	uint8_t type;
 	int rc;
 
+	memset(buf, 0, XCHG_HDR_LEN);
 	rc = read_full(fd, buf, XCHG_HDR_LEN, deadline);
 	if (rc == -EPIPE) {
 		/* Fewer bytes than a header, then silence or EOF: show what it was. */
