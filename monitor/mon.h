@@ -45,6 +45,8 @@ struct mon_src_ops {
 	 */
 	int (*sample)(struct mon_src *s, uint64_t *vals, uint8_t *valid);
 	void (*close)(struct mon_src *s);
+	/* The last failure, one line ("" when none): what, on which device, why. */
+	const char *(*last_error)(const struct mon_src *s);
 };
 
 struct mon_src {

@@ -50,3 +50,8 @@ void src_info_add(struct mon_src *s, const char *key, const char *val)
 	snprintf(s->info[i][0], sizeof(s->info[i][0]), "%s", key);
 	snprintf(s->info[i][1], sizeof(s->info[i][1]), "%s", val);
 }
+
+const char *src_last_error(const struct mon_src *s)
+{
+	return s->err;
+}

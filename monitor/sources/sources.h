@@ -25,6 +25,8 @@ void src_field_set(struct mon_field *f, const char *raw, enum mon_kind kind, uin
 		   const char *unit);
 void src_fields_free(struct mon_src *s);
 void src_info_add(struct mon_src *s, const char *key, const char *val);
+/* The last_error op every source uses: the text in s->err. */
+const char *src_last_error(const struct mon_src *s);
 
 /* --- SIOCETHTOOL replies (struct ethtool_sset_info / ethtool_gstrings / ethtool_stats) */
 int src_ethtool_parse_sset(const void *buf, size_t len, uint32_t *count);

@@ -165,4 +165,5 @@ const struct mon_src_ops src_dcb_ops = {
 	.discover = dcb_discover,
 	.sample = dcb_sample,
 	.close = dcb_close,
+	.last_error = src_last_error,
 };

@@ -336,4 +336,5 @@ const struct mon_src_ops src_ethtool_ioctl_ops = {
 	.discover = ethtool_discover,
 	.sample = ethtool_sample,
 	.close = ethtool_close,
+	.last_error = src_last_error,
 };

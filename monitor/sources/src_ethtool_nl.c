@@ -175,4 +175,5 @@ const struct mon_src_ops src_ethtool_nl_ops = {
 	.discover = pause_discover,
 	.sample = pause_sample,
 	.close = pause_close,
+	.last_error = src_last_error,
 };

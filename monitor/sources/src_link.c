@@ -149,4 +149,5 @@ const struct mon_src_ops src_link_ops = {
 	.discover = link_discover,
 	.sample = link_sample,
 	.close = link_close,
+	.last_error = src_last_error,
 };

@@ -239,4 +239,5 @@ const struct mon_src_ops src_nvml_ops = {
 	.discover = nvml_discover,
 	.sample = nvml_sample,
 	.close = nvml_close,
+	.last_error = src_last_error,
 };

@@ -257,4 +257,5 @@ const struct mon_src_ops src_pci_ops = {
 	.discover = pci_src_discover,
 	.sample = pci_src_sample,
 	.close = pci_src_close,
+	.last_error = src_last_error,
 };

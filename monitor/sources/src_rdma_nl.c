@@ -405,4 +405,5 @@ const struct mon_src_ops src_rdma_nl_ops = {
 	.discover = rdma_discover,
 	.sample = rdma_sample,
 	.close = rdma_close,
+	.last_error = src_last_error,
 };
