@@ -336,7 +336,10 @@ static void render_text(struct mon_ctx *x, const struct mon_sample *s)
 				 c[i].unit);
 			snprintf(d, sizeof(d), "+%" PRIu64 "%s%s", v->delta, c[i].unit[0] ? " " : "",
 				 c[i].unit);
-			human(v->rate, unit, r, sizeof(r));
+			if (!strcmp(c[i].unit, "us"))	/* pause time: share of the interval */
+				snprintf(r, sizeof(r), "%.1f%% of time", v->rate / 1e4);
+			else
+				human(v->rate, unit, r, sizeof(r));
 		} else {
 			snprintf(d, sizeof(d), "%s", v->flags & MON_V_RESET ? "reset" : "n/a");
 			snprintf(r, sizeof(r), "n/a");
