@@ -172,4 +172,5 @@ const struct mon_src_ops src_frames_ops = {
 	.discover = frames_discover,
 	.sample = frames_sample,
 	.close = frames_close,
+	.last_error = src_last_error,
 };
