@@ -53,6 +53,7 @@ static struct {
 	unsigned int nmaps;
 	uint64_t seq;
 	uint64_t n_rm, n_uvm;
+	uint64_t n_calls;		/* every ioctl() libcuda made through the interposer */
 	uint32_t ctl_client, ctl_device, ctl_subdevice, ctl_vaspace;	/* seen in controls */
 	int ctl_fd;
 	dev_t uvm_rdev;
@@ -365,8 +366,10 @@ void rm_capture_summary(char *buf, size_t len)
 		  cls == RM_CLASS_VASPACE ? 3 : 4]++;
 	}
 	snprintf(buf, len,
-		 "interposed %llu RM and %llu UVM ioctls; saw %u client, %u device, %u subdevice, "
-		 "%u VA space, %u video-memory object(s), %u mapping(s)",
+		 "libcuda made %llu ioctl calls through the interposer (%llu RM, %llu UVM accepted); "
+		 "saw %u client, %u device, %u subdevice, %u VA space, %u video-memory object(s), "
+		 "%u mapping(s)",
+		 (unsigned long long)__atomic_load_n(&cap.n_calls, __ATOMIC_RELAXED),
 		 (unsigned long long)cap.n_rm, (unsigned long long)cap.n_uvm, c[0], c[1], c[2], c[3],
 		 c[4], cap.nmaps);
 	pthread_mutex_unlock(&cap.lock);
@@ -398,6 +401,7 @@ static int capture_ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	rc = ioctl(fd, req, arg);
+	__atomic_fetch_add(&cap.n_calls, 1, __ATOMIC_RELAXED);
 	if (rc == 0 && arg) {
 		kind = fd_kind(fd);
 		if (kind != RM_FD_OTHER)
