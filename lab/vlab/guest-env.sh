@@ -48,7 +48,7 @@ vlab_impair() {
 		[ "$mode" = off ] && continue
 		tc qdisc add dev "$l" root handle 1: htb default 1 &&
 		tc class add dev "$l" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" &&
-		tc qdisc add dev "$l" parent 1:1 handle 10: red limit 1000000 min 30000 \
+		tc qdisc add dev "$l" parent 1:1 handle 10: red limit 4000000 min 30000 \
 			max 90000 avpkt 1000 burst 55 probability 0.5 bandwidth "$rate" ecn ||
 			return 1
 	done

@@ -73,11 +73,12 @@ tcpdump -Z root -i "$VLAB_IF_B" -s 64 -w "$VLAB_OUT/ecn.pcap" -U 'udp dst port 4
 	>"$VLAB_OUT/tcpdump-ecn.txt" 2>&1 &
 tdpid=$!
 sleep 1
-bw_run ecn --tclass=2 || fail "perftest run on the impaired link"
+# a shallow send queue keeps the backlog under the RED limit: CE marks, no tail drops
+bw_run ecn --tclass=2 -t 8 || fail "perftest run on the impaired link" "$(grep -h -i -m1 "failed status" "$VLAB_OUT"/ecn-*.txt)"
 sleep 1
 kill -INT $tdpid; wait $tdpid
-vlab_impair off
 tc -s qdisc show >"$VLAB_OUT/qdisc.txt" 2>&1
+vlab_impair off
 ce=$(tcpdump -r "$VLAB_OUT/ecn.pcap" -nn 'ip[1] & 3 = 3' 2>/dev/null | wc -l)
 ect=$(tcpdump -r "$VLAB_OUT/ecn.pcap" -nn 'ip[1] & 3 = 2' 2>/dev/null | wc -l)
 echo "ce=$ce ect=$ect" >"$VLAB_OUT/ecn.txt"
