@@ -21,7 +21,7 @@ t=$OUT_DIR/doctor.txt
 drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)
 grep -q "^  OK    driver  *NVIDIA driver $drv" "$t" && ok "doctor driver $drv" ||
 	fail "doctor driver" "want $drv: $(grep -m1 ' driver ' "$t")"
-grep -q "^  \(OK\|WARN\)  kernel modules  *\(open\|proprietary\) kernel modules loaded" "$t" &&
+grep -q "^  \(OK\|WARN\) \+kernel modules  *\(open\|proprietary\) kernel modules loaded" "$t" &&
 	ok "doctor module flavour: $(grep -m1 'kernel modules' "$t" | sed 's/.*modules  *//')" ||
 	fail "doctor module flavour" "$(grep -m1 'kernel modules' "$t")"
 
@@ -39,7 +39,7 @@ echo "$line" | grep -q "$want" && ok "doctor GPU model and $want (nvidia-smi: $s
 grep -q "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=[01]" "$t" &&
 	ok "doctor dma-buf: $(grep -o -m1 'CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=[01]' "$t")" ||
 	fail "doctor dma-buf" "$(grep -m1 -i 'dma' "$t")"
-grep -q "^  \(OK\|WARN\|INFO\)  GPU .* link  *x[0-9]" "$t" && ok "doctor GPU PCIe link read" ||
+grep -q "^  \(OK\|WARN\|INFO\) \+GPU .* link  *x[0-9]" "$t" && ok "doctor GPU PCIe link read" ||
 	fail "doctor GPU PCIe link" "$(grep -m1 ' link ' "$t")"
 if command -v jq >/dev/null 2>&1; then
 	jq -e '.items | map(select(.section == "gpu")) | length > 0' "$OUT_DIR/doctor.json" >/dev/null &&
