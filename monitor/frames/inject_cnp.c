@@ -112,7 +112,9 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *b
 		}
 		qp = back->qp;
 	}
-	now = time_mono_ns();
+	/* the packet's arrival time, not when this process got to it: a late wakeup
+	 * must not make two CE packets look closer than they were */
+	now = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
 	lim = slot(np->limit, src, qp);
 	if (lim && lim->last_cnp && now - lim->last_cnp < np->o->cnp_gap_ns) {
 		np->limited++;
@@ -164,6 +166,7 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 	pcap_set_immediate_mode(pc, 1);
 	pcap_set_buffer_size(pc, 16 << 20);
 	pcap_set_timeout(pc, 50);
+	pcap_set_tstamp_precision(pc, PCAP_TSTAMP_PRECISION_NANO); /* tv_usec holds ns */
 	rc = pcap_activate(pc);
 	if (rc < 0) {
 		pfc_err("%s: cannot capture: %s", o->ifname, pcap_geterr(pc));
