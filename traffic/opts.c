@@ -96,7 +96,8 @@ void traffic_opts_usage(FILE *f)
 "      --warmup DUR        traffic before measuring starts (default 0)\n"
 "  -t, --tx-depth N        outstanding sends per QP (default 128)\n"
 "      --rx-depth N        receives posted per QP with --imm (default 512)\n"
-"  -l, --post-list N       sends chained per post call (default 1)\n"
+"  -l, --post-list N       sends chained per post call (default: 8 for messages up\n"
+"                          to 4 KiB, else 1; never above the tx depth)\n"
 "  -Q, --cq-mod N          request a completion every N sends (default 64, <= tx depth)\n"
 "  -I, --inline-size N     send messages up to N bytes inline (default 0)\n"
 "  -m, --mtu N             path MTU 256..4096 (default: the port's active MTU)\n"
@@ -184,7 +185,11 @@ static void defaults(struct traffic_opts *o)
 	o->nsizes = 1;
 	o->tx_depth = 128;
 	o->rx_depth = 512;
-	o->post_list = 1;
+	/* Small messages go in chains of 8 (one doorbell per 8 sends: the message rate
+	 * is bound by doorbells); large ones one by one.
+	 */
+	o->post_list = 8;
+	o->post_list_auto = true;
 	o->cq_mod = 64;
 	o->tclass = -1;
 	o->qp_timeout = 14;
@@ -212,7 +217,7 @@ uint32_t traffic_opts_max_size(const struct traffic_opts *o)
 int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err, size_t n)
 {
 	bool got_s = false, got_a = false, got_D = false, got_n = false, got_cq = false;
-	bool got_dscp = false, got_tclass = false;
+	bool got_dscp = false, got_tclass = false, got_l = false;
 	uint32_t u;
 	char *end;
 	int c, rc;
@@ -267,6 +272,8 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 				return bad(err, n, "--rx-depth '%s': %s (1..16384)", a, range_word(rc));
 			break;
 		case 'l':
+			got_l = true;
+			o->post_list_auto = false;
 			if ((rc = parse_u32(a, 1, 64, &o->post_list)))
 				return bad(err, n, "-l '%s': %s (1..64)", a, range_word(rc));
 			break;
@@ -409,6 +416,8 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 	if (o->cq_mod > o->tx_depth)
 		return bad(err, n, "-Q %u is larger than the tx depth -t %u: completions would never come",
 			   o->cq_mod, o->tx_depth);
+	if (!got_l && o->post_list > o->tx_depth)
+		o->post_list = o->tx_depth;
 	if (o->post_list > o->tx_depth)
 		return bad(err, n, "-l %u is larger than the tx depth -t %u", o->post_list, o->tx_depth);
 	if (o->rate_mode != TRAFFIC_RATE_AUTO && o->rate_gbps == 0)

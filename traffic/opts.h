@@ -29,7 +29,8 @@ struct traffic_opts {
 	bool imm;			/* --imm: RDMA WRITE with immediate */
 	uint32_t tx_depth;		/* -t */
 	uint32_t rx_depth;		/* --rx-depth (receives posted for --imm) */
-	uint32_t post_list;		/* -l */
+	uint32_t post_list;		/* -l: longest chain of sends per post call */
+	bool post_list_auto;		/* no -l: chain small messages only (<= 4 KiB) */
 	uint32_t cq_mod;		/* -Q: one signalled completion every N sends */
 	uint32_t inline_size;		/* -I */
 	uint32_t mtu;			/* -m, 0 = port's active MTU */

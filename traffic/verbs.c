@@ -402,6 +402,7 @@ void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool sen
 	uint32_t i, j;
 
 	tv->size = size;
+	tv->plist = tv->o->post_list_auto && size > 4096 ? 1 : tv->o->post_list;
 	tv->send = send;
 	tv->stopping = false;
 	memset(&tv->ctr, 0, sizeof(tv->ctr));
@@ -449,7 +450,8 @@ static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char
 static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t qi,
 			    uint64_t now)
 {
-	const uint32_t depth = tv->o->tx_depth, plist = tv->o->post_list, mod = tv->o->cq_mod;
+	const uint32_t depth = tv->o->tx_depth, plist = tv->plist, nwr = tv->o->post_list;
+	const uint32_t mod = tv->o->cq_mod;
 	const unsigned int inl = tv->size <= tv->inline_size ? IBV_SEND_INLINE : 0;
 	struct ibv_send_wr *bad;
 	uint64_t k, j, seq;
@@ -471,7 +473,7 @@ static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint
 		}
 		q->wr[k - 1].next = NULL;
 		j = (uint64_t)ibv_post_send(q->qp, q->wr, &bad);
-		if (k < plist)
+		if (k < nwr)
 			q->wr[k - 1].next = &q->wr[k];
 		if (j)
 			return fail(tv, -(int)j, "%s QP 0x%x: ibv_post_send: %s", tv->o->dev,

@@ -56,6 +56,7 @@ struct traffic_verbs {
 	const char *rate_how;		/* "hardware", "software pacing" or NULL */
 	/* phase state */
 	uint32_t size;
+	uint32_t plist;			/* sends chained per post call in this phase */
 	bool send;			/* this side writes in this run */
 	bool stopping;
 	uint64_t start_ns;

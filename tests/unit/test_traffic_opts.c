@@ -141,6 +141,9 @@ static void test_opts_values(void **state)
 	/* A small tx depth pulls the default completion moderation down with it. */
 	assert_int_equal(run_parse("-d rxe0 -t 8", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.cq_mod, 8);
+	assert_int_equal(o.post_list, 8);
+	assert_int_equal(run_parse("-d rxe0 -t 4", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.post_list, 4);
 }
 
 int main(void)
