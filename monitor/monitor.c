@@ -17,6 +17,7 @@
 
 #include "lib/util.h"
 #include "monitor/catalog.h"
+#include "monitor/frames/src_frames.h"
 #include "monitor/monitor.h"
 #include "monitor/record.h"
 #include "monitor/sampler.h"
@@ -33,6 +34,8 @@ struct mon_opts {
 	const char *record;
 	const char *catalog;
 	const char *sources;
+	const char *frames;	/* capture interface for the "frames" source */
+	bool frames_on;
 	bool json, raw, quiet, stats;
 };
 
@@ -62,6 +65,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu N] [--interval 10ms]\n"
 "                      [--count N] [--duration 10s] [--record DIR] [--json] [--raw]\n"
+"                      [--frames[=IFACE]]\n"
 "\n"
 "Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, from 1 ms up, and\n"
 "prints per interval the metrics that changed, with deltas, rates and units.\n"
@@ -70,6 +74,9 @@ static void usage(FILE *f)
 "                         DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link\n"
 "  -d, --rdma DEV[:PORT]  RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1\n"
 "      --gpu N            NVIDIA GPU N: PCIe rx/tx throughput, replays, link (NVML)\n"
+"      --frames[=IFACE]   also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
+"                         IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
+"                         names work) and count them per interval beside the counters\n"
 "  -I, --interval DUR     sampling interval, >= 1ms (default 1s): 500us, 10ms, 1s\n"
 "  -c, --count N          stop after N samples\n"
 "  -t, --duration DUR     stop after DUR\n"
@@ -109,7 +116,7 @@ static bool src_wanted(const struct mon_opts *o, const char *name)
 
 static int parse_opts(int argc, char **argv, struct mon_opts *o)
 {
-	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS };
+	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS, OPT_FRAMES };
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "rdma", required_argument, NULL, 'd' },
@@ -124,6 +131,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "sources", required_argument, NULL, OPT_SOURCES },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
+		{ "frames", optional_argument, NULL, OPT_FRAMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -156,6 +164,10 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			}
 			break;
 		}
+		case OPT_FRAMES:
+			o->frames_on = true;
+			o->frames = optarg;
+			break;
 		case OPT_GPU:
 			if (parse_u32(optarg, 0, 63, &u)) {
 				pfc_err("--gpu '%s': expected a GPU index 0..63 (see nvidia-smi -L)",
@@ -220,6 +232,10 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 	}
 	if (!o->iface && !o->rdma && o->gpu < 0) {
 		pfc_err("nothing to monitor: give -i IFACE, -d RDMADEV and/or --gpu N");
+		return 2;
+	}
+	if (o->frames_on && !o->frames && !o->iface) {
+		pfc_err("--frames needs an interface: give --frames=IFACE or -i IFACE");
 		return 2;
 	}
 	if (o->sources) {
@@ -424,6 +440,9 @@ static int add_sources(struct mon_ctx *x)
 		if (src_wanted(o, "pci"))
 			rc |= mon_engine_add(x->e, &src_pci_ops, o->iface, 0, -1) < 0;
 	}
+	if (o->frames_on)
+		rc |= mon_engine_add(x->e, &src_frames_ops, o->frames ? o->frames : o->iface,
+				     0, -1) < 0;
 	if (o->rdma && src_wanted(o, "rdma"))
 		rc |= mon_engine_add(x->e, &src_rdma_nl_ops, o->rdma, o->rdma_port, -1) < 0;
 	if (o->gpu >= 0) {

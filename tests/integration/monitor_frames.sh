@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# monitor_frames.sh: the capture engine inside pfclab monitor (--frames). PFC and CNP
+# frames injected from one namespace are counted per interval beside the link counters,
+# in the same run and on the same clock, and the per-interval deltas add up exactly.
+source "$(dirname "$0")/../lib.sh"
+name=monitor_frames
+need_root $name || finish
+need_cmd $name jq ip || finish
+setup_ns NSA NSB || { fail $name "cannot create namespaces"; finish; }
+ip link add mfa netns "$NSA" type veth peer name mfb netns "$NSB" || { fail $name "veth"; finish; }
+ip -n "$NSA" link set mfa up && ip -n "$NSB" link set mfb up
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+
+ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -t 4s \
+	>"$tmp/mon.json" 2>"$tmp/mon.err" &
+mon=$!
+defer kill "$mon"
+sleep 1
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 40 -r 2000 pfc --prio 3 -q 100 &&
+	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 25 -r 2000 cnp \
+		--src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 ||
+	{ fail $name "inject failed"; finish; }
+wait "$mon"
+rc=$?
+[ $rc -eq 0 ] || { fail "$name: monitor exit" "$rc: $(cat "$tmp/mon.err")"; finish; }
+sum() { jq -s "[.[] | select(.changed) | .changed[\"$1\"].delta // 0] | add" "$tmp/mon.json"; }
+pfc=$(sum capture.pfc.prio3.frames) cnp=$(sum capture.cnp.frames) drops=$(sum capture.kernel_drops)
+if [ "$pfc" = 40 ] && [ "$cnp" = 25 ] && [ "$drops" = 0 ]; then
+	ok "$name: per-interval deltas add up to 40 PFC prio 3 and 25 CNP, 0 drops"
+else
+	fail "$name" "pfc prio3=$pfc cnp=$cnp drops=$drops, want 40 25 0"
+fi
+same=$(jq -s '[.[] | select(.changed) | select(.changed["capture.pfc.frames"] and .changed["link.rx_packets"])] | length' "$tmp/mon.json")
+if [ "$same" -gt 0 ]; then ok "$name: captured frames and link counters in the same samples"
+else fail "$name: captured frames and link counters in the same samples" "no sample holds both"; fi
+"$PFCLAB" monitor --frames -d nodev >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q -- '--frames needs an interface' "$tmp/err"; then ok "$name: --frames without an interface refused"
+else fail "$name: --frames without an interface refused" "rc=$rc $(cat "$tmp/err")"; fi
+finish
