@@ -74,7 +74,15 @@ tcpdump -Z root -i "$VLAB_IF_B" -s 64 -w "$VLAB_OUT/ecn.pcap" -U 'udp dst port 4
 tdpid=$!
 sleep 1
 # a shallow send queue keeps the backlog under the RED limit: CE marks, no tail drops
-bw_run ecn --tclass=2 -t 8 || fail "perftest run on the impaired link" "$(grep -h -i -m1 "failed status" "$VLAB_OUT"/ecn-*.txt)"
+# rxe under full emulation now and then ends a run with a completion error; one more try
+# tells that apart from a broken setup, and both attempts are kept.
+if ! bw_run ecn --tclass=2 -t 8; then
+	echo "first impaired run failed: $(grep -h -i -m1 "failed status" "$VLAB_OUT"/ecn-*.txt)" |
+		tee "$VLAB_OUT/ecn-retry.txt"
+	for f in "$VLAB_OUT"/ecn-server.txt "$VLAB_OUT"/ecn-client.txt; do mv "$f" "${f%.txt}.try1.txt"; done
+	bw_run ecn --tclass=2 -t 8 ||
+		fail "perftest run on the impaired link" "$(grep -h -i -m1 "failed status" "$VLAB_OUT"/ecn-*.txt)"
+fi
 sleep 1
 kill -INT $tdpid; wait $tdpid
 tc -s qdisc show >"$VLAB_OUT/qdisc.txt" 2>&1
