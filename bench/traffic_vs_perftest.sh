@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # traffic_vs_perftest.sh: pfclab traffic vs perftest ib_write_bw in the virtual lab (rxe
 # under QEMU TCG): bidirectional 64 KiB bandwidth and one-way 64 B message rate, measured
-# the same way for both (rxe packet counters over the same window). Prints BENCH lines.
-# Figures are those of an emulated CPU: compare the ratio, not the absolute numbers.
+# the same way for both (rxe packet counters over the same window), in alternating rounds;
+# the figures are medians over the rounds. Prints BENCH lines. Figures are those of an
+# emulated CPU shared with the rest of the host: compare the ratio, not the numbers.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -23,7 +24,12 @@ if [ ! -s "$f" ]; then
 	echo "BENCH traffic_vs_perftest: no figures (vlab exit $rc; see $out.log and $out/)"
 	exit 1
 fi
-get() { awk -v c="$1" -v t="$2" '$1 == c && $2 == t { print $3 }' "$f"; }
+# median of one case/tool over the rounds
+get() {
+	awk -v c="$1" -v t="$2" '$1 == c && $2 == t { print $3 }' "$f" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+rounds() { awk -v c="$1" -v t="$2" '$1 == c && $2 == t { printf "%s%s", s, $3; s = " " }' "$f"; }
 line() { # name case unit what
 	local p q
 	p=$(get "$2" pfclab) q=$(get "$2" perftest)
@@ -34,6 +40,7 @@ line() { # name case unit what
 	awk -v n="$1" -v p="$p" -v q="$q" -v u="$3" 'BEGIN {
 		r = q > 0 ? sprintf("%.2f", p / q) : "n/a"
 		printf "BENCH %s: pfclab %s %s, ib_write_bw %s %s, ratio %s (target >= 1.0)\n", n, p, u, q, u, r }'
+	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]"
 }
 line traffic_bidir_64k bidir64k Gb/s
 line traffic_oneway_64b_msgrate oneway64 Mpps
