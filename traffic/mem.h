@@ -82,7 +82,7 @@ struct mem_step {
 	const char *name;	/* "alloc", "export", "register", "write", "read", "verify", "free" */
 	enum mem_step_result result;
 	uint64_t ns;		/* time the step took */
-	char detail[512];
+	char detail[1024];	/* the geforce export step names every RM handle and status */
 };
 
 #define MEM_CHECK_MAX_STEPS 8
