@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # CNPs from two notification points to several QPs at different rates, and RoCEv2
 # WRITEs with every third packet CE-marked. Sourced by golden.sh: $PFCLAB, $OUT.
 i="$PFCLAB inject --quiet -w $OUT"

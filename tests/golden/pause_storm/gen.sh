@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # 802.3x PAUSE refreshed every 1 ms for 150 ms (a storm at 100 ms), then XON, then
 # one short pause. Sourced by golden.sh: $PFCLAB, $OUT.
 i="$PFCLAB inject --quiet -w $OUT"

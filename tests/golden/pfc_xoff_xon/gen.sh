@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # PFC on priority 3: XOFF bursts refreshed every 10 us, XON, an expiring XOFF, and a
 # frame naming priorities 0, 3 and 5 at once. Sourced by golden.sh: $PFCLAB, $OUT.
 i="$PFCLAB inject --quiet -w $OUT"

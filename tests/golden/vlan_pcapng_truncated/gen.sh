@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pcapng: VLAN-tagged PFC and CNPs, and RoCEv2 records cut by a 40-byte snaplen
 # (truncated, not invalid). Sourced by golden.sh: $PFCLAB, $OUT.
 i="$PFCLAB inject --quiet -w $OUT"
