@@ -16,7 +16,8 @@ PKGS := libibverbs:libibverbs-dev libmnl:libmnl-dev libpcap:libpcap-dev \
 	libpci:libpci-dev ncursesw:libncurses-dev json-c:libjson-c-dev
 PKG_NAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
-ifeq ($(filter deps clean distclean,$(MAKECMDGOALS)),)
+# test, demo and bench install the packages first (deps), then build in a sub-make.
+ifeq ($(filter deps clean distclean test demo bench,$(MAKECMDGOALS)),)
 MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(p))))
 ifneq ($(MISSING),)
 $(error missing build dependencies: $(foreach p,$(MISSING),$(firstword $(subst :, ,$(p))) (Debian package $(lastword $(subst :, ,$(p))))); run 'make deps' or apt-get install them)
