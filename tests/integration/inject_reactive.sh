@@ -5,8 +5,9 @@
 #  1. cnp-on-ce: B learns A's QP from a packet B sends to A (through the qdisc, as
 #     the stack sends RC ACKs; packets that bypass it skip the capture taps), then
 #     answers each of N CE-marked RoCEv2 packets from A with a CNP to that QP; a
-#     capture on A counts N CNPs from B's address to the learned QP. A burst faster than --cnp-gap is
-#     answered with fewer CNPs (rate limit per QP).
+#     capture on A counts N CNPs from B's address to the learned QP (--cnp-gap 0: the
+#     sender's pacing jitters, so no packet may be held back). A burst faster than
+#     --cnp-gap is answered with fewer CNPs (rate limit per QP).
 #  2. pfc-on-backlog: A's egress is a 1 Mbit/s tbf; a burst through it builds a
 #     backlog; the watcher sends XOFF then XON for priority 3, and a capture on B sees
 #     exactly the XOFF and XON frames the watcher reports.
@@ -30,7 +31,7 @@ N=50
 A "$PFCLAB" capture -i pfra -q --json -d 20s -c $N -w "$tmp/cnp.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cpid=$!
 defer kill $cpid
-B "$PFCLAB" inject -i pfrb cnp-on-ce -d 20s >"$tmp/np.txt" 2>&1 &
+B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -d 20s >"$tmp/np.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/cap.err" listening && wait_listening "$tmp/np.txt" answering ||
