@@ -36,7 +36,7 @@ struct mem_buf {
 	uint64_t dmabuf_offset;	/* offset of addr inside the dma-buf */
 	const char *path;	/* how it was registered, set by reg: "host", "peermem", "dma-buf" */
 	char desc[256];		/* what it is: "GPU 0 NVIDIA H100 80GB HBM3 (0000:17:00.0)" */
-	char why[512];		/* last failure, one line */
+	char why[1024];		/* last failure or export detail, one line */
 	void *priv;		/* backend state */
 };
 
