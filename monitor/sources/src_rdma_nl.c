@@ -281,6 +281,20 @@ static int name_cmp(const void *a, const void *b)
 		      ((const struct src_rdma_counter *)b)->name);
 }
 
+/* One counter field per hw counter name in p->ctr, in that order. */
+static int set_fields(struct mon_src *s, struct rdma_priv *p, size_t n)
+{
+	size_t i;
+	int rc = src_fields_reserve(s, n);
+
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++)
+		src_field_set(&s->fields[i], p->ctr[i].name, MON_COUNTER, 64, "");
+	p->nctr = n;
+	return 0;
+}
+
 static int sysfs_discover(struct mon_src *s)
 {
 	struct rdma_priv *p = s->priv;
@@ -288,7 +302,6 @@ static int sysfs_discover(struct mon_src *s)
 	struct dirent *de;
 	DIR *d;
 	size_t n = 0, i;
-	int rc;
 
 	sysfs_close(p);
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters", s->dev,
@@ -312,19 +325,13 @@ static int sysfs_discover(struct mon_src *s)
 		p->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	p->nfds = n;
-	rc = src_fields_reserve(s, n);
-	if (rc)
-		return rc;
-	for (i = 0; i < n; i++)
-		src_field_set(&s->fields[i], p->ctr[i].name, MON_COUNTER, 64, "");
-	p->nctr = n;
-	return 0;
+	return set_fields(s, p, n);
 }
 
 static int rdma_discover(struct mon_src *s)
 {
 	struct rdma_priv *p = s->priv;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	if (!p)
@@ -334,13 +341,7 @@ static int rdma_discover(struct mon_src *s)
 	rc = stat_get(s, &n);
 	if (rc)
 		return rc;
-	rc = src_fields_reserve(s, n);
-	if (rc)
-		return rc;
-	for (i = 0; i < n; i++)
-		src_field_set(&s->fields[i], p->ctr[i].name, MON_COUNTER, 64, "");
-	p->nctr = n;
-	return 0;
+	return set_fields(s, p, n);
 }
 
 static int sysfs_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
