@@ -226,6 +226,8 @@ static int run_send(const struct inject_opts *o)
 	}
 	if (!oo.have_src_mac)
 		memcpy(oo.l2.src, tx.mac, 6);
+	/* bulk sending goes through the mapped ring; sendmmsg where the kernel refuses it */
+	(void)frames_tx_ring(&tx, sizeof(bufs[0]));
 	t0 = time_mono_ns();
 	deadline = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
 	while (!inject_stop && (n == 0 || i < n)) {
@@ -263,12 +265,24 @@ static int run_send(const struct inject_opts *o)
 		}
 		i += (uint64_t)rc; /* frames not taken (queue full) are crafted again */
 	}
+	rc = frames_tx_drain(&tx, 2000000000ull);
+	if (rc < 0) {
+		pfc_errno(-rc, "%s: send failed after %" PRIu64 " frames", o->ifname, tx.sent);
+		frames_tx_close(&tx);
+		return 1;
+	}
+	if (rc > 0) {
+		pfc_err("%s: %d frames were still queued 2 s after the last one: the device did "
+			"not take them (link down or paused?); %" PRIu64 " left", o->ifname, rc,
+			tx.sent);
+		i = tx.sent;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "pfclab inject: sent %" PRIu64 " %s frames on %s in %.3f s"
 			" (%" PRIu64 " queue-full retries)\n", i, o->kind, o->ifname,
 			(double)(time_mono_ns() - t0) / 1e9, tx.failed);
 	frames_tx_close(&tx);
-	return 0;
+	return rc > 0 ? 1 : 0;
 }
 
 static void usage(FILE *f)
