@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/util.h"
 #include "monitor/frames/capture_engine.h"
@@ -222,12 +223,20 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *by
 		rotate_check(cap);
 }
 
+#define COALESCE_MIN 16
+#define COALESCE_NS  200000
+
 int frames_cap_poll(struct frames_cap *cap, int timeout_ms)
 {
 	struct pollfd pfd[FRAMES_CAP_MAX_IFS];
 	unsigned i;
 	int total = 0, rc;
 
+	/* Under a flood, waking for every frame costs more than the frame: after a busy
+	 * round, let frames gather for COALESCE_NS first. At low rates every frame is
+	 * still handled as soon as it arrives. */
+	if (cap->last_n >= COALESCE_MIN && timeout_ms > 0)
+		nanosleep(&(struct timespec){ .tv_nsec = COALESCE_NS }, NULL);
 	for (i = 0; i < cap->o.nifs; i++)
 		pfd[i] = (struct pollfd){ .fd = cap->ifs[i].fd, .events = POLLIN };
 	rc = poll(pfd, cap->o.nifs, timeout_ms);
@@ -247,6 +256,7 @@ int frames_cap_poll(struct frames_cap *cap, int timeout_ms)
 		}
 		total += cx.n;
 	}
+	cap->last_n = total;
 	if (cap->writing && cap->o.rotate_ns)
 		rotate_check(cap);
 	return cap->err ? cap->err : total;

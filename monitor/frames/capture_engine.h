@@ -58,6 +58,7 @@ struct frames_cap {
 	unsigned file_no;
 	uint64_t file_t0;
 	uint64_t written, files;
+	int last_n;           /* frames the previous poll round handled */
 	int err;              /* first write error, -errno */
 	char errmsg[PCAP_ERRBUF_SIZE + 128];
 };

@@ -264,6 +264,8 @@ static int run_send(const struct inject_opts *o)
 			return 1;
 		}
 		i += (uint64_t)rc; /* frames not taken (queue full) are crafted again */
+		if ((unsigned)rc < k) /* queue full: give the receiver the CPU a moment */
+			nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
 	}
 	rc = frames_tx_drain(&tx, 2000000000ull);
 	if (rc < 0) {
