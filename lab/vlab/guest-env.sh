@@ -39,6 +39,30 @@ vlab_gid_index() {
 	return 1
 }
 
+# vlab_write_bw PREFIX TO [ib_write_bw options...]: perftest between the two rxe devices
+# of the one-VM topology, the server on side TO (a: rxe0, b: rxe1) and the client on the
+# other side writing into it, both with the options given. The client is started again
+# while the server is not listening yet. Output in PREFIX-server.txt and
+# PREFIX-client.txt; the status is the server's.
+vlab_write_bw() {
+	local out=$1 to=$2 sdev sip cdev cip i spid
+	shift 2
+	if [ "$to" = a ]; then
+		sdev=$VLAB_DEV_A sip=$VLAB_IP_A cdev=$VLAB_DEV_B cip=$VLAB_IP_B
+	else
+		sdev=$VLAB_DEV_B sip=$VLAB_IP_B cdev=$VLAB_DEV_A cip=$VLAB_IP_A
+	fi
+	ib_write_bw -d "$sdev" -x "$(vlab_gid_index "$sdev" "$sip")" "$@" >"$out-server.txt" 2>&1 &
+	spid=$!
+	for i in $(seq 20); do
+		sleep 0.5
+		ib_write_bw -d "$cdev" -x "$(vlab_gid_index "$cdev" "$cip")" "$@" "$sip" \
+			>"$out-client.txt" 2>&1 && break
+		grep -q 'Unable to init the socket\|Couldn.t connect' "$out-client.txt" || break
+	done
+	wait $spid
+}
+
 # vlab_impair on [RATE] | off: htb rate limit with RED+ECN under it on each test link's
 # egress, so RoCEv2 sent with ECT (traffic class 2) collects CE marks as the queue builds.
 vlab_impair() {

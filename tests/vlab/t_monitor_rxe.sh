@@ -9,7 +9,6 @@ source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 need_cmd monitor_rxe ib_write_bw jq rdma || { finish; }
 [ -x "$PFCLAB" ] || { skip monitor_rxe "no pfclab binary"; finish; }
 SIZE=65536 ITERS=200
-GID_B=$(vlab_gid_index "$VLAB_DEV_B" "$VLAB_IP_B")
 hwdir=/sys/class/infiniband/$VLAB_DEV_A/ports/1/hw_counters
 out=$VLAB_OUT/monitor
 
@@ -23,15 +22,7 @@ last_val() { awk -F, -v c="$2" 'NR > 1 && $c != "n/a" { v = $c } END { print v }
 mon=$!
 defer kill "$mon"
 sleep 1
-ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s $SIZE -n $ITERS -F >"$out-server.txt" 2>&1 &
-spid=$!
-for i in $(seq 20); do
-	sleep 0.5
-	ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s $SIZE -n $ITERS -F "$VLAB_IP_A" \
-		>"$out-client.txt" 2>&1 && break
-	grep -q 'Unable to init the socket\|Couldn.t connect' "$out-client.txt" || break
-done
-wait $spid
+vlab_write_bw "$out" a -s $SIZE -n $ITERS -F
 sleep 1
 kill -INT "$mon"
 wait "$mon"
