@@ -34,7 +34,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKG_NAMES) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKG_NAMES) 2>/dev/null)
 
 CFLAGS  ?= -O2 -g
-CPPFLAGS += -I. -D_GNU_SOURCE -DPFCLAB_VERSION='"$(VERSION)"'
+CPPFLAGS += -I. -I$(BUILD)/gen -D_GNU_SOURCE
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -ldl -lm -lpthread
 
@@ -69,11 +69,21 @@ $(BUILD)/asan/libpfclab.a: $(SAN_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/obj/%.o: %.c
+# version.h (PFCLAB_VERSION) is rewritten only when the version changes, so the files
+# that include it are rebuilt then and only then.
+VERSION_H := $(BUILD)/gen/version.h
+$(VERSION_H): FORCE
+	@mkdir -p $(@D)
+	@echo '#define PFCLAB_VERSION "$(VERSION)"' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/obj/%.o: %.c | $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/asan/%.o: %.c
+$(BUILD)/asan/%.o: %.c | $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 

@@ -10,6 +10,7 @@
 #include "monitor/frames/inject.h"
 #include "monitor/frames/review.h"
 #include "monitor/monitor.h"
+#include "version.h" /* generated: $(BUILD)/gen */
 
 struct pfclab_cmd {
 	const char *name;

@@ -10,10 +10,6 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#ifndef PFCLAB_VERSION
-#define PFCLAB_VERSION "0.0.0-dev"
-#endif
-
 /* Program name used as the prefix of every diagnostic ("pfclab traffic"). */
 void pfc_set_progname(const char *name);
 const char *pfc_progname(void);

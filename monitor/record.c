@@ -19,6 +19,7 @@
 
 #include "lib/util.h"
 #include "monitor/record.h"
+#include "version.h" /* generated: $(BUILD)/gen */
 
 struct mon_rec {
 	struct mon_engine *e;
