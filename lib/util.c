@@ -62,6 +62,12 @@ void pfc_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+int pfc_bad_arg(const char *opt, const char *val, const char *want)
+{
+	pfc_err("%s '%s': %s", opt, val, want);
+	return 2;
+}
+
 /* Parse the leading unsigned decimal (or 0x hex) number; *end points after it. */
 static int parse_num(const char *s, uint64_t *v, const char **end)
 {

@@ -19,6 +19,9 @@ void pfc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like pfc_err, with ": <strerror(err)>" appended; err is a positive errno. */
 void pfc_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pfc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A bad option value: "<progname>: OPT 'VAL': WANT" (WANT says what to give).
+ * Returns 2, the usage-error exit status, for `return pfc_bad_arg(...)`. */
+int pfc_bad_arg(const char *opt, const char *val, const char *want);
 
 /* Parsers return 0 or -EINVAL / -ERANGE; *out untouched on error. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

@@ -185,10 +185,8 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			}
 			break;
 		case 'c':
-			if (parse_u64(optarg, 1, UINT64_MAX, &o->count)) {
-				pfc_err("--count '%s': expected a positive number", optarg);
-				return 2;
-			}
+			if (parse_u64(optarg, 1, UINT64_MAX, &o->count))
+				return pfc_bad_arg("--count", optarg, "expected a positive number");
 			break;
 		case 't':
 			if (parse_duration_ns(optarg, 1000000ULL, UINT64_MAX, &o->duration_ns)) {

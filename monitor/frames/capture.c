@@ -204,54 +204,38 @@ int capture_main(int argc, char **argv)
 		case O_ROCE: roce = true; break;
 		case 'f': filter = optarg; break;
 		case 's':
-			if (parse_u64(optarg, 64, 262144, &v)) {
-				pfc_err("--snaplen '%s': give 64 to 262144 bytes", optarg);
-				return 2;
-			}
+			if (parse_u64(optarg, 64, 262144, &v))
+				return pfc_bad_arg("--snaplen", optarg, "give 64 to 262144 bytes");
 			o.snaplen = (uint32_t)v;
 			break;
 		case 'B':
-			if (parse_size(optarg, 1 << 16, 1ull << 31, &o.buffer_bytes)) {
-				pfc_err("--buffer '%s': give a size from 64K to 2G", optarg);
-				return 2;
-			}
+			if (parse_size(optarg, 1 << 16, 1ull << 31, &o.buffer_bytes))
+				return pfc_bad_arg("--buffer", optarg, "give a size from 64K to 2G");
 			break;
 		case O_NOIMM: o.immediate = false; break;
 		case 'C':
-			if (parse_size(optarg, 4096, UINT64_MAX, &o.rotate_bytes)) {
-				pfc_err("--rotate-size '%s': give a size such as 100M", optarg);
-				return 2;
-			}
+			if (parse_size(optarg, 4096, UINT64_MAX, &o.rotate_bytes))
+				return pfc_bad_arg("--rotate-size", optarg, "give a size such as 100M");
 			break;
 		case 'G':
-			if (parse_duration_ns(optarg, 1000000, UINT64_MAX, &o.rotate_ns)) {
-				pfc_err("--rotate-time '%s': give a duration such as 60s", optarg);
-				return 2;
-			}
+			if (parse_duration_ns(optarg, 1000000, UINT64_MAX, &o.rotate_ns))
+				return pfc_bad_arg("--rotate-time", optarg, "give a duration such as 60s");
 			break;
 		case 'c':
-			if (parse_u64(optarg, 1, UINT64_MAX, &count)) {
-				pfc_err("--count '%s': give a frame count", optarg);
-				return 2;
-			}
+			if (parse_u64(optarg, 1, UINT64_MAX, &count))
+				return pfc_bad_arg("--count", optarg, "give a frame count");
 			break;
 		case 'd':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &duration)) {
-				pfc_err("--duration '%s': give a duration such as 10s", optarg);
-				return 2;
-			}
+			if (parse_duration_ns(optarg, 1, UINT64_MAX, &duration))
+				return pfc_bad_arg("--duration", optarg, "give a duration such as 10s");
 			break;
 		case O_SPEED:
-			if (frames_speed_parse(optarg, &o.speed_bps)) {
-				pfc_err("--speed '%s': give a link speed such as 25G", optarg);
-				return 2;
-			}
+			if (frames_speed_parse(optarg, &o.speed_bps))
+				return pfc_bad_arg("--speed", optarg, "give a link speed such as 25G");
 			break;
 		case O_INTERVAL:
-			if (parse_duration_ns(optarg, 10000000, UINT64_MAX, &interval)) {
-				pfc_err("--interval '%s': give 10ms or more", optarg);
-				return 2;
-			}
+			if (parse_duration_ns(optarg, 10000000, UINT64_MAX, &interval))
+				return pfc_bad_arg("--interval", optarg, "give 10ms or more");
 			break;
 		case 'q': quiet = true; break;
 		case 'j': json = true; break;

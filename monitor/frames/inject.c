@@ -115,14 +115,29 @@ static int parse_start(const char *s, uint64_t *ns)
 	return 0;
 }
 
+static enum inject_kind kind_parse(const char *s)
+{
+	static const char *const names[] = {
+		[INJECT_PAUSE] = "pause", [INJECT_PFC] = "pfc", [INJECT_CNP] = "cnp",
+		[INJECT_ROCE] = "roce", [INJECT_CNP_ON_CE] = "cnp-on-ce",
+		[INJECT_PFC_ON_BACKLOG] = "pfc-on-backlog",
+	};
+	unsigned i;
+
+	for (i = 1; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(s, names[i]))
+			return (enum inject_kind)i;
+	return INJECT_UNKNOWN;
+}
+
 static size_t craft_one(const struct inject_opts *o, uint64_t i, uint8_t *buf, size_t cap)
 {
 	uint16_t q[8];
 	struct frames_roce ro;
 
-	if (!strcmp(o->kind, "pause"))
+	if (o->kind_id == INJECT_PAUSE)
 		return frames_craft_pause(buf, cap, &o->l2, o->quanta);
-	if (!strcmp(o->kind, "pfc")) {
+	if (o->kind_id == INJECT_PFC) {
 		for (int p = 0; p < 8; p++)
 			q[p] = o->quanta;
 		return frames_craft_pfc(buf, cap, &o->l2, o->prios, q);
@@ -131,7 +146,7 @@ static size_t craft_one(const struct inject_opts *o, uint64_t i, uint8_t *buf, s
 	ro.dqp = (ro.dqp + (uint32_t)((o->qp_count ? i % o->qp_count : i) * o->qp_step)) &
 		 0xffffff;
 	ro.psn = (ro.psn + (uint32_t)i) & 0xffffff;
-	if (!strcmp(o->kind, "cnp")) {
+	if (o->kind_id == INJECT_CNP) {
 		ro.opcode = FRAMES_BTH_OP_CNP;
 		ro.payload = 0;
 	} else if (o->ce_every && (i + 1) % o->ce_every == 0) {
@@ -360,12 +375,6 @@ enum {
 	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_QP_COUNT, O_VIA_QDISC, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
 };
 
-static int bad(const char *opt, const char *val, const char *want)
-{
-	pfc_err("%s '%s': %s", opt, val, want);
-	return 2;
-}
-
 int inject_main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -434,33 +443,33 @@ int inject_main(int argc, char **argv)
 		case O_VIA_QDISC: o.via_qdisc = true; break;
 		case O_START:
 			if (parse_start(optarg, &o.start_ns))
-				return bad("--start", optarg, "give seconds since 1970, e.g. 1700000000.25");
+				return pfc_bad_arg("--start", optarg, "give seconds since 1970, e.g. 1700000000.25");
 			break;
 		case O_SNAPLEN:
 			if (parse_u32(optarg, 1, 65535, &o.snaplen))
-				return bad("--snaplen", optarg, "give 1 to 65535 bytes");
+				return pfc_bad_arg("--snaplen", optarg, "give 1 to 65535 bytes");
 			break;
 		case 'c':
 			if (parse_u64(optarg, 0, UINT64_MAX, &o.count))
-				return bad("--count", optarg, "give a frame count");
+				return pfc_bad_arg("--count", optarg, "give a frame count");
 			count_given = true;
 			break;
 		case 'r':
 			if (parse_u64(optarg, 1, 1000000000, &o.rate))
-				return bad("--rate", optarg, "give frames per second (1 or more)");
+				return pfc_bad_arg("--rate", optarg, "give frames per second (1 or more)");
 			break;
 		case 'd':
 			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.duration_ns))
-				return bad("--duration", optarg, "give a duration such as 10s");
+				return pfc_bad_arg("--duration", optarg, "give a duration such as 10s");
 			break;
 		case O_SRC_MAC:
 			if (parse_mac(optarg, o.l2.src))
-				return bad("--src-mac", optarg, "give a MAC such as 02:00:00:00:00:01");
+				return pfc_bad_arg("--src-mac", optarg, "give a MAC such as 02:00:00:00:00:01");
 			o.have_src_mac = true;
 			break;
 		case O_DST_MAC:
 			if (parse_mac(optarg, o.l2.dst))
-				return bad("--dst-mac", optarg, "give a MAC such as 02:00:00:00:00:01");
+				return pfc_bad_arg("--dst-mac", optarg, "give a MAC such as 02:00:00:00:00:01");
 			o.have_dst_mac = true;
 			break;
 		case O_VLAN: {
@@ -468,33 +477,33 @@ int inject_main(int argc, char **argv)
 			int n = sscanf(optarg, "%u:%u", &id, &pcp);
 
 			if (n < 1 || id > 4095 || pcp > 7)
-				return bad("--vlan", optarg, "give ID or ID:PCP (0-4095, 0-7)");
+				return pfc_bad_arg("--vlan", optarg, "give ID or ID:PCP (0-4095, 0-7)");
 			o.l2.vlan = (int)id;
 			o.l2.pcp = (uint8_t)pcp;
 			break;
 		}
 		case 'q':
 			if (parse_u64(optarg, 0, 0xffff, &v))
-				return bad("--quanta", optarg, "give 0 to 65535");
+				return pfc_bad_arg("--quanta", optarg, "give 0 to 65535");
 			o.quanta = (uint16_t)v;
 			break;
 		case O_PAUSE_TIME:
 			if (parse_duration_ns(optarg, 1, UINT64_MAX, &pause_ns))
-				return bad("--pause-time", optarg, "give a duration such as 1ms");
+				return pfc_bad_arg("--pause-time", optarg, "give a duration such as 1ms");
 			pause_arg = optarg;
 			break;
 		case O_SPEED:
 			if (frames_speed_parse(optarg, &speed))
-				return bad("--speed", optarg, "give a link speed such as 25G");
+				return pfc_bad_arg("--speed", optarg, "give a link speed such as 25G");
 			break;
 		case 'p':
 			if (parse_prios(optarg, &o.prios))
-				return bad("--prio", optarg, "give priorities 0-7 as 3, 0,3 or 0-7");
+				return pfc_bad_arg("--prio", optarg, "give priorities 0-7 as 3, 0,3 or 0-7");
 			break;
 		case O_SRC_IP:
 		case O_DST_IP:
 			if (inet_pton(AF_INET, optarg, &ia) != 1)
-				return bad(c == O_SRC_IP ? "--src-ip" : "--dst-ip", optarg,
+				return pfc_bad_arg(c == O_SRC_IP ? "--src-ip" : "--dst-ip", optarg,
 					   "give an IPv4 address");
 			if (c == O_SRC_IP)
 				o.roce.src_ip = ntohl(ia.s_addr);
@@ -503,27 +512,27 @@ int inject_main(int argc, char **argv)
 			break;
 		case O_QP:
 			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return bad("--qp", optarg, "give a QP number below 2^24");
+				return pfc_bad_arg("--qp", optarg, "give a QP number below 2^24");
 			o.roce.dqp = (uint32_t)v;
 			break;
 		case O_QP_STEP:
 			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return bad("--qp-step", optarg, "give a step below 2^24");
+				return pfc_bad_arg("--qp-step", optarg, "give a step below 2^24");
 			o.qp_step = (uint32_t)v;
 			break;
 		case O_QP_COUNT:
 			if (parse_u32(optarg, 1, 0xffffff, &o.qp_count))
-				return bad("--qp-count", optarg, "give a QP count of 1 or more");
+				return pfc_bad_arg("--qp-count", optarg, "give a QP count of 1 or more");
 			break;
 		case O_PSN:
 			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return bad("--psn", optarg, "give a PSN below 2^24");
+				return pfc_bad_arg("--psn", optarg, "give a PSN below 2^24");
 			o.roce.psn = (uint32_t)v;
 			break;
 		case O_DSCP:
 		case O_CNP_DSCP:
 			if (parse_u64(optarg, 0, 63, &v))
-				return bad(c == O_DSCP ? "--dscp" : "--cnp-dscp", optarg, "give 0-63");
+				return pfc_bad_arg(c == O_DSCP ? "--dscp" : "--cnp-dscp", optarg, "give 0-63");
 			if (c == O_DSCP)
 				o.roce.dscp = (uint8_t)v;
 			else
@@ -531,36 +540,36 @@ int inject_main(int argc, char **argv)
 			break;
 		case O_SPORT:
 			if (parse_u64(optarg, 1, 0xffff, &v))
-				return bad("--sport", optarg, "give a UDP port");
+				return pfc_bad_arg("--sport", optarg, "give a UDP port");
 			o.roce.sport = (uint16_t)v;
 			break;
 		case O_ECN:
 			if (parse_ecn(optarg, &o.roce.ecn))
-				return bad("--ecn", optarg, "give not-ect, ect0, ect1 or ce");
+				return pfc_bad_arg("--ecn", optarg, "give not-ect, ect0, ect1 or ce");
 			break;
 		case O_CE_EVERY:
 			if (parse_u32(optarg, 1, UINT32_MAX, &o.ce_every))
-				return bad("--ce-every", optarg, "give N >= 1");
+				return pfc_bad_arg("--ce-every", optarg, "give N >= 1");
 			break;
 		case O_LEN:
 			if (parse_u64(optarg, 0, 9000, &v))
-				return bad("--len", optarg, "give 0 to 9000 bytes");
+				return pfc_bad_arg("--len", optarg, "give 0 to 9000 bytes");
 			o.roce.payload = (uint16_t)v;
 			break;
 		case O_CNP_GAP:
 			if (parse_duration_ns(optarg, 0, UINT64_MAX, &o.cnp_gap_ns))
-				return bad("--cnp-gap", optarg, "give a duration such as 50us");
+				return pfc_bad_arg("--cnp-gap", optarg, "give a duration such as 50us");
 			break;
 		case O_PEER_QP:
 			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return bad("--peer-qp", optarg, "give a QP number below 2^24");
+				return pfc_bad_arg("--peer-qp", optarg, "give a QP number below 2^24");
 			o.peer_qp = (int64_t)v;
 			break;
 		case O_QDISC_DEV: o.qdisc_dev = optarg; break;
 		case O_XOFF:
 		case O_XON:
 			if (parse_size(optarg, 0, UINT64_MAX, &v))
-				return bad(c == O_XOFF ? "--xoff-bytes" : "--xon-bytes", optarg,
+				return pfc_bad_arg(c == O_XOFF ? "--xoff-bytes" : "--xon-bytes", optarg,
 					   "give bytes such as 30000 or 64K");
 			if (c == O_XOFF)
 				o.xoff_bytes = v;
@@ -569,7 +578,7 @@ int inject_main(int argc, char **argv)
 			break;
 		case O_POLL:
 			if (parse_duration_ns(optarg, 1000, UINT64_MAX, &o.poll_ns))
-				return bad("--poll", optarg, "give a period of 1us or more");
+				return pfc_bad_arg("--poll", optarg, "give a period of 1us or more");
 			break;
 		case 'h':
 			usage(stdout);
@@ -585,6 +594,7 @@ int inject_main(int argc, char **argv)
 		return 2;
 	}
 	o.kind = argv[optind];
+	o.kind_id = kind_parse(o.kind);
 	if (pause_ns) {
 		if (!speed) {
 			pfc_err("--pause-time needs --speed to turn time into quanta");
@@ -600,8 +610,8 @@ int inject_main(int argc, char **argv)
 		o.quanta = (uint16_t)(v ? v : 1);
 	}
 	if (!o.have_dst_mac) {
-		if (!strcmp(o.kind, "pause") || !strcmp(o.kind, "pfc") ||
-		    !strcmp(o.kind, "pfc-on-backlog"))
+		if (o.kind_id == INJECT_PAUSE || o.kind_id == INJECT_PFC ||
+		    o.kind_id == INJECT_PFC_ON_BACKLOG)
 			memcpy(o.l2.dst, frames_macctl_dst, 6);
 		else
 			memset(o.l2.dst, 0xff, 6);
@@ -611,12 +621,12 @@ int inject_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (!strcmp(o.kind, "cnp-on-ce") || !strcmp(o.kind, "pfc-on-backlog")) {
+	if (o.kind_id == INJECT_CNP_ON_CE || o.kind_id == INJECT_PFC_ON_BACKLOG) {
 		if (!o.ifname) {
 			pfc_err("%s needs -i IF", o.kind);
 			return 2;
 		}
-		if (!strcmp(o.kind, "cnp-on-ce"))
+		if (o.kind_id == INJECT_CNP_ON_CE)
 			return inject_cnp_on_ce_run(&o);
 		if (!o.qdisc_dev) {
 			pfc_err("pfc-on-backlog needs --qdisc-dev DEV (the queue to watch)");
@@ -628,8 +638,7 @@ int inject_main(int argc, char **argv)
 		}
 		return inject_pfc_on_backlog_run(&o);
 	}
-	if (strcmp(o.kind, "pause") && strcmp(o.kind, "pfc") && strcmp(o.kind, "cnp") &&
-	    strcmp(o.kind, "roce")) {
+	if (o.kind_id == INJECT_UNKNOWN) {
 		pfc_err("'%s' is not a frame kind; give pause, pfc, cnp, roce, cnp-on-ce or "
 			"pfc-on-backlog", o.kind);
 		return 2;

@@ -10,8 +10,15 @@
 
 #include "monitor/frames/craft.h"
 
+/* KIND, named once on the command line and looked up once (inject_kind_parse) */
+enum inject_kind {
+	INJECT_UNKNOWN, INJECT_PAUSE, INJECT_PFC, INJECT_CNP, INJECT_ROCE,
+	INJECT_CNP_ON_CE, INJECT_PFC_ON_BACKLOG,
+};
+
 struct inject_opts {
-	const char *kind;
+	const char *kind;     /* as given */
+	enum inject_kind kind_id;
 	const char *ifname;
 	const char *write_path;
 	bool pcapng, append;

@@ -465,31 +465,23 @@ int review_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:t:jn:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (frames_speed_parse(optarg, &o.speed_bps)) {
-				pfc_err("--speed '%s': give a link speed such as 25G or 100G", optarg);
-				return 2;
-			}
+			if (frames_speed_parse(optarg, &o.speed_bps))
+				return pfc_bad_arg("--speed", optarg, "give a link speed such as 25G or 100G");
 			break;
 		case 'S':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.storm_ns)) {
-				pfc_err("--storm '%s': give a duration such as 100ms", optarg);
-				return 2;
-			}
+			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.storm_ns))
+				return pfc_bad_arg("--storm", optarg, "give a duration such as 100ms");
 			break;
 		case 't':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.bin_ns)) {
-				pfc_err("--timeline '%s': give a bin width such as 1ms", optarg);
-				return 2;
-			}
+			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.bin_ns))
+				return pfc_bad_arg("--timeline", optarg, "give a bin width such as 1ms");
 			break;
 		case 'j':
 			o.json = true;
 			break;
 		case 'n':
-			if (parse_u32(optarg, 1, 1000000, &top)) {
-				pfc_err("--top '%s': give a row count of 1 or more", optarg);
-				return 2;
-			}
+			if (parse_u32(optarg, 1, 1000000, &top))
+				return pfc_bad_arg("--top", optarg, "give a row count of 1 or more");
 			o.top = top;
 			break;
 		case 'h':
