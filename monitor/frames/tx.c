@@ -46,7 +46,7 @@ static bool slot_free(const struct tpacket2_hdr *h)
 int frames_tx_ring(struct frames_tx *tx, size_t max_len)
 {
 	struct tpacket_req req = { 0 };
-	int v = TPACKET_V2, one = 1;
+	int v = TPACKET_V2, one = 1, zero = 0, err;
 	unsigned fs = 256;
 	void *m;
 
@@ -56,23 +56,32 @@ int frames_tx_ring(struct frames_tx *tx, size_t max_len)
 		return -EMSGSIZE;
 	if (setsockopt(tx->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
 	    setsockopt(tx->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0)
-		return -errno;
+		goto fail;
 	req.tp_block_size = RING_BLOCK;
 	req.tp_frame_size = fs;
 	req.tp_frame_nr = RING_FRAMES;
 	req.tp_block_nr = RING_FRAMES / (RING_BLOCK / fs);
 	if (setsockopt(tx->fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) < 0)
-		return -errno;
+		goto fail;
 	m = mmap(NULL, (size_t)req.tp_block_size * req.tp_block_nr, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, tx->fd, 0);
 	if (m == MAP_FAILED)
-		return -errno;
+		goto fail_ring;
 	tx->ring = m;
 	tx->ring_len = (size_t)req.tp_block_size * req.tp_block_nr;
 	tx->frame_size = fs;
-	tx->frame_nr = RING_FRAMES;
 	tx->head = 0;
 	return 0;
+fail_ring:
+	err = errno;
+	req = (struct tpacket_req){ 0 }; /* no blocks: the ring is released */
+	setsockopt(tx->fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req));
+	errno = err;
+fail:
+	/* sendmmsg must not take the first bytes of each frame for a virtio-net header */
+	err = -errno;
+	setsockopt(tx->fd, SOL_PACKET, PACKET_VNET_HDR, &zero, sizeof(zero));
+	return err;
 }
 
 /* Hands the queued slots to the kernel without waiting. A full device queue leaves the
@@ -103,8 +112,11 @@ static int ring_send(struct frames_tx *tx, const uint8_t *const *frames, const s
 		struct tpacket2_hdr *h = ring_slot(tx, tx->head);
 		struct virtio_net_hdr vh;
 
-		if (lens[done] > cap)
-			return done ? (int)done : -EMSGSIZE;
+		if (lens[done] > cap) {
+			if (!done)
+				return -EMSGSIZE;
+			break; /* the caller gets the error with this frame next time */
+		}
 		if (!slot_free(h)) {
 			rc = ring_flush(tx);
 			if (rc < 0)
@@ -119,7 +131,7 @@ static int ring_send(struct frames_tx *tx, const uint8_t *const *frames, const s
 		memcpy((uint8_t *)h + RING_DATA + RING_VNET, frames[done], lens[done]);
 		h->tp_len = (uint32_t)(RING_VNET + lens[done]);
 		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
-		tx->head = (tx->head + 1) % tx->frame_nr;
+		tx->head = (tx->head + 1) % RING_FRAMES;
 		done++;
 	}
 	tx->sent += done;
@@ -139,7 +151,7 @@ int frames_tx_drain(struct frames_tx *tx, uint64_t timeout_ns)
 		rc = ring_flush(tx);
 		if (rc < 0)
 			return rc;
-		for (left = 0, i = 0; i < tx->frame_nr; i++)
+		for (left = 0, i = 0; i < RING_FRAMES; i++)
 			left += !slot_free(ring_slot(tx, i));
 		if (!left || time_mono_ns() >= end)
 			break;

@@ -17,7 +17,7 @@ struct frames_tx {
 	/* PACKET_TX_RING (TPACKET_V2) once frames_tx_ring() succeeded; else sendmmsg */
 	uint8_t *ring;
 	size_t ring_len;
-	unsigned frame_size, frame_nr, head;
+	unsigned frame_size, head;
 };
 
 /* Opens an AF_PACKET socket bound to ifname; fills tx->mac. bypass_qdisc: skip the
