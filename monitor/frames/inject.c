@@ -290,7 +290,7 @@ static int run_send(const struct inject_opts *o)
 	}
 	if (rc > 0) {
 		pfc_err("%s: %d frames were still queued 2 s after the last one: the device did "
-			"not take them (link down or paused?); %" PRIu64 " left", o->ifname, rc,
+			"not take them (link down or paused?); %" PRIu64 " went out", o->ifname, rc,
 			tx.sent);
 		i = tx.sent;
 	}
