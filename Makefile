@@ -13,7 +13,8 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
 
 # Library -> Debian package that provides its pkg-config file.
 PKGS := libibverbs:libibverbs-dev libmnl:libmnl-dev libpcap:libpcap-dev \
-	libpci:libpci-dev ncursesw:libncurses-dev json-c:libjson-c-dev
+	libpci:libpci-dev ncursesw:libncurses-dev json-c:libjson-c-dev \
+	yaml-0.1:libyaml-dev libsodium:libsodium-dev
 PKG_NAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 # test, demo and bench install the packages first (deps), then build in a sub-make.
@@ -42,7 +43,7 @@ SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 
 # Every component's C files except entry points, fuzz targets and tests.
-LIB_SRCS := $(sort $(shell find lib traffic monitor lab -name '*.c' \
+LIB_SRCS := $(sort $(shell find lib traffic monitor lab scripts -name '*.c' \
 	-not -path '*/fuzz/*' 2>/dev/null))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/%.o)

@@ -11,7 +11,10 @@ PKGS=(
 	clang libclang-rt-14-dev
 	gnuplot-nox jq
 	qemu-system-x86 cpio kmod
-	perftest tshark tcpdump iproute2 ethtool pciutils
+	perftest tshark tcpdump iproute2 ethtool pciutils xz-utils
+	libyaml-dev libsodium-dev
+	openssh-server openssh-client slurmctld slurmd slurm-client munge
+	tmux valgrind
 )
 
 missing=()
