@@ -32,7 +32,7 @@ enum top_action {
 	TOP_ACT_NONE,		/* unknown key */
 	TOP_ACT_DRAW,		/* state changed: redraw now */
 	TOP_ACT_BASELINE,	/* z: totals from now */
-	TOP_ACT_BASELINE_CLEAR,	/* Z: totals from the first sample again */
+	TOP_ACT_BASELINE_CLEAR,	/* Z: no baseline: counters as the device reads them */
 	TOP_ACT_RECORD,		/* r: start or stop recording */
 	TOP_ACT_FREEZE,		/* space in live mode: frozen changed */
 	TOP_ACT_QUIT,

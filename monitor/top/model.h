@@ -142,7 +142,9 @@ int top_model_add_host(struct top_model *m, const char *name);
  * frozen. Returns 1 when the snapshot held a new sample, 0 when not, -ENOMEM.
  */
 int top_model_update(struct top_model *m, size_t h, const struct top_snap *s);
-/* Baseline: totals count from the current values ('z'); clear returns to absolute. */
+/* Baseline: totals count from the current values ('z'); at the start, from the first
+ * sample; cleared ('Z'), totals are the counters as read.
+ */
 void top_model_baseline(struct top_model *m);
 void top_model_baseline_clear(struct top_model *m);
 

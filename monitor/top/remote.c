@@ -62,7 +62,9 @@ int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, c
 		goto out_tok;
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object)) {
+	    !json_object_is_type(o, json_type_object) ||
+	    line[json_tokener_get_parse_end(tok) + strspn(line + json_tokener_get_parse_end(tok),
+							  " \t\r")] != '\0') {
 		if (o)
 			json_object_put(o);
 		goto out_tok;

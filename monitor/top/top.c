@@ -92,7 +92,7 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "\n"
 "Keys: q quit; space freeze (replay: pause); + - refresh faster/slower; z totals from\n"
-"now, Z from the start; r start/stop recording (local host, the monitor's record\n"
+"now (they start from the first sample), Z the counters as read; r start/stop recording (local host, the monitor's record\n"
 "format); 0-7 focus a PFC priority; tab or left/right select the host shown first;\n"
 "up/down scroll by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s;\n"
 "g G start/end.\n"
@@ -599,7 +599,7 @@ static int loop(struct top_run *t)
 				break;
 			case TOP_ACT_BASELINE_CLEAR:
 				top_model_baseline_clear(&t->m);
-				snprintf(msg, sizeof(msg), "Z: totals count from the first sample");
+				snprintf(msg, sizeof(msg), "Z: totals are the counters as read");
 				break;
 			case TOP_ACT_RECORD:
 				msg[0] = '\0';
