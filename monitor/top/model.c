@@ -131,6 +131,7 @@ static struct top_hist *hist_get(struct top_host *h, const char *name, bool add)
 	}
 	p = &h->hist[h->nhist++];
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->seen = false;
 	for (i = 0; i < TOP_HIST; i++)
 		p->v[i] = NAN;
 	return p;
