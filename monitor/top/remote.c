@@ -25,7 +25,9 @@
 
 
 struct remote {
-	struct top_remote_cfg cfg;
+	struct top_remote_cfg cfg;	/* pointers into the caller's memory are not kept: */
+	char host[256];			/* ... the host, */
+	char ssh_config[4096];		/* ... the ssh config file */
 	char *argv[64];
 	char buf_cmd[8192];
 	char *line;
@@ -384,9 +386,16 @@ int top_remote_start(struct top_feed *f, const struct top_remote_cfg *cfg)
 	f->priv = r;
 	f->fini = remote_fini;
 	r->cfg = *cfg;
+	snprintf(r->host, sizeof(r->host), "%s", cfg->host);
+	r->cfg.host = r->host;
+	if (cfg->ssh_config) {
+		snprintf(r->ssh_config, sizeof(r->ssh_config), "%s", cfg->ssh_config);
+		r->cfg.ssh_config = r->ssh_config;
+	}
 	if (!r->cfg.retry_ns)
 		r->cfg.retry_ns = 2000000000ULL;
 	rc = build_argv(r);
+	r->cfg.monitor_args = NULL;	/* copied into the command line by build_argv */
 	if (rc)
 		return rc;
 	top_feed_status(f, false, "connecting to %s", cfg->host);

@@ -239,7 +239,13 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		pfc_err("--replay plays a record: give no HOST, -i, -d or --gpu with it");
 		return 2;
 	}
-	if (!o->replay && !o->iface && !o->rdma && o->gpu < 0) {
+	for (size_t i = 0; i < o->nhosts; i++)
+		if (!strchr(o->hosts[i], ':') && !o->iface && !o->rdma && o->gpu < 0) {
+			pfc_err("%s: nothing to show there: give -i IFACE (or HOST:IFACE), "
+				"-d RDMADEV and/or --gpu N", o->hosts[i]);
+			return 2;
+		}
+	if (!o->replay && !o->nhosts && !o->iface && !o->rdma && o->gpu < 0) {
 		pfc_err("nothing to show: give -i IFACE, -d RDMADEV and/or --gpu N (and HOSTs "
 			"for remote hosts), or --replay DIR");
 		return 2;
@@ -554,11 +560,31 @@ static void gather(struct top_run *t, uint64_t now)
 	}
 }
 
+/* The bottom line: a host that is down or stale first (why), else the selected host's
+ * last message.
+ */
+static const char *status_line(struct top_run *t, size_t sel, uint64_t now, char *buf,
+			       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < t->m.nhost; i++) {
+		uint64_t age;
+		enum top_host_state st = top_model_host_state(&t->m, i, now, &age);
+
+		if ((st == TOP_HOST_DOWN || st == TOP_HOST_STALE) && t->m.host[i].snap.status[0]) {
+			snprintf(buf, n, "%s: %s", t->m.host[i].name, t->m.host[i].snap.status);
+			return buf;
+		}
+	}
+	return t->m.host[sel].snap.status;
+}
+
 static int loop(struct top_run *t)
 {
 	struct top_view_info vi = { 0 };
 	uint64_t next = time_mono_ns();
-	char msg[200] = "";
+	char msg[200] = "", sline[300];
 	bool color = !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
 
 	if (top_view_open(color)) {
@@ -623,7 +649,7 @@ static int loop(struct top_run *t)
 
 			vi.now = time_mono_ns();
 			vi.recording = any_recording(t);
-			vi.status = msg[0] ? msg : t->m.host[sel].snap.status;
+			vi.status = msg[0] ? msg : status_line(t, sel, vi.now, sline, sizeof(sline));
 			top_view_draw(&t->m, t->rows, n, &t->ui, &vi);
 		}
 		now = time_mono_ns();
