@@ -35,8 +35,8 @@ cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
 inject() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tta -r 500 "$@" pfc --prio 3 -q 100; }
 
 T send-keys -t "$S" "stty -a >$tmp/stty.before; clear" Enter
-start_top() {
-	T send-keys -t "$S" "sh -c 'echo \$\$ >$tmp/pid; exec ip netns exec $NSB $PFCLAB top -i ttb --frames -I 200ms'; echo TOP_EXIT=\$?" Enter
+start_top() { # [ENV=VALUE]: started with that in its environment
+	T send-keys -t "$S" "sh -c 'echo \$\$ >$tmp/pid; exec env $1 ip netns exec $NSB $PFCLAB top -i ttb --frames -I 200ms --record-dir $tmp/rec'; echo TOP_EXIT=\$?" Enter
 	wait_for ' prio3 ' && wait_for 'ok [0-9]'
 }
 start_top || { fail "$name: starts" "$(screen | head -5)"; finish; }
@@ -89,6 +89,23 @@ z1=$(cell prio3 5)
 [ "$z0" = 0 ] && [ "$z1" = 50 ] && ok "$name: z: totals from now (0, then 50 after 50 frames)" ||
 	fail "$name: z baseline" "after z '$z0', after 50 more '$z1'"
 
+# colours: the host state is green (NO_COLOR is checked below).
+T capture-pane -e -p -t "$S" | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
+	ok "$name: colours without NO_COLOR" || fail "$name: colours" "no colour sequence on screen"
+
+# r: records in the monitor's format while frames arrive; r again stops.
+T send-keys -t "$S" r
+wait_for '\[REC\]' || fail "$name: r" "no [REC] in the title"
+inject -c 20
+sleep 0.6
+T send-keys -t "$S" r
+sleep 0.5
+rc_tot=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capture.pfc.prio3.frames") c = i }
+	NR == 2 { f = $c } END { print $c - f }' "$tmp/rec/samples.csv" 2>/dev/null)
+[ "$rc_tot" = 20 ] && grep -q '"finished": *true' "$tmp/rec/meta.json" && ! screen | head -1 | grep -q REC &&
+	ok "$name: r records the 20 frames in the monitor's record format, r stops it" ||
+	fail "$name: r record" "CSV prio3 delta '$rc_tot'; $(grep finished "$tmp/rec/meta.json"); $(screen | head -1)"
+
 # focus and help are drawn; refresh changes.
 T send-keys -t "$S" 3
 wait_for 'focus prio 3' && ok "$name: 3 focuses priority 3" || fail "$name: focus" "$(screen | head -1)"
@@ -124,7 +141,9 @@ cmp -s "$tmp/stty.before" "$tmp/stty.q" && ok "$name: terminal settings restored
 
 # SIGTERM: the same.
 T send-keys -t "$S" clear Enter
-start_top || fail "$name: starts again"
+start_top NO_COLOR=1 || fail "$name: starts again"
+T capture-pane -e -p -t "$S" | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
+	fail "$name: NO_COLOR" "colour sequences on screen" || ok "$name: NO_COLOR: no colours"
 kill -TERM "$(cat "$tmp/pid")"
 wait_for 'TOP_EXIT=[0-9]' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
 	ok "$name: SIGTERM leaves the alternate screen ($(screen | grep -o 'TOP_EXIT=[0-9][0-9]*'))" ||
@@ -136,7 +155,12 @@ cmp -s "$tmp/stty.before" "$tmp/stty.term" && screen | grep -q '^PROMPT\$ ' &&
 	fail "$name: stty after SIGTERM" "$(diff "$tmp/stty.before" "$tmp/stty.term" | head -3)"
 
 # not a terminal: the monitor's text output.
-out=$(ip netns exec "$NSB" timeout 5 "$PFCLAB" top -i ttb -I 100ms 2>&1 </dev/null | head -c 2000)
+ip netns exec "$NSB" timeout 2 "$PFCLAB" top -i ttb -I 100ms >"$tmp/text" 2>&1 </dev/null &
+txt=$!
+sleep 0.7
+inject -c 20
+wait $txt
+out=$(head -c 2000 "$tmp/text")
 echo "$out" | grep -qE '^#[0-9]+ ' && ok "$name: not a terminal: monitor text output" ||
 	fail "$name: not a terminal" "$(echo "$out" | head -3)"
 finish
