@@ -21,7 +21,9 @@
 #include <infiniband/verbs.h>
 
 #include "lib/util.h"
+#include "traffic/auth.h"
 #include "traffic/conn.h"
+#include "traffic/handshake.h"
 #include "traffic/mem.h"
 #include "traffic/opts.h"
 #include "traffic/report.h"
@@ -152,6 +154,7 @@ struct run {
 	char peer[96];
 	struct xchg_hello mine;
 	struct xchg_hello theirs;
+	struct auth_key key;
 	char why[600];
 };
 
@@ -468,28 +471,50 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	return 0;
 }
 
-static int handshake(struct run *r)
+static void on_reject(void *ctx, const char *peer, const char *why)
 {
-	struct xchg_msg m = { .type = XCHG_HELLO };
+	(void)ctx;
+	pfc_warn("rejected %s: %s", peer, why);
+}
+
+static void handshake_cfg_fill(struct run *r, struct handshake_cfg *c)
+{
+	*c = (struct handshake_cfg){
+		.key = &r->key, .mine = &r->mine, .step_ns = r->o->timeout_ns,
+		.deadline_ns = r->o->timeout_ns < HANDSHAKE_DEADLINE_NS ? r->o->timeout_ns :
+			       HANDSHAKE_DEADLINE_NS,
+		.wait_ns = r->o->wait_ns, .stop = &stop_requested, .reject = on_reject,
+	};
+}
+
+/* After the handshake: the endpoints (memory key, QPs) both ways, the client's first,
+ * each checked against the agreed parameters; then the QPs go to RTS.
+ */
+static int exchange_endpoints(struct run *r)
+{
+	struct xchg_msg m = { .type = XCHG_ENDPOINT }, in;
 	char why[512];
 	int rc;
 
-	xchg_hello_from_opts(&r->mine, r->o);
 	traffic_verbs_hello(&r->tv, &r->mine);
 	m.u.hello = r->mine;
-	/* The client speaks first; the server got the client's HELLO when it accepted. */
-	if ((rc = send_msg(r, &m)))
+	if (r->o->host && (rc = send_msg(r, &m)))
 		return rc;
-	if (r->o->host) {
-		if ((rc = recv_expect(r, XCHG_HELLO, &m, "waiting for the server's parameters")))
-			return rc;
-		r->theirs = m.u.hello;
-	}
-	rc = xchg_hello_compare(&r->mine, &r->theirs, why, sizeof(why));
-	if (rc) {
-		snprintf(r->why, sizeof(r->why), "%s; give both sides the same options", why);
+	if ((rc = recv_expect(r, XCHG_ENDPOINT, &in, "waiting for the peer's endpoint")))
+		return rc;
+	if ((rc = xchg_endpoint_check(&r->mine, &in.u.hello, why, sizeof(why)))) {
+		snprintf(r->why, sizeof(r->why), "%s", why);
 		return rc;
 	}
+	if (!r->o->host && (rc = send_msg(r, &m)))
+		return rc;
+	r->theirs.lid = in.u.hello.lid;
+	memcpy(r->theirs.gid, in.u.hello.gid, sizeof(r->theirs.gid));
+	r->theirs.mtu = in.u.hello.mtu;
+	r->theirs.rkey = in.u.hello.rkey;
+	r->theirs.addr = in.u.hello.addr;
+	r->theirs.len = in.u.hello.len;
+	memcpy(r->theirs.qp, in.u.hello.qp, sizeof(r->theirs.qp));
 	rc = traffic_verbs_connect(&r->tv, &r->theirs);
 	if (rc) {
 		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
@@ -498,10 +523,12 @@ static int handshake(struct run *r)
 	return rc;
 }
 
-/* Server: accept clients until one sends a valid HELLO; reject anything else and go on. */
+/* Server: accept and handshake until one client passes; every rejected peer is named on
+ * stderr and the server goes on waiting.
+ */
 static int server_accept(struct run *r)
 {
-	struct xchg_msg m;
+	struct handshake_cfg c;
 	char why[512];
 	int lfd, rc;
 
@@ -510,43 +537,74 @@ static int server_accept(struct run *r)
 		snprintf(r->why, sizeof(r->why), "%s", why);
 		return rc;
 	}
+	if (!r->key.len)
+		pfc_warn("no --psk: anyone who reaches port %u%s%s can write into this side's buffer; give both sides --psk FILE",
+			 r->o->port, r->o->bind_addr ? " on " : "", r->o->bind_addr ? r->o->bind_addr : "");
 	if (!r->o->json)
 		fprintf(stderr, "%s: waiting for a client on port %u\n", pfc_progname(), r->o->port);
-	for (;;) {
-		rc = conn_accept(lfd, r->o->wait_ns, &r->fd, r->peer, sizeof(r->peer), why, sizeof(why));
-		if (rc) {
-			snprintf(r->why, sizeof(r->why), "%s", rc == -EINTR ? "interrupted while waiting for a client" : why);
-			break;
-		}
-		rc = conn_recv(r->fd, &m, r->o->timeout_ns, why, sizeof(why));
-		if (!rc && m.type == XCHG_HELLO) {
-			r->theirs = m.u.hello;
-			break;
-		}
-		if (!rc && m.type == XCHG_ABORT)
-			pfc_warn("client %s gave up: %s", r->peer, m.u.reason);
-		else
-			pfc_warn("rejected connection from %s: %s", r->peer,
-				 rc ? why : "first message is not HELLO");
-		send_abort(r, rc ? "rejected: malformed or foreign exchange message" :
-			   "rejected: expected HELLO");
-		close(r->fd);
-		r->fd = -1;
-		if (stop_requested) {
-			snprintf(r->why, sizeof(r->why), "interrupted while waiting for a client");
-			rc = -EINTR;
-			break;
-		}
-	}
+	handshake_cfg_fill(r, &c);
+	rc = handshake_server_run(lfd, &c, &r->fd, &r->theirs, r->peer, sizeof(r->peer), r->why,
+				  sizeof(r->why));
 	close(lfd);
 	return rc;
+}
+
+static int client_connect(struct run *r, char *local_ip, size_t iplen)
+{
+	const struct traffic_opts *o = r->o;
+	struct handshake_cfg c;
+	int rc;
+
+	rc = conn_connect(o->host, o->port, o->bind_addr, o->timeout_ns, &r->fd, r->why,
+			  sizeof(r->why));
+	if (rc)
+		return rc;
+	snprintf(r->peer, sizeof(r->peer), "%s:%u", o->host, o->port);
+	conn_local_addr(r->fd, local_ip, iplen);
+	handshake_cfg_fill(r, &c);
+	rc = handshake_client_run(r->fd, &c, &r->theirs, r->why, sizeof(r->why));
+	if (rc)
+		return rc == -EACCES || rc == -EPROTO ? -ECONNABORTED : rc;
+	rc = traffic_verbs_open(&r->tv, o, local_ip);
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+		send_abort(r, "client could not set up its RDMA resources");
+		return -ECONNABORTED;
+	}
+	return 0;
+}
+
+static int setup(struct run *r)
+{
+	const struct traffic_opts *o = r->o;
+	char local_ip[64] = "";
+	int rc;
+
+	if (o->psk_file && (rc = auth_key_load(o->psk_file, &r->key, r->why, sizeof(r->why))))
+		return rc;
+	if (auth_init()) {
+		snprintf(r->why, sizeof(r->why), "libsodium failed to initialise");
+		return -EIO;
+	}
+	xchg_hello_from_opts(&r->mine, o);
+	if (o->host) {
+		rc = client_connect(r, local_ip, sizeof(local_ip));
+	} else {
+		/* Device first, so that a wrong -d fails before anyone connects. */
+		rc = traffic_verbs_open(&r->tv, o, o->bind_addr);
+		if (rc) {
+			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+			return rc;
+		}
+		rc = server_accept(r);
+	}
+	return rc ? rc : exchange_endpoints(r);
 }
 
 static int run_traffic(const struct traffic_opts *o)
 {
 	struct run *r = calloc(1, sizeof(*r));
 	struct traffic_run_info ri;
-	char local_ip[64] = "";
 	uint32_t p;
 	int rc, ret = EXIT_RUNTIME;
 
@@ -556,32 +614,7 @@ static int run_traffic(const struct traffic_opts *o)
 	}
 	r->o = o;
 	r->fd = -1;
-	if (o->host) {
-		rc = conn_connect(o->host, o->port, o->bind_addr, o->timeout_ns, &r->fd, r->why,
-				  sizeof(r->why));
-		if (rc)
-			goto out;
-		snprintf(r->peer, sizeof(r->peer), "%s:%u", o->host, o->port);
-		conn_local_addr(r->fd, local_ip, sizeof(local_ip));
-		rc = traffic_verbs_open(&r->tv, o, local_ip);
-		if (rc) {
-			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
-			send_abort(r, "client could not set up its RDMA resources");
-			goto out;
-		}
-		rc = handshake(r);
-	} else {
-		/* Device first, so that a wrong -d fails before anyone connects. */
-		rc = traffic_verbs_open(&r->tv, o, o->bind_addr);
-		if (rc) {
-			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
-			goto out;
-		}
-		rc = server_accept(r);
-		if (rc)
-			goto out;
-		rc = handshake(r);
-	}
+	rc = setup(r);
 	if (rc)
 		goto out;
 	if (o->inline_size && r->tv.buf.device)
@@ -616,6 +649,7 @@ out:
 	if (r->fd >= 0)
 		close(r->fd);
 	traffic_verbs_close(&r->tv);
+	auth_key_clear(&r->key);
 	free(r);
 	return ret;
 }
