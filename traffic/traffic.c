@@ -86,6 +86,11 @@ static int check_mem(const struct traffic_opts *o)
 
 		/* Only a protection domain is needed to try registration. */
 		list = ibv_get_device_list(&n);
+		if (!list && errno == ENOSYS) {
+			pfc_err("--check-mem -d %s: %s; leave out -d to check without registration, or %s",
+				o->dev, PFC_NO_RDMA_KERNEL, PFC_NO_RDMA_KERNEL_FIX);
+			return EXIT_RUNTIME;
+		}
 		for (k = 0; list && k < n; k++)
 			if (!strcmp(ibv_get_device_name(list[k]), o->dev))
 				ctx = ibv_open_device(list[k]);
