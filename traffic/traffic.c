@@ -256,8 +256,12 @@ static int phase_barrier(struct run *r, uint32_t phase)
 
 	if ((rc = send_msg(r, &m)))
 		return rc;
+	/* Before the first phase the peer may still be connecting its QPs (no heartbeats
+	 * there): --timeout; later it sends heartbeats through its warm-up.
+	 */
 	if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start",
-			      r->o->peer_timeout_ns)))
+			      phase || r->o->timeout_ns < r->o->peer_timeout_ns ?
+			      r->o->peer_timeout_ns : r->o->timeout_ns)))
 		return rc;
 	if (m.u.phase != phase) {
 		snprintf(r->why, sizeof(r->why), "peer is at phase %u, this side at %u", m.u.phase, phase);
