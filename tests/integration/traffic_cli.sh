@@ -84,7 +84,21 @@ else
 fi
 
 out=$("$PFCLAB" traffic -d nosuchdev0 -n 1 2>&1); rc=$?
-if [ $rc -eq 1 ] && grep -q 'nosuchdev0\|RDMA devices' <<<"$out"; then
+if [ ! -d /sys/class/infiniband_verbs ]; then
+	# A kernel without uverbs (ibv_get_device_list fails with ENOSYS): no driver or
+	# Soft-RoCE can help, the virtual lab can.
+	expect "kernel without RDMA: traffic says so and points to the virtual lab" $rc 1 \
+		"this kernel has no RDMA support.*lab/vlab/vlab" "$out"
+	d=$("$PFCLAB" doctor 2>&1)
+	if grep -q 'FAIL  devices .*this kernel has no RDMA support' <<<"$d" &&
+		grep -q 'fix: try pfclab on this machine in the virtual lab: lab/vlab/vlab' <<<"$d" &&
+		! grep -q 'rdma link add' <<<"$d"; then
+		ok "kernel without RDMA: the doctor says so and points to the virtual lab"
+	else
+		fail "kernel without RDMA: doctor" "$(grep -A1 'devices' <<<"$d" | tr '\n' ' ')"
+	fi
+fi
+if [ $rc -eq 1 ] && grep -q 'nosuchdev0\|RDMA devices\|no RDMA support' <<<"$out"; then
 	ok "missing RDMA device: exit 1 naming it"
 else
 	fail "missing RDMA device: exit 1 naming it" "rc $rc: $out"
