@@ -5,6 +5,7 @@
 # Skips when there is no NVIDIA GPU. Set PFCLAB_GPU (index or PCI bus id) to pick a GPU and
 # PFCLAB_RDMA_DEV to register with a NIC. Output of each run is kept in $OUT_DIR.
 source "$(dirname "$0")/../lib.sh"
+plan 6
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-check-mem}
 mkdir -p "$OUT_DIR"

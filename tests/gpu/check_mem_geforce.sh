@@ -8,6 +8,7 @@
 # accepts it; the RM statuses are printed for the record. With PFCLAB_RDMA_DEV set (and the
 # patched nvidia-peermem loaded) registration is tried too. Skips without a GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 7
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-check-mem-geforce}
 mkdir -p "$OUT_DIR"

@@ -4,6 +4,7 @@
 # version and whether the open or proprietary modules are loaded, each GPU with its model
 # and BAR1 size (compared with nvidia-smi's), and the dma-buf attribute. Skips without a GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 6
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-doctor}
 mkdir -p "$OUT_DIR"

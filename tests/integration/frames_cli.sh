@@ -4,6 +4,7 @@
 # exits 0, usage errors exit 2 with one line naming the option, unreadable input exits
 # 1 without a report, --json is valid JSON, the timeline has one CSV row per bin.
 source "$(dirname "$0")/../lib.sh"
+plan 16
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }

@@ -5,6 +5,7 @@
 # reported, exit 0), GPU backends skipping cleanly (exit 3) where there is no GPU, and a
 # missing RDMA device reported as a run-time error (exit 1) that names it.
 source "$(dirname "$0")/../lib.sh"
+plan 13
 
 [ -x "$PFCLAB" ] || { fail traffic-cli "no pfclab binary at $PFCLAB (run make)"; finish; }
 

@@ -6,6 +6,7 @@
 # warm-up, a long one-way run without false timeouts, and a broken path ending the run
 # on both sides within 2 s.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 8
 
 need_cmd traffic-modes jq || finish
 [ -x "$PFCLAB" ] || { fail traffic-modes "no pfclab binary at $PFCLAB"; finish; }

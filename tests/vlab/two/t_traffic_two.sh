@@ -4,6 +4,7 @@
 # VM b is the server, VM a the client, bidirectional 64 KiB; each side reports exactly the
 # bytes both ways, and its rxe counters saw at least that many packets.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}/tests/lib.sh"
+plan 2
 
 need_cmd "two VMs: pfclab traffic" jq || finish
 SIZE=65536 ITERS=100
