@@ -328,7 +328,7 @@ static int put(struct pcapf_writer *w, const void *p, size_t n)
 {
 	/* a writer belongs to one thread: no stream lock per record */
 	if (fwrite_unlocked(p, 1, n, w->f) != n)
-		return -EIO;
+		return errno ? -errno : -EIO;
 	w->bytes += n;
 	return 0;
 }
@@ -478,6 +478,13 @@ int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
 		rc = put(w, h, sizeof(h));
 		return rc ? rc : put(w, p, caplen);
 	}
+}
+
+int pcapf_writer_flush(struct pcapf_writer *w)
+{
+	if (w->f && fflush_unlocked(w->f))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 int pcapf_writer_close(struct pcapf_writer *w)

@@ -77,6 +77,8 @@ int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
 			const char *name, uint64_t speed_bps);
 int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
 		       const uint8_t *p, uint32_t caplen, uint32_t wirelen);
+/* Pushes buffered bytes to the file now: 0 or -errno (ENOSPC, EIO, EBADF...). */
+int pcapf_writer_flush(struct pcapf_writer *w);
 int pcapf_writer_close(struct pcapf_writer *w);
 
 #endif
