@@ -5,6 +5,7 @@
 # marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
 # its last values, while the other keeps updating.
 source "$(dirname "$0")/../lib.sh"
+plan 6
 name=top_hosts
 need_root $name || finish
 need_cmd $name tmux ip ssh /usr/sbin/sshd || finish
