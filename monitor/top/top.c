@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/monitor.h"
 #include "monitor/top/feed.h"
@@ -321,33 +321,27 @@ struct top_run {
 	struct top_ui ui;
 	struct top_snap tmp;
 	struct top_row *rows;
-	char control_dir[256];
+	char control_dir[4096];
 	char *margs[16];
 	char margs_buf[8][300];
 	/* replay clock */
 	uint64_t play_t, play_last;
 };
 
+/* The private folder of ssh's connection sockets (lib/remote), found once here before
+ * the reader threads start.
+ */
 static int control_dir(struct top_run *t, char *err, size_t n)
 {
-	const char *x = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
+	int rc = 0;
+	const char *d = remote_control_dir(&rc);
 
-	if (x && *x && strlen(x) < 200)
-		snprintf(t->control_dir, sizeof(t->control_dir), "%s/pfclab-ssh", x);
-	else
-		snprintf(t->control_dir, sizeof(t->control_dir), "/tmp/pfclab-ssh-%u",
-			 (unsigned)getuid());
-	if (mkdir(t->control_dir, 0700) && errno != EEXIST) {
-		snprintf(err, n, "%s: %s", t->control_dir, strerror(errno));
-		return -errno;
+	if (!d) {
+		snprintf(err, n, "the private folder for ssh connection sockets: %s; set "
+			 "XDG_RUNTIME_DIR to a folder of your own", strerror(-rc));
+		return rc ? rc : -EPERM;
 	}
-	if (lstat(t->control_dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 077)) {
-		snprintf(err, n, "%s: not a private folder of this user (mode 0700); remove it",
-			 t->control_dir);
-		return -EPERM;
-	}
+	snprintf(t->control_dir, sizeof(t->control_dir), "%s", d);
 	return 0;
 }
 
