@@ -160,7 +160,7 @@ static int build_argv(struct remote *r)
 static int spawn(struct remote *r, struct remote_proc *p)
 {
 	struct remote_target t = {
-		.kind = REMOTE_SSH, .host = r->host,
+		.kind = r->cfg.kind == REMOTE_SRUN ? REMOTE_SRUN : REMOTE_SSH, .host = r->host,
 		.ssh_config = r->ssh_config[0] ? r->ssh_config : NULL,
 		.control_dir = r->control_dir,
 	};
@@ -256,7 +256,8 @@ static void *reader(void *arg)
 		out = proc.out_fd;
 		err = proc.err_fd;
 		if (rc) {
-			top_feed_status(f, true, "cannot run ssh: %s", strerror(-rc));
+			top_feed_status(f, true, "cannot run %s: %s", r->cfg.kind == REMOTE_SRUN ?
+					"srun" : "ssh", strerror(-rc));
 			break;
 		}
 		r->len = 0;

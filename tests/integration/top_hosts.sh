@@ -5,7 +5,7 @@
 # marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
 # its last values, while the other keeps updating.
 source "$(dirname "$0")/../lib.sh"
-plan 6
+plan 7
 name=top_hosts
 need_root $name || finish
 need_cmd $name tmux ip ssh /usr/sbin/sshd || finish
@@ -86,4 +86,24 @@ screen | sed -n 2p | grep -q 'h2 ok' && [ "$c" != "$d" ] &&
 T send-keys -t "$S" q
 wait_for 'TOP_EXIT=0' 50 && ok "$name: q exits 0 with a host dead" ||
 	fail "$name: q with a dead host" "$(screen | tail -3)"
+
+# The hosts of a "pfclab run" experiment file (launcher ssh), h1 still dead.
+cat >"$tmp/exp.yaml" <<EOT
+name: top-hosts
+launcher: ssh
+hosts:
+  h1: { netdev: ${FAKEHOST_IF[h1]}, pfclab: $PFCLAB }
+  h2: { netdev: ${FAKEHOST_IF[h2]}, pfclab: $PFCLAB }
+monitor: { interval: 200ms }
+phases:
+  - { name: idle, duration: 1s }
+EOT
+T send-keys -t "$S" clear Enter
+T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG -e $tmp/exp.yaml; echo TOP_EXIT=\$?" Enter
+if wait_for 'h2 ok' && screen | sed -n 2p | grep -q 'h1 .*h2 ok'; then
+	ok "$name: -e: the experiment file's hosts, side by side ($(screen | sed -n 2p | tr -s ' '))"
+else
+	fail "$name: -e experiment hosts" "$(screen | sed -n 2p)"
+fi
+T send-keys -t "$S" q
 finish
