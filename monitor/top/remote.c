@@ -20,6 +20,7 @@
 #include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/top/feed.h"
+#include "monitor/top/rec.h"
 
 #define LINE_MAX_BYTES (1u << 20)	/* a longer line is dropped, not parsed */
 
@@ -38,6 +39,12 @@ struct remote {
 	char errline[160];		/* ssh's (or the monitor's) last stderr line */
 	struct top_snap snap;
 	uint64_t lines_bad;
+	/* recording ('r'): the drawing loop asks, this thread opens, writes and closes */
+	pthread_mutex_t rlock;
+	char want_dir[4096];
+	bool want_change;
+	struct top_rec *rec;
+	atomic_bool recording;
 };
 
 /* ---- parsing ------------------------------------------------------------------ */
@@ -216,6 +223,36 @@ static int lines_feed(struct remote *r, const char *p, size_t n,
 	return 0;
 }
 
+static void record_step(struct remote *r)
+{
+	char dir[4096], err[600];
+	bool change;
+
+	pthread_mutex_lock(&r->rlock);
+	change = r->want_change;
+	r->want_change = false;
+	snprintf(dir, sizeof(dir), "%s", r->want_dir);
+	pthread_mutex_unlock(&r->rlock);
+	if (!change)
+		return;
+	if (r->rec) {
+		if (top_rec_close(r->rec))
+			snprintf(r->errline, sizeof(r->errline), "record: meta.json not finished");
+		else
+			snprintf(r->errline, sizeof(r->errline), "record stopped");
+		r->rec = NULL;
+		atomic_store(&r->recording, false);
+	}
+	if (!dir[0])
+		return;
+	if (top_rec_open(dir, r->host, &r->rec, err, sizeof(err))) {
+		snprintf(r->errline, sizeof(r->errline), "record: %.140s", err);
+		return;
+	}
+	snprintf(r->errline, sizeof(r->errline), "recording to %.140s", dir);
+	atomic_store(&r->recording, true);
+}
+
 static void on_out_line(struct top_feed *f, struct remote *r, char *line, size_t len)
 {
 	char msg[160] = "";
@@ -225,6 +262,14 @@ static void on_out_line(struct top_feed *f, struct remote *r, char *line, size_t
 		r->snap.got_ns = time_mono_ns();
 		r->snap.interval_ns = r->cfg.interval_ns;
 		r->snap.down = false;
+		record_step(r);
+		if (r->rec && top_rec_sample(r->rec, &r->snap)) {
+			snprintf(r->errline, sizeof(r->errline), "record stopped: %.140s",
+				 top_rec_error(r->rec));
+			top_rec_close(r->rec);
+			r->rec = NULL;
+			atomic_store(&r->recording, false);
+		}
 		snprintf(r->snap.status, sizeof(r->snap.status), "%s", r->errline);
 		top_feed_publish(f, &r->snap);
 	} else if (rc == 0) {
@@ -272,6 +317,13 @@ static void *reader(void *arg)
 
 			if (poll(p, 3, -1) < 0 && errno != EINTR)
 				break;
+			if (p[2].revents) {
+				uint64_t x;
+
+				if (read(f->wake_fd, &x, sizeof(x)) < 0)
+					x = 0;
+				record_step(r);
+			}
 			if (p[0].revents) {
 				n = read(out, buf, sizeof(buf));
 				if (n > 0)
@@ -310,7 +362,29 @@ static void *reader(void *arg)
 		}
 	}
 	free(errbuf.line);
+	if (r->rec) {
+		top_rec_close(r->rec);
+		r->rec = NULL;
+	}
 	return NULL;
+}
+
+void top_remote_record(struct top_feed *f, const char *dir)
+{
+	struct remote *r = f->priv;
+
+	pthread_mutex_lock(&r->rlock);
+	snprintf(r->want_dir, sizeof(r->want_dir), "%s", dir ? dir : "");
+	r->want_change = true;
+	pthread_mutex_unlock(&r->rlock);
+	top_feed_wake(f);
+}
+
+bool top_remote_recording(struct top_feed *f)
+{
+	struct remote *r = f->priv;
+
+	return r && atomic_load(&r->recording);
 }
 
 static void remote_fini(struct top_feed *f)
@@ -321,6 +395,7 @@ static void remote_fini(struct top_feed *f)
 		return;
 	free(r->line);
 	top_snap_free(&r->snap);
+	pthread_mutex_destroy(&r->rlock);
 	free(r);
 	f->priv = NULL;
 }
@@ -334,6 +409,8 @@ int top_remote_start(struct top_feed *f, const struct top_remote_cfg *cfg)
 		return -ENOMEM;
 	f->priv = r;
 	f->fini = remote_fini;
+	pthread_mutex_init(&r->rlock, NULL);
+	atomic_init(&r->recording, false);
 	r->cfg = *cfg;
 	snprintf(r->host, sizeof(r->host), "%s", cfg->host);
 	r->cfg.host = r->host;

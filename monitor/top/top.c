@@ -78,8 +78,8 @@ static void usage(FILE *f)
 "      --frames[=IFACE]   also count captured PAUSE/PFC, CNP and CE-marked frames\n"
 "  -I, --interval DUR     sampling interval, >= 1ms (default 1s)\n"
 "      --refresh DUR      redraw period, 50ms..10s (default: the interval, at most 1s)\n"
-"      --record-dir DIR   where 'r' records (default top-YYYYmmdd-HHMMSS; remote\n"
-"                         hosts are recorded on the host itself: not from here)\n"
+"      --record-dir DIR   where 'r' records (default top-YYYYmmdd-HHMMSS); with\n"
+"                         several hosts, one record per host in DIR/HOST\n"
 "      --tolerance PCT    disagreement allowed between paired hosts (default 10)\n"
 "      --stale DUR        a host is STALE after DUR without a sample (default: 3\n"
 "                         intervals, at least 1s)\n"
@@ -98,10 +98,10 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "\n"
 "Keys: q quit; space freeze (replay: pause); + - refresh faster/slower; z totals from\n"
-"now (they start from the first sample), Z the counters as read; r start/stop recording (local host, the monitor's record\n"
-"format); 0-7 focus a PFC priority; tab or left/right select the host shown first;\n"
-"up/down scroll by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s;\n"
-"g G start/end.\n"
+"now (they start from the first sample), Z the counters as read; r start/stop\n"
+"recording every host (the monitor's record format; --replay plays it back); 0-7\n"
+"focus a PFC priority; tab or left/right select the host shown first; up/down scroll\n"
+"by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s; g G start/end.\n"
 "\n"
 "NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
 "counters are printed as 'pfclab monitor' prints them.\n"
@@ -533,39 +533,44 @@ static void default_record_dir(char *buf, size_t n)
 	strftime(buf, n, "top-%Y%m%d-%H%M%S", &tm);
 }
 
+static bool feed_recording(struct top_run *t, size_t i)
+{
+	return t->is_local[i] ? top_local_recording(&t->feed[i]) :
+				top_remote_recording(&t->feed[i]);
+}
+
 static bool any_recording(struct top_run *t)
 {
 	size_t i;
 
 	for (i = 0; i < t->nfeed; i++)
-		if (t->is_local[i] && top_local_recording(&t->feed[i]))
+		if (feed_recording(t, i))
 			return true;
 	return false;
 }
 
+/* r: every host records; one host into DIR, several into DIR/HOST (replay finds them). */
 static void toggle_record(struct top_run *t, char *msg, size_t n)
 {
-	char dir[4096];
-	size_t i;
+	char base[4096], dir[4200];
 	bool on = any_recording(t);
+	size_t i;
 
+	if (t->o.record_dir)
+		snprintf(base, sizeof(base), "%s", t->o.record_dir);
+	else
+		default_record_dir(base, sizeof(base));
 	for (i = 0; i < t->nfeed; i++) {
-		if (!t->is_local[i])
-			continue;
-		if (on) {
-			top_local_record(&t->feed[i], NULL);
-			continue;
-		}
-		if (t->o.record_dir)
-			snprintf(dir, sizeof(dir), "%s", t->o.record_dir);
+		if (t->nfeed == 1)
+			snprintf(dir, sizeof(dir), "%s", base);
 		else
-			default_record_dir(dir, sizeof(dir));
-		top_local_record(&t->feed[i], dir);
-		return;
+			snprintf(dir, sizeof(dir), "%s/%s", base, t->feed[i].name);
+		if (t->is_local[i])
+			top_local_record(&t->feed[i], on ? NULL : dir);
+		else
+			top_remote_record(&t->feed[i], on ? NULL : dir);
 	}
-	if (!on)
-		snprintf(msg, n, "r: recording is for the local host; record remote hosts with "
-			 "'pfclab monitor --record' there");
+	snprintf(msg, n, on ? "r: recording stopped" : "r: recording to %.200s", base);
 }
 
 static void replay_step(struct top_run *t, uint64_t now, char *where, size_t n)
