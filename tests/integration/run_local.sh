@@ -6,6 +6,7 @@
 # plots (gnuplot exit status, each data file holding its series), --dry-run, --report,
 # --resume, retries after a failing essential command, Ctrl-C, a version mismatch.
 source "$(dirname "$0")/../lib.sh"
+plan 15
 
 name=run-local
 need_root $name || finish

@@ -4,6 +4,7 @@
 # here with `pfclab run --report`: gnuplot exits 0 and the throughput data holds both
 # directions.
 source "$(dirname "$0")/../lib.sh"
+plan 1
 
 name=run-traffic-report
 dir=$VLAB_RESULT/run

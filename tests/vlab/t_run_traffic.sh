@@ -6,6 +6,7 @@
 # in both directions for each point, every point valid; the folder goes back to the host
 # (h_run_traffic.sh makes the plots there).
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 4
 
 name=run-traffic
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
