@@ -24,16 +24,18 @@ volatile sig_atomic_t run_stop_requested;
 
 void run_log(struct run_ctx *c, const char *fmt, ...)
 {
-	char line[2048], ts[32];
-	time_t now = time(NULL);
+	char line[2048], ts[48];
+	struct timespec now;
 	struct tm tm;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	localtime_r(&now, &tm);
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	run_path(ts + strlen(ts), sizeof(ts) - strlen(ts), ".%03ld", now.tv_nsec / 1000000);
 	if (c->log) {
 		fprintf(c->log, "%s %s\n", ts, line);
 		fflush(c->log);
