@@ -189,7 +189,7 @@ static void manifest_hosts_update(struct run_ctx *c)
 			json_object_object_add(o, "clock", ck);
 		}
 		json_object_object_add(ck, "method", json_object_new_string(
-			"date +%s%N over the launcher; offset = host - runner at the middle of the fastest of 5 round trips"));
+			"date +%s%N over the launcher; offset = host - runner at the middle of the fastest of 3 round trips"));
 		if (rh->off_valid[0]) {
 			json_object_object_add(ck, "offset_start_ns", json_object_new_int64(rh->off_ns[0]));
 			json_object_object_add(ck, "rtt_start_ns", json_object_new_int64((int64_t)rh->rtt_ns[0]));
