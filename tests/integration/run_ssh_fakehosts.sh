@@ -21,7 +21,7 @@ need_cmd run_ssh ssh ssh-keygen nsenter unshare /usr/sbin/sshd jq || exit 0
 [ -x "$PFCLAB" ] || { fail run_ssh "no pfclab binary at $PFCLAB (run make)"; finish; }
 
 tmp=$(mktemp -d)
-[ -n "${KEEPTMP:-}" ] || defer rm -rf "$tmp"
+defer rm -rf "$tmp"
 if ! fakehosts_up 4; then
 	fail run_ssh_fakehosts_up "could not start 4 fake hosts"
 	finish
