@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # review_vs_tshark.sh: pfclab review against tshark computing the same summary (frames
 # per kind, PFC frames and quanta per priority, CNPs per (source, dest QP), CE per
-# RoCEv2 flow) on one >= 1 GB pcap made locally with pfclab inject. The file lives in
+# RoCEv2 flow) on one >= 1 GB pcap made locally with pfclab inject; the two tools'
+# counts must agree (exit 1 when they do not). The file lives in
 # the build folder (git-ignored); both tools read it from the page cache.
 #   BENCH_PCAP_MB (default 1100) sets the size (the file is named after it), BENCH_RUNS
 #   (default 3) the rounds, BENCH_TSHARK=0 leaves tshark out (a memory check on a 4 GB
@@ -55,9 +56,10 @@ for run in $(seq "$runs"); do
 				for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 				return v }
 			$1 == "0x0101" { pfc++; en = hex($2); for (p = 0; p < 8; p++) if (int(en / 2 ^ p) % 2) { pf[p]++; qs[p] += $(4 + p) } }
-			$12 == "129" { cnp[$14 " " $13]++ }
-			$12 != "" && $12 != "129" { roce[$14 " " $15 " " $13]++; if ($16 == 3) ce[$14 " " $15 " " $13]++ }
-			END { printf "pause %d pfc %d cnp_pairs %d flows %d\n", pause, pfc, length(cnp), length(roce) }' \
+			$12 == "129" { cnp[$14 " " $13]++; ncnp++ }
+			$12 != "" && $12 != "129" { roce[$14 " " $15 " " $13]++; nroce++; if ($16 == 3) { ce[$14 " " $15 " " $13]++; nce++ } }
+			END { printf "pause %d pfc %d pfc3_quanta %.0f cnp %d cnp_pairs %d roce %d ce %d flows %d\n",
+				pause, pfc, qs[3], ncnp, length(cnp), nroce, nce, length(roce) }' \
 			>"$dir/tshark.txt" || exit 1
 	fi
 	t2=$(date +%s.%N)
@@ -71,6 +73,13 @@ for run in $(seq "$runs"); do
 		if (ts == 1) { t = s / 1e6 / (c - b); printf ", tshark %.1f MB/s (%.1f s), ratio %.1f (target >= 50)", t, c - b, p / t }
 		printf "; %.2f GB pcap\n", s / 1e9 }'
 done
-echo "  pfclab: $(jq -c '{kinds, cnp_pairs: (.cnp | length), flows: (.ecn_flows | length)}' "$dir/review.json")"
-[ "${BENCH_TSHARK:-1}" = 1 ] && echo "  tshark: $(cat "$dir/tshark.txt")"
-exit 0
+[ "${BENCH_TSHARK:-1}" = 1 ] || exit 0
+# both tools' counts must agree, or the speed comparison means nothing
+jq -r '"pause \(.kinds.pause) pfc \(.kinds.pfc) pfc3_quanta \([.pause.priorities[] | select(.priority == 3) | .quanta] | add // 0) cnp \(.kinds.cnp) cnp_pairs \(.cnp | length) roce \(.kinds.roce) ce \([.ecn_flows[].ce] | add // 0) flows \(.ecn_flows | length)"' \
+	"$dir/review.json" >"$dir/pfclab.txt"
+echo "  pfclab: $(cat "$dir/pfclab.txt")"
+echo "  tshark: $(cat "$dir/tshark.txt")"
+if ! cmp -s "$dir/pfclab.txt" "$dir/tshark.txt"; then
+	echo "BENCH $name: FAIL: pfclab and tshark counts disagree (above)"
+	exit 1
+fi

@@ -38,6 +38,7 @@ struct mon_opts {
 	const char *frames;	/* capture interface for the "frames" source */
 	bool frames_on;
 	bool json, raw, quiet, stats;
+	bool all;		/* --json: every value each interval, not only changed ones */
 };
 
 struct mon_ctx {
@@ -66,7 +67,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu N] [--interval 10ms]\n"
 "                      [--count N] [--duration 10s] [--record DIR] [--json] [--raw]\n"
-"                      [--frames[=IFACE]]\n"
+"                      [--frames[=IFACE]] [--all]\n"
 "\n"
 "Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, from 1 ms up, and\n"
 "prints per interval the metrics that changed, with deltas, rates and units.\n"
@@ -85,6 +86,8 @@ static void usage(FILE *f)
 "                         that holds a run already is refused\n"
 "      --force            with --record: replace the run in DIR\n"
 "  -j, --json             print JSON lines instead of text\n"
+"      --all              with --json: every value each interval under \"values\" (null\n"
+"                         when not read), not only those that changed\n"
 "      --raw              also show counters the catalog does not name, by raw name\n"
 "  -q, --quiet            print nothing per interval (with --record)\n"
 "      --stats            at the end, print samples, overruns and CPU time per sample\n"
@@ -120,7 +123,7 @@ static bool src_wanted(const struct mon_opts *o, const char *name)
 
 static int parse_opts(int argc, char **argv, struct mon_opts *o)
 {
-	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS, OPT_FRAMES,
+	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS, OPT_FRAMES, OPT_ALL,
 	       OPT_FORCE };
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, 'i' },
@@ -138,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "sources", required_argument, NULL, OPT_SOURCES },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "frames", optional_argument, NULL, OPT_FRAMES },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -219,6 +223,9 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		case OPT_STATS:
 			o->stats = true;
 			break;
+		case OPT_ALL:
+			o->all = true;
+			break;
 		case OPT_SOURCES:
 			o->sources = optarg;
 			break;
@@ -248,6 +255,10 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 	}
 	if (!o->iface && !o->rdma && o->gpu < 0) {
 		pfc_err("nothing to monitor: give -i IFACE, -d RDMADEV and/or --gpu N");
+		return 2;
+	}
+	if (o->all && !o->json) {
+		pfc_err("--all goes with --json; add --json");
 		return 2;
 	}
 	if (o->frames_on && !o->frames && !o->iface) {
@@ -415,10 +426,16 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 		const struct mon_val *v = &s->v[i];
 		json_object *m;
 
-		if (!(v->flags & MON_V_CHANGED) || !shown(x, &c[i]))
+		if ((!x->o.all && !(v->flags & MON_V_CHANGED)) || !shown(x, &c[i]))
+			continue;
+		/* A metric two sources report (dcb and ethtool): a reading beats a null. */
+		if (x->o.all && !(v->flags & MON_V_VALID) &&
+		    json_object_object_get_ex(ch, c[i].metric[0] && !x->o.raw ? c[i].metric :
+					      c[i].key, NULL))
 			continue;
 		m = json_object_new_object();
-		json_object_object_add(m, "value", json_object_new_uint64(v->raw));
+		json_object_object_add(m, "value", v->flags & MON_V_VALID ?
+				       json_object_new_uint64(v->raw) : NULL);
 		if (c[i].kind == MON_COUNTER) {
 			json_object_object_add(m, "delta", v->flags & MON_V_DELTA ?
 					       json_object_new_uint64(v->delta) : NULL);
@@ -432,7 +449,7 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 			json_object_object_add(m, "wrapped", json_object_new_boolean(1));
 		json_object_object_add(ch, c[i].metric[0] && !x->o.raw ? c[i].metric : c[i].key, m);
 	}
-	json_object_object_add(o, "changed", ch);
+	json_object_object_add(o, x->o.all ? "values" : "changed", ch);
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						    JSON_C_TO_STRING_NOSLASHESCAPE));
 	fflush(stdout);
