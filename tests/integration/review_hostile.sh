@@ -11,6 +11,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 name=review_hostile
+plan 5
 need_cmd $name jq od || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
 tmp=$(mktemp -d)
