@@ -44,7 +44,7 @@ struct geforce_buf {
 
 static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
 {
-	char why[256], sum[256];
+	char why[256], sum[512];
 	struct geforce_buf *g;
 	uint64_t mark;
 	int rc;
@@ -75,7 +75,7 @@ static int geforce_export(struct mem_buf *b)
 {
 	struct geforce_buf *g = b->priv;
 	struct rm_p2p_reg *r = &g->reg;
-	char sum[256];
+	char sum[512];
 	int rc;
 
 	if (!g || !g->have_handles)
@@ -85,7 +85,7 @@ static int geforce_export(struct mem_buf *b)
 	snprintf(b->why, sizeof(b->why),
 		 "captured client 0x%x device 0x%x subdevice 0x%x VA space 0x%x memory 0x%x+0x%llx "
 		 "(%s; %s); NV503C alloc: %s%s; REGISTER_VA_SPACE on 0x%x: %s (token 0x%llx); "
-		 "REGISTER_VIDMEM 0x%llx+0x%llx: %s%s%s",
+		 "REGISTER_VIDMEM 0x%llx+0x%llx: %s%s%s%s",
 		 g->h.client, g->h.device, g->h.subdevice, g->h.va_space, g->h.memory,
 		 (unsigned long long)g->h.mem_offset, g->h.how ? g->h.how : "?", sum,
 		 rm_status_name(r->alloc_status),
@@ -93,6 +93,7 @@ static int geforce_export(struct mem_buf *b)
 		 rm_status_name(r->va_space_status),
 		 (unsigned long long)r->va_space_token, (unsigned long long)r->va,
 		 (unsigned long long)r->size, rm_status_name(r->vidmem_status),
+		 r->shared ? " (its memory object was registered already: counted, not sent)" : "",
 		 r->errno_val ? "; ioctl: " : "", r->errno_val ? strerror(r->errno_val) : "");
 	if (rc == -EBUSY)
 		return mem_buf_fail(b, rc, "a ThirdPartyP2P object already exists for another GPU "
