@@ -11,7 +11,11 @@
  *   export:   NV503C alloc, REGISTER_VA_SPACE, REGISTER_VIDMEM (each RM status reported)
  *   register: ibv_reg_mr on the GPU VA: the patched nvidia-peermem's persistent lookup
  *             now finds the object (patches/<driver>/, lab/gpudirect)
- *   free:     UNREGISTER_VIDMEM (+ VA space, object with the last buffer), cuMemFree
+ *   free:     UNREGISTER_VIDMEM with the last buffer of its RM memory object (+ VA
+ *             space, object with the last one), cuMemFree
+ *
+ * geforce-vmm allocates with the VMM API instead (cuMemCreate with gpuDirectRDMACapable,
+ * cuMemMap), as NVIDIA's GPUDirect RDMA guide asks for VMM memory a NIC registers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +46,7 @@ struct geforce_buf {
 		r_;                                                                       \
 	})
 
-static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
+static int alloc_with(struct mem_buf *b, const struct mem_req *req, bool vmm)
 {
 	char why[256], sum[512];
 	struct geforce_buf *g;
@@ -58,7 +62,7 @@ static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
 	if (!g)
 		return mem_buf_fail(b, -ENOMEM, "out of host memory");
 	mark = rm_capture_mark();
-	rc = mem_cuda_buf_alloc(b, req);
+	rc = vmm ? mem_cuda_buf_alloc_vmm(b, req) : mem_cuda_buf_alloc(b, req);
 	g->cuda_priv = b->priv;
 	b->priv = g;
 	if (rc)
@@ -69,6 +73,16 @@ static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
 		return mem_buf_fail(b, -EIO, "%s; %s", why, sum);
 	g->have_handles = true;
 	return 0;
+}
+
+static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
+{
+	return alloc_with(b, req, false);
+}
+
+static int geforce_vmm_alloc(struct mem_buf *b, const struct mem_req *req)
+{
+	return alloc_with(b, req, true);
 }
 
 static int geforce_export(struct mem_buf *b)
@@ -161,6 +175,17 @@ const struct mem_ops mem_geforce_ops = {
 	.summary = "GPU memory on GeForce: pfclab creates the ThirdPartyP2P object CUDA does not "
 		   "(needs the patched modules, lab/gpudirect)",
 	.alloc = geforce_alloc,
+	.export = geforce_export,
+	.reg = geforce_reg,
+	.write = geforce_write,
+	.read = geforce_read,
+	.free = geforce_free,
+};
+
+const struct mem_ops mem_geforce_vmm_ops = {
+	.name = "geforce-vmm",
+	.summary = "as geforce, allocated with the VMM API (cuMemCreate, gpuDirectRDMACapable)",
+	.alloc = geforce_vmm_alloc,
 	.export = geforce_export,
 	.reg = geforce_reg,
 	.write = geforce_write,
