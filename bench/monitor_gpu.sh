@@ -39,8 +39,8 @@ for gi in $GPU_INTERVALS; do
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) }
 			sub(/%/, "", pc) }
-		/^  source nvml/ { nv = $0; sub(/^  source nvml +/, "", nv) }
-		/^  recording/ { rec = $3 }
+		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
+		/^  recording/ { rec = $2 }
 		END {
 			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
 			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",

@@ -107,7 +107,9 @@ static int geforce_export(struct mem_buf *b)
 		 rm_status_name(r->va_space_status),
 		 (unsigned long long)r->va_space_token, (unsigned long long)r->va,
 		 (unsigned long long)r->size, rm_status_name(r->vidmem_status),
-		 r->shared ? " (its memory object was registered already: counted, not sent)" : "",
+		 r->shared ? " (its memory object was registered already: counted, not sent)" :
+		 r->by_cuda ? " (CUDA's own object holds this memory already: the NIC path finds it)" :
+		 "",
 		 r->errno_val ? "; ioctl: " : "", r->errno_val ? strerror(r->errno_val) : "");
 	if (rc == -EBUSY)
 		return mem_buf_fail(b, rc, "a ThirdPartyP2P object already exists for another GPU "

@@ -30,6 +30,7 @@ static struct {
 	struct {
 		uint32_t memory;
 		unsigned int refs;	/* buffers inside it */
+		bool ours;		/* we registered it (else CUDA did, with its own object) */
 	} mems[P2P_MAX_MEMS];
 	uint64_t token;
 	bool owned;		/* we allocated it (else it is CUDA's) */
@@ -133,7 +134,9 @@ static int mem_find(uint32_t memory)
 	return -1;
 }
 
-/* Drop the VA space registration and the object (ours only) once nothing is registered. */
+/* Drop the VA space registration and the object (ours only) once nothing is registered.
+ * The memory objects are unregistered by then.
+ */
 static void obj_release(void)
 {
 	struct rm_503c_unregister_va_space uvs = { .va_space = obj.va_space };
@@ -205,6 +208,7 @@ int rm_p2p_register(const struct rm_handles *h, uint64_t va, uint64_t size,
 		obj.mems[m].refs++;
 		r->vidmem_status = RM_OK;
 		r->shared = true;
+		r->held = true;
 		goto out;
 	}
 	if (obj.nmems == P2P_MAX_MEMS) {
@@ -213,14 +217,21 @@ int rm_p2p_register(const struct rm_handles *h, uint64_t va, uint64_t size,
 	}
 	r->vidmem_status = rm_control(h->fd, h->client, obj.p2p, RM_503C_CTRL_REGISTER_VIDMEM, &vm,
 				      sizeof(vm), &err);
-	if (r->vidmem_status != RM_OK) {
+	if (r->vidmem_status == RM_ERR_INSERT_DUPLICATE_NAME && !obj.owned) {
+		/* Datacenter GPUs: CUDA registered this memory with its own object already, which
+		 * is what the NIC path looks up. Count it, and leave its registration alone.
+		 */
+		r->by_cuda = true;
+	} else if (r->vidmem_status != RM_OK) {
 		if (!obj.nmems)
 			obj_release();
 		goto fail;
 	}
 	obj.mems[obj.nmems].memory = h->memory;
 	obj.mems[obj.nmems].refs = 1;
+	obj.mems[obj.nmems].ours = !r->by_cuda;
 	obj.nmems++;
+	r->held = true;
 	goto out;
 fail:
 	r->errno_val = err;
@@ -235,17 +246,18 @@ void rm_p2p_unregister(struct rm_p2p_reg *r)
 	struct rm_503c_unregister_vidmem uvm = { .memory = r->h.memory };
 	int err = 0, m;
 
-	if (r->vidmem_status != RM_OK)
+	if (!r->held)
 		return;
 	pthread_mutex_lock(&obj.lock);
 	m = mem_find(r->h.memory);
 	if (m >= 0 && --obj.mems[m].refs == 0) {
-		rm_control(obj.fd, obj.client, obj.p2p, RM_503C_CTRL_UNREGISTER_VIDMEM, &uvm,
-			   sizeof(uvm), &err);
+		if (obj.mems[m].ours)
+			rm_control(obj.fd, obj.client, obj.p2p, RM_503C_CTRL_UNREGISTER_VIDMEM, &uvm,
+				   sizeof(uvm), &err);
 		obj.mems[m] = obj.mems[--obj.nmems];
 		if (!obj.nmems)
 			obj_release();
 	}
 	pthread_mutex_unlock(&obj.lock);
-	r->vidmem_status = RM_STATUS_NOT_REACHED;
+	r->held = false;
 }

@@ -31,11 +31,15 @@ struct rm_p2p_reg {
 	int errno_val;		/* errno of a failed ioctl(), 0 if none */
 	bool reused;		/* our alloc was refused; the controls went to CUDA's own object */
 	bool shared;		/* its memory object was registered already (by another buffer) */
+	bool by_cuda;		/* RM said CUDA's own object holds this memory already */
+	bool held;		/* this registration counts in the table (unregister undoes it) */
 };
 
-/* Make (or reuse) the object and register [va, va+size) of h->memory at h->mem_offset.
- * 0 on success; -EIO when RM refused a step (its status is in r), -errno for ioctl
- * failures. r is filled either way (step statuses; 0xffffffff = not reached).
+/* Make (or reuse) the object and register the whole mapping of h->memory that holds
+ * [va, va+size), once per memory object. 0 on success (also when CUDA's own object holds
+ * the memory already: r->by_cuda); -EIO when RM refused a step (its status is in r),
+ * -errno for ioctl failures. r is filled either way (step statuses; 0xffffffff = not
+ * reached).
  */
 int rm_p2p_register(const struct rm_handles *h, uint64_t va, uint64_t size,
 		    struct rm_p2p_reg *r);

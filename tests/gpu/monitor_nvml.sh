@@ -46,10 +46,14 @@ median() { # $1 col, $2 t0, $3 t1
 	awk -F, -v c="$1" -v a="$2" -v b="$3" 'NR > 1 && $2 > a + 1e9 && $2 < b - 5e8 && $c != "n/a" { print $c }' "$csv" |
 		sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'
 }
-# dmon prints "# gpu rxpci txpci" then rows "0 <rx MB/s> <tx MB/s>"; the busiest rows
-dmon_peak() { # $1 = field (2 rx, 3 tx): median of the top half of the rows
+# dmon prints "# gpu rxpci txpci" then rows "0 <rx MB/s> <tx MB/s>"; the rows of the copy
+# phase are those above half the busiest one (a row straddling a phase edge reads about
+# half: one such row made a fixed percentile of all rows read 0.5x once)
+dmon_peak() { # $1 = field (2 rx, 3 tx): median of the rows above half the maximum
 	awk -v f="$1" '$1 !~ /^#/ && NF >= 3 { print $f }' "$out/dmon.txt" | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int(NR * 3 / 4) + 1]; else print 0 }'
+		awk '{ v[NR] = $1 } END { if (!NR) { print 0; exit }
+			for (i = 1; i <= NR && v[i] < v[NR] / 2; i++) ; k = i
+			print v[k + int((NR - k) / 2)] }'
 }
 read -r _ h0 h1 hbw < <(grep '^h2d' "$out/copy.txt")
 read -r _ d0 d1 dbw < <(grep '^d2h' "$out/copy.txt")

@@ -33,6 +33,7 @@ static struct {
 	uint32_t registered[8];		/* memory handles registered now */
 	unsigned int nreg;
 	struct rm_503c_register_vidmem last;
+	uint32_t alloc_status;		/* answer to our NV503C alloc (RM_OK by default) */
 } rm;
 
 static int reg_find(uint32_t memory)
@@ -93,9 +94,11 @@ int ioctl(int fd, unsigned long req, ...)
 	case RM_ESC_ALLOC: {
 		struct rm_alloc *a = arg;
 
-		if (a->cls == RM_CLASS_THIRD_PARTY_P2P)
-			rm.alloc_503c++;
 		a->status = RM_OK;
+		if (a->cls == RM_CLASS_THIRD_PARTY_P2P) {
+			rm.alloc_503c++;
+			a->status = rm.alloc_status;
+		}
 		return 0;
 	}
 	case RM_ESC_CONTROL: {
@@ -168,7 +171,7 @@ static void reg(uint64_t va, uint64_t len, struct rm_p2p_reg *r)
 	assert_int_equal(rm_capture_lookup(va, len, 0, &h, why, sizeof(why)), 0);
 	h.fd = FD_CTL;
 	assert_int_equal(rm_p2p_register(&h, va, len, r), 0);
-	assert_int_equal(r->vidmem_status, RM_OK);
+	assert_true(r->held);
 }
 
 /* Two buffers of one allocation: one REGISTER_VIDMEM, of the whole mapping. */
@@ -247,12 +250,40 @@ static void test_two_allocations(void **state)
 	assert_int_equal(rm.unreg_va_space, 1);
 }
 
+/* A datacenter GPU: CUDA made its own NV503C object (ours is refused) and registered its
+ * memory with it. The buffer counts as registered; nothing of CUDA's is undone.
+ */
+static void test_cuda_registered_it(void **state)
+{
+	struct rm_p2p_reg a, b;
+
+	(void)state;
+	alloc64(0xc1d00001, 0x51, 0x503c0001, RM_CLASS_THIRD_PARTY_P2P);
+	rm.registered[rm.nreg++] = 0x4e1;	/* CUDA's registration */
+	rm.alloc_status = 0x63;			/* NV_ERR_STATE_IN_USE */
+	reg(BASE, 2 * MIB, &a);
+	assert_true(a.reused);
+	assert_true(a.by_cuda);
+	assert_int_equal(a.vidmem_status, RM_ERR_INSERT_DUPLICATE_NAME);
+	assert_int_equal(a.p2p, 0x503c0001);
+	reg(BASE + 2 * MIB, 2 * MIB, &b);
+	assert_true(b.shared);
+	assert_int_equal(rm.vidmem, 1);
+	rm_p2p_unregister(&b);
+	rm_p2p_unregister(&a);
+	assert_int_equal(rm.unreg_vidmem, 0);	/* CUDA's registration stays */
+	assert_int_equal(rm.nreg, 1);
+	assert_int_equal(rm.unreg_va_space, 1);	/* ours goes */
+	assert_int_equal(rm.frees, 0);		/* CUDA's object is not ours to free */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_free_in_order, setup),
 		cmocka_unit_test_setup(test_free_reversed, setup),
 		cmocka_unit_test_setup(test_two_allocations, setup),
+		cmocka_unit_test_setup(test_cuda_registered_it, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
