@@ -4,6 +4,7 @@
 # version and whether the open or proprietary modules are loaded, each GPU with its model
 # and BAR1 size (compared with nvidia-smi's), and the dma-buf attribute. Skips without a GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 7
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-doctor}
 mkdir -p "$OUT_DIR"
@@ -53,7 +54,9 @@ elif grep -q "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=1" "$t" && grep -q 'open ker
 else
 	ok "doctor GPU memory path: $(echo "$path" | sed 's/  */ /g')"
 fi
-if command -v jq >/dev/null 2>&1; then
+if ! command -v jq >/dev/null 2>&1; then
+	fail "doctor --json" "jq not installed (make deps)"
+else
 	jq -e '.items | map(select(.section == "gpu")) | length > 0' "$OUT_DIR/doctor.json" >/dev/null &&
 		ok "doctor --json gpu items" || fail "doctor --json" "$(head -c 300 "$OUT_DIR/doctor.json")"
 fi

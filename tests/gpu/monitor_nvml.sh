@@ -7,6 +7,7 @@
 # headers and flow control, so they read above the payload rate). Prints the figures.
 # Skips without an NVIDIA GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 8
 
 GPU=${GPU:-0}
 SECS=${SECS:-6}
@@ -89,7 +90,9 @@ else fail monitor_nvml_tx_vs_copy "monitor tx / copy bandwidth = $r"; fi
 bytes_mode=$(jq -r '.sources[] | select(.source == "nvml") | .info.pcie_bytes // ""' "$meta")
 brx=$(col "pcie.gpu$GPU.rx_bytes") btx=$(col "pcie.gpu$GPU.tx_bytes")
 if [[ "$bytes_mode" != "NVML fields"* ]] || [ -z "$brx" ]; then
-	skip monitor_nvml_bytes "cumulative counters not used here: ${bytes_mode:-no pcie_bytes info}"
+	for n in monotonic rx_bytes_vs_copy tx_bytes_vs_copy; do
+		skip "monitor_nvml_$n" "cumulative counters not used here: ${bytes_mode:-no pcie_bytes info}"
+	done
 	finish
 fi
 span_rate() { # $1 col, $2 t0, $3 t1: (last - first) bytes / seconds between those samples

@@ -10,6 +10,7 @@
 # the peer-memory macro; a module that does not load is rolled back by reload itself;
 # --jobs is checked; --dry-run quotes paths with spaces; reload without a driver exits 3.
 source "$(dirname "$0")/../lib.sh"
+plan 28
 
 GD=$PFCLAB_ROOT/lab/gpudirect
 need_cmd gpudirect_fakeroot git sha256sum getopt xz || finish
@@ -444,7 +445,7 @@ for v in $(cd "$PFCLAB_ROOT/patches" && ls -d [0-9]*); do
 		[ -f "$c/kernel-open/Makefile" ] && t=$c
 	done
 	if [ -z "$t" ]; then
-		skip "patches_apply_$v" "no upstream $v tree (set PFCLAB_OGKM_DIR)"
+		skip "patches_apply_$v" "no upstream $v tree; to run it: mkdir -p DIR/$v; git -C open-gpu-kernel-modules archive $v | tar -x -C DIR/$v; PFCLAB_OGKM_DIR=DIR $0"
 		continue
 	fi
 	rm -rf "$W/ogkm" && cp -a "$t" "$W/ogkm"
