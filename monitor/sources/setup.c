@@ -28,6 +28,17 @@ static bool wanted(const char *only, const char *name)
 	return false;
 }
 
+uint64_t mon_sources_gpu_cadence(uint64_t interval_ns, uint64_t asked_ns)
+{
+	const uint64_t ms = 1000000ULL;
+
+	if (asked_ns)
+		return asked_ns;
+	if (interval_ns <= SRC_NVML_CADENCE_NS)
+		return SRC_NVML_CADENCE_NS;
+	return interval_ns < 50 * ms ? interval_ns : 50 * ms;
+}
+
 int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 {
 	int rc = 0;
@@ -52,8 +63,13 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 		char dev[16];
 
 		snprintf(dev, sizeof(dev), "gpu%d", w->gpu);
-		if (wanted(w->only, "nvml"))
-			rc |= mon_engine_add(e, &src_nvml_ops, dev, 0, w->gpu) < 0;
+		if (wanted(w->only, "nvml")) {
+			int i = mon_engine_add(e, &src_nvml_ops, dev, 0, w->gpu);
+
+			rc |= i < 0;
+			if (i >= 0 && w->gpu_cadence_ns)
+				mon_engine_set_cadence(e, (size_t)i, w->gpu_cadence_ns);
+		}
 		if (wanted(w->only, "pci"))
 			rc |= mon_engine_add(e, &src_pci_ops, dev, 0, w->gpu) < 0;
 	}

@@ -12,9 +12,16 @@ struct mon_sources_want {
 	const char *rdma;	/* RDMA hw counters; NULL: none */
 	unsigned rdma_port;
 	int gpu;		/* NVML and PCI of GPU N; < 0: none */
+	uint64_t gpu_cadence_ns;	/* NVML reader thread's cadence; 0: its default */
 	const char *frames;	/* capture interface for "frames"; NULL: none */
 	const char *only;	/* comma list of source names ("ethtool,link"); NULL: all */
 };
+
+/* The NVML reader's cadence: asked_ns when given, else 10 ms, or the sampling interval
+ * (up to 50 ms, inside one counter wrap) when samples are further apart: reading faster
+ * than the samples are taken costs CPU and shows nothing more.
+ */
+uint64_t mon_sources_gpu_cadence(uint64_t interval_ns, uint64_t asked_ns);
 
 /* Add the sources to e. -ENOSPC when the engine is full. */
 int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w);

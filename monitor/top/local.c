@@ -50,6 +50,7 @@ static int add_sources(struct local *l)
 	struct mon_sources_want w = {
 		.iface = c->iface, .rdma = c->rdma, .rdma_port = c->rdma_port, .gpu = c->gpu,
 		.frames = c->frames,
+		.gpu_cadence_ns = mon_sources_gpu_cadence(c->interval_ns, 0),
 	};
 
 	return mon_sources_add(l->e, &w);
