@@ -362,14 +362,18 @@ static void nvml_close(struct mon_src *s)
 	src_fields_free(s);
 }
 
-/* Decide between the cumulative counters and the throughput call; say which in info. */
+/* Decide between the cumulative counters and the throughput call; say which in info.
+ * PFCLAB_NVML_FIELDS=0 takes the fallback where the fields work (to test it there).
+ */
 static void pick_mode(struct mon_src *s, struct nvml_priv *p)
 {
+	const char *env = getenv("PFCLAB_NVML_FIELDS");
+	bool off = env && !strcmp(env, "0");
 	struct nvml_field_value fv[2];
-	char buf[96];
+	char buf[112];
 	nvml_ret rc = -1;
 
-	if (p->api.field_values)
+	if (p->api.field_values && !off)
 		rc = read_fields(&p->api, p->dev, fv);
 	p->use_fields = rc == NVML_OK;
 	if (p->use_fields) {
@@ -379,7 +383,8 @@ static void pick_mode(struct mon_src *s, struct nvml_priv *p)
 		src_info_add(s, "pcie_bytes", buf);
 	} else {
 		snprintf(buf, sizeof(buf), "NVML throughput KB/s x 1000, ~20 ms window (fields "
-			 "197/198: %s)", !p->api.field_values ? "no nvmlDeviceGetFieldValues" :
+			 "197/198: %s)", off ? "off, PFCLAB_NVML_FIELDS=0" :
+			 !p->api.field_values ? "no nvmlDeviceGetFieldValues" :
 			 rc == -1 ? "not an integer" : nv_err(&p->api, rc));
 		src_info_add(s, "pcie_bytes", buf);
 	}
