@@ -382,7 +382,7 @@ int run_main(int argc, char **argv)
 	rc = exp_load(exp_path, &c.e, err, sizeof(err));
 	if (rc) {
 		pfc_err("%s", err);
-		return rc == -EINVAL ? 2 : 1;
+		return 2; /* a missing, unreadable or bad experiment file */
 	}
 	c.lops = launch_find(c.o.launcher ? c.o.launcher : exp_launcher_name(c.e->launcher));
 	sl = readlink("/proc/self/exe", c.self, sizeof(c.self) - 1);
