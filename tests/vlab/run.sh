@@ -3,7 +3,9 @@
 # run.sh: the virtual-lab suite. Boots one VM once and runs every tests/vlab/t_*.sh inside
 # it, then (when there are any) boots the two-VM topology once for tests/vlab/two/t_*.sh.
 # A host-side check tests/vlab/h_<name>.sh, if present, then examines what t_<name>.sh
-# brought back (VLAB_RESULT=<its folder>). Prints OK/FAIL/SKIP lines.
+# brought back (VLAB_RESULT=<its folder>). Last, when there are tests/vlab/ssh/*.sh, it
+# brings the two-VM lab up with SSH once (vlab up --two-vm --ssh) and runs them on this
+# host with VLAB_SSH_CONFIG naming vlab-a and vlab-b. Prints OK/FAIL/SKIP lines.
 source "$(dirname "$0")/../lib.sh"
 
 cd "$PFCLAB_ROOT"
@@ -47,5 +49,19 @@ if [ ${#two[@]} -gt 0 ]; then
 	rc=$?
 	[ $rc -eq 3 ] && fail "vlab boot (two VMs)" "see $out/two/console-*.log"
 	host_checks "$out/two/a" "${two[@]}"
+fi
+
+mapfile -t viassh < <(ls tests/vlab/ssh/*.sh 2>/dev/null)
+if [ ${#viassh[@]} -gt 0 ]; then
+	rm -rf "$out/ssh"
+	if PFCLAB=$PFCLAB $vlab up --two-vm --ssh --dir "$out/ssh" >/dev/null; then
+		defer "$vlab down --dir '$out/ssh'"
+		for s in "${viassh[@]}"; do
+			VLAB_SSH_CONFIG=$out/ssh/ssh_config "$s"
+		done
+		$vlab down --dir "$out/ssh" 2>/dev/null
+	else
+		fail "vlab up (two VMs, SSH)" "see $out/ssh/console-*.log"
+	fi
 fi
 finish
