@@ -26,8 +26,8 @@ name: vlab-ssh
 launcher: ssh
 retries: 0
 hosts:
-  a: {reach: vlab-a, addr: 10.77.1.1, rdma: rxe0, netdev: eth0}
-  b: {reach: vlab-b, addr: 10.77.1.2, rdma: rxe0, netdev: eth0}
+  a: {ssh: vlab-a, addr: 10.77.1.1, rdma: rxe0, netdev: eth0}
+  b: {ssh: vlab-b, addr: 10.77.1.2, rdma: rxe0, netdev: eth0}
 monitor: {interval: 200ms}
 capture: {mode: roce}
 phases:
