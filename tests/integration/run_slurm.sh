@@ -53,6 +53,8 @@ expect run_slurm_exit "$rc" 0
 [ $rc -eq 0 ] || tail -n 20 "$tmp/three.out" >&2
 expect run_slurm_launcher "$(jq -r '.launcher // empty' "$tmp/three/manifest.json" 2>/dev/null)" slurm
 expect run_slurm_reach "$(jq -r '[.hosts.n1.reach, .hosts.n2.reach, .hosts.n3.reach] | join(" ")' "$tmp/three/manifest.json" 2>/dev/null)" "n1 n2 n3"
+# Each host's probes ran on its own node (its own hostname).
+expect run_slurm_hostnames "$(jq -r '[.hosts.n1.before.hostname, .hosts.n2.before.hostname, .hosts.n3.before.hostname] | join(" ")' "$tmp/three/manifest.json" 2>/dev/null)" "n1 n2 n3"
 rep=$tmp/three/points/p000/rep0
 expect run_slurm_valid "$(jq -r .valid "$rep/status.json" 2>/dev/null)" true
 # Each capture ran in its node's namespace: n3's veth got every frame n1 and n2 sent it.
