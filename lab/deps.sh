@@ -14,7 +14,8 @@ PKGS=(
 	perftest tshark tcpdump iproute2 ethtool pciutils xz-utils
 	libyaml-dev libsodium-dev
 	openssh-server openssh-client slurmctld slurmd slurm-client munge
-	tmux valgrind
+	tmux valgrind python3
+	btop
 )
 
 missing=()

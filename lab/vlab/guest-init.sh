@@ -93,6 +93,7 @@ for s in /vlab/scripts/*; do
 	echo "VLAB-BEGIN $name"
 	timeout -k 5 "$VLAB_SCRIPT_TIMEOUT" bash "$s" >"$VLAB_OUT/log.txt" 2>&1 </dev/null
 	rc=$?
+	echo $rc >"$VLAB_OUT/rc"
 	cat "$VLAB_OUT/log.txt"
 	grep -E '^(OK|FAIL|SKIP) ' "$VLAB_OUT/log.txt" >>/out/results.txt
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # install.sh: `make install` honours PREFIX and DESTDIR, and the installed binary runs.
 source "$(dirname "$0")/../lib.sh"
+plan 4
 stage=$(mktemp -d)
 defer rm -rf "$stage"
 if make -s -C "$PFCLAB_ROOT" -o "$PFCLAB" BIN="$PFCLAB" install PREFIX=/opt/pfc \

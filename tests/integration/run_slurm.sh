@@ -7,6 +7,7 @@
 # fourth host more than the allocation has is refused before anything starts.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../hosts.sh"
+plan 11
 
 need_root run_slurm || exit 0
 need_cmd run_slurm slurmctld slurmd munged srun salloc scontrol nsenter unshare jq || exit 0

@@ -15,6 +15,7 @@
 #  - an unreachable host: clear error, nothing started.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../hosts.sh"
+plan 24
 
 need_root run_ssh || exit 0
 need_cmd run_ssh ssh ssh-keygen nsenter unshare /usr/sbin/sshd jq || exit 0

@@ -7,6 +7,7 @@
 # captures hold RoCEv2 frames, both guests ran this pfclab's version, and no guest is left
 # running anything of the run.
 source "$(dirname "$0")/../../lib.sh"
+plan 8
 
 need_cmd run_ssh_guests jq ssh || finish
 [ -f "${VLAB_SSH_CONFIG:-}" ] || { fail run_ssh_guests "no VLAB_SSH_CONFIG (run through tests/vlab/run.sh)"; finish; }
