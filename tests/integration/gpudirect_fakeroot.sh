@@ -6,7 +6,7 @@
 # in order and changes nothing; a real run installs with backups; a second run does nothing;
 # rollback restores the original modules byte for byte.
 source "$(dirname "$0")/../lib.sh"
-plan 16
+plan 19
 
 GD=$PFCLAB_ROOT/lab/gpudirect
 need_cmd gpudirect_fakeroot git sha256sum getopt xz || finish
@@ -293,7 +293,31 @@ fi
 gd rollback >"$W/out" 2>&1 && grep -q 'nothing installed' "$W/out" && [ ! -s "$W/calls.log" ] &&
 	ok gpudirect_rollback_twice_noop || fail gpudirect_rollback_twice_noop "$(cat "$W/out")"
 
-# ---- 7. the real series on the real upstream trees (when present) -----------------------
+# ---- 7. fetch into --cache from a local mirror; status for another --kver -----------------
+R=$W/upstream
+mkdir -p "$R/kernel-open" && printf 'modules:\n\ttrue\n' >"$R/kernel-open/Makefile" &&
+	git -C "$R" init -q && git -C "$R" add -A &&
+	git -C "$R" -c user.name=t -c user.email=t@example.org commit -qm upstream &&
+	git -C "$R" tag "$VER" || fail gpudirect_fetch_cache "cannot make the local mirror"
+C=$W/cache
+out=$(PFCLAB_OGKM_URL=file://$R "$GD" --root "$FR" --cache "$C" fetch 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ -f "$C/open-gpu-kernel-modules-$VER/kernel-open/Makefile" ] &&
+	[ "$(git -C "$C/open-gpu-kernel-modules-$VER" describe --tags)" = "$VER" ]; then
+	ok gpudirect_fetch_cache
+else
+	fail gpudirect_fetch_cache "rc=$rc: $out"
+fi
+out=$(PFCLAB_OGKM_URL=file:///nonexistent "$GD" --root "$FR" --cache "$C" fetch 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q 'already there' <<<"$out"; then ok gpudirect_fetch_again_noop
+else fail gpudirect_fetch_again_noop "rc=$rc: $out"; fi
+out=$("$GD" --root "$FR" --kver 9.9.9-other status 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q "driver $VER, kernel 9.9.9-other" <<<"$out" && grep -q 'nothing installed by pfclab' <<<"$out"; then
+	ok gpudirect_status_kver
+else
+	fail gpudirect_status_kver "rc=$rc: $out"
+fi
+
+# ---- 8. the real series on the real upstream trees (when present) -----------------------
 # PFCLAB_OGKM_DIR holds pristine trees named <version> or orig-<version> (no network in CI).
 for v in $(cd "$PFCLAB_ROOT/patches" && ls -d [0-9]*); do
 	t=
