@@ -4,9 +4,9 @@
 # -a (the whole size sweep), --dscp/-S (DSCP in every captured packet, SL on both sides),
 # -d with a device that is not there, -i, --bind, --numa, --hugepages (2 MiB pages when
 # the guest has them, plain pages when not), --quiet, --rx-depth (the receive CQ's size),
-# --rate-mode, and --qp-timeout/--retry against a peer whose path vanishes.
+# --rate-mode, and --retry (with --qp-timeout 14) against a peer whose path vanishes.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 14
+plan 13
 
 need_cmd traffic-opts jq tcpdump rdma || finish
 [ -x "$PFCLAB" ] || { fail traffic-opts "no pfclab binary at $PFCLAB"; finish; }
@@ -203,13 +203,5 @@ if [ $a_alive = 0 ] && [ $b_alive = 0 ] && [ $a_rc -eq 1 ] && [ $b_rc -eq 1 ] &&
 	ok "--retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' after 1 / 5 timeouts"
 else
 	fail "--retry 1 / 5 against a vanished path" "$(cat "$VLAB_OUT/retry.txt"): $(head -n 1 "$VLAB_OUT/qpt1-client.err")"
-fi
-cut qpt20 19013 --qp-timeout 20 --retry 1
-# 4.096 us * 2^20 = 4.3 s per try: giving up takes two of them, 8.6 s, so 3 s after the
-# path vanished the client still runs, where --qp-timeout 14 had long given up
-if [ $alive = 1 ]; then
-	ok "--qp-timeout 20 --retry 1: 3 s after the path vanished the client still runs ($retries timeouts so far)"
-else
-	fail "--qp-timeout 20" "exited within 3 s ($retries timeouts): $(head -n 1 "$VLAB_OUT/qpt20-client.err")"
 fi
 finish
