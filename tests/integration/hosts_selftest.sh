@@ -4,6 +4,7 @@
 # with its own hostname, h2 reaches h1's sshd over the bridge, a killed host is
 # unreachable while the others stay up, and a local Slurm runs one task on each of n1 n2 n3.
 source "$(dirname "$0")/../lib.sh"
+plan 11
 source "$(dirname "$0")/../hosts.sh"
 plan 11
 

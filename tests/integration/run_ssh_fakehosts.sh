@@ -14,6 +14,7 @@
 #    the point and the run;
 #  - an unreachable host: clear error, nothing started.
 source "$(dirname "$0")/../lib.sh"
+plan 23
 source "$(dirname "$0")/../hosts.sh"
 plan 24
 
