@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_traffic_mod.c: completion moderation follows the message size (a signalled send
- * at least every 64 KiB, at most every -Q sends, at least two per tx depth). */
+/* test_traffic_mod.c: completion moderation and the send window follow the message size
+ * (a signalled send at least every 64 KiB, at most every -Q sends, at least two per
+ * window; at most 8 MiB in flight per QP). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,10 +36,32 @@ static void test_mod_by_size(void **state)
 	}
 }
 
+static void test_window_by_size(void **state)
+{
+	static const struct { uint32_t depth, size, want; } t[] = {
+		{ 128, 64, 128 },
+		{ 128, 65536, 128 },           /* 8 MiB exactly */
+		{ 128, 1u << 20, 8 },          /* 8 x 1 MiB */
+		{ 128, 4u << 20, 2 },          /* 2 x 4 MiB */
+		{ 128, 16u << 20, 2 },         /* never below 2 */
+		{ 1, 4u << 20, 1 },            /* nor above -t */
+		{ 16, 64, 16 },
+	};
+	struct traffic_opts o = { .cq_mod = 64 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		o.tx_depth = t[i].depth;
+		assert_int_equal(traffic_verbs_window(&o, t[i].size), t[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mod_by_size),
+		cmocka_unit_test(test_window_by_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
