@@ -54,6 +54,7 @@ static int table_grow(struct frames_table *t)
 	free(t->slots);
 	t->slots = ns;
 	t->cap = ncap;
+	t->last = NULL;
 	return 0;
 }
 
@@ -62,6 +63,8 @@ static void *table_get(struct frames_table *t, const void *key)
 {
 	size_t j;
 
+	if (t->last && !memcmp(t->last, key, t->key_len))
+		return t->last;
 	if ((t->n + 1) * 2 > t->cap && table_grow(t))
 		return NULL;
 	j = fnv(key, t->key_len) & (t->cap - 1);
@@ -72,10 +75,10 @@ static void *table_get(struct frames_table *t, const void *key)
 			memcpy(rec, key, t->key_len);
 			rec[t->key_len] = 1;
 			t->n++;
-			return rec;
+			return t->last = rec;
 		}
 		if (!memcmp(rec, key, t->key_len))
-			return rec;
+			return t->last = rec;
 		j = (j + 1) & (t->cap - 1);
 	}
 }
@@ -352,5 +355,6 @@ void frames_stats_free(struct frames_stats *st)
 	free(st->flows.slots);
 	free(st->bins);
 	st->cnps.slots = st->flows.slots = NULL;
+	st->cnps.last = st->flows.last = NULL;
 	st->bins = NULL;
 }

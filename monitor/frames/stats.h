@@ -31,6 +31,7 @@ struct frames_prio_stats {
 struct frames_table {
 	void *slots;
 	size_t rec_size, key_len, cap, n;
+	void *last;	/* the record found last: runs of one flow skip the hash */
 };
 
 struct frames_cnp_key {
