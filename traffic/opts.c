@@ -110,7 +110,7 @@ void traffic_opts_usage(FILE *f)
 "                          to 4 KiB, else 1; never above the tx depth)\n"
 "  -Q, --cq-mod N          request a completion every N sends at most (default 64,\n"
 "                          <= tx depth); fewer for large messages: at least one\n"
-"                          every 64 KiB and two per tx depth\n"
+"                          every 256 KiB and two per tx depth\n"
 "  -I, --inline-size N     send messages up to N bytes inline (default 0)\n"
 "  -m, --mtu N             path MTU 256..4096 (default: the port's active MTU)\n"
 "      --rate GBPS         per-QP rate limit in Gb/s (default: unlimited)\n"

@@ -80,7 +80,7 @@ int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *pee
  * 8 MiB are (never below 2). */
 uint32_t traffic_verbs_window(const struct traffic_opts *o, uint32_t size);
 /* Sends per signalled completion for messages of `size` bytes: at most -Q, at least
- * one completion every 64 KiB of data and two per window; 1 or more. */
+ * one completion every 256 KiB of data and two per window; 1 or more. */
 uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size);
 /* Starts phase `size`; send: whether this side writes; iters 0 = until stopped. */
 void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters);

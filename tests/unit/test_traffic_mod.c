@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_traffic_mod.c: completion moderation and the send window follow the message size
- * (a signalled send at least every 64 KiB, at most every -Q sends, at least two per
+ * (a signalled send at least every 256 KiB, at most every -Q sends, at least two per
  * window; at most 8 MiB in flight per QP). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,9 +15,10 @@ static void test_mod_by_size(void **state)
 {
 	static const struct { uint32_t cq_mod, depth, size, want; } t[] = {
 		{ 64, 128, 64, 64 },           /* small: -Q decides */
-		{ 64, 128, 1024, 64 },         /* 64 KiB / 1 KiB = 64 */
-		{ 64, 128, 4096, 16 },         /* 64 KiB / 4 KiB */
-		{ 64, 128, 65536, 1 },
+		{ 64, 128, 4096, 64 },         /* 256 KiB / 4 KiB = 64 */
+		{ 64, 128, 16384, 16 },        /* 256 KiB / 16 KiB */
+		{ 64, 128, 65536, 4 },
+		{ 64, 128, 262144, 1 },
 		{ 64, 128, 1u << 20, 1 },      /* 1 MiB: every send */
 		{ 64, 128, 4u << 20, 1 },
 		{ 100, 128, 64, 64 },          /* two per window: depth 128 -> 64 */
