@@ -24,7 +24,7 @@ static void test_mod_by_size(void **state)
 		{ 100, 128, 64, 64 },          /* two per window: depth 128 -> 64 */
 		{ 16, 16, 64, 8 },
 		{ 1, 1, 64, 1 },               /* depth 1: every send */
-		{ 64, 128, 65537, 1 },         /* never 0 */
+		{ 64, 128, 262145, 1 },        /* never 0 */
 	};
 	struct traffic_opts o = { 0 };
 	size_t i;
