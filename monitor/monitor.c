@@ -29,6 +29,7 @@ struct mon_opts {
 	unsigned rdma_port;
 	int gpu;
 	uint64_t interval_ns;
+	uint64_t gpu_interval_ns;	/* NVML reader cadence; 0: the source's default */
 	uint64_t count;
 	uint64_t duration_ns;
 	const char *record;
@@ -75,7 +76,12 @@ static void usage(FILE *f)
 "  -i, --iface IFACE      network interface: ethtool -S (ioctl), PAUSE (ethtool netlink),\n"
 "                         DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link\n"
 "  -d, --rdma DEV[:PORT]  RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1\n"
-"      --gpu N            NVIDIA GPU N: PCIe rx/tx throughput, replays, link (NVML)\n"
+"      --gpu N            NVIDIA GPU N: PCIe rx/tx bytes and throughput, replays, link\n"
+"                         (NVML; bytes from its cumulative counters where supported)\n"
+"      --gpu-interval DUR how often the NVML reader thread reads, on its own cadence:\n"
+"                         1ms..60ms (the counters wrap every ~67 ms at 64 GB/s); default\n"
+"                         10ms, or the sampling interval up to 50ms when that is longer.\n"
+"                         One read costs ~0.7 ms of CPU on an H100 (the call spins)\n"
 "      --frames[=IFACE]   also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
 "                         IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
 "                         names work) and count them per interval beside the counters\n"
@@ -90,8 +96,8 @@ static void usage(FILE *f)
 "                         when not read), not only those that changed\n"
 "      --raw              also show counters the catalog does not name, by raw name\n"
 "  -q, --quiet            print nothing per interval (with --record)\n"
-"      --stats            at the end, print samples, overruns and CPU time per sample\n"
-"                         (recording's share apart)\n"
+"      --stats            at the end, print samples, overruns and CPU time per sample,\n"
+"                         per source and for recording\n"
 "      --sources LIST     only these sources: ethtool,pause,dcb,link,pci,rdma,nvml\n"
 "      --catalog FILE     use FILE instead of the built-in counter catalog\n"
 "  -h, --help             this help\n"
@@ -123,12 +129,13 @@ static bool src_wanted(const struct mon_opts *o, const char *name)
 
 static int parse_opts(int argc, char **argv, struct mon_opts *o)
 {
-	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS, OPT_FRAMES, OPT_ALL,
-	       OPT_FORCE };
+	enum { OPT_GPU = 256, OPT_GPU_INTERVAL, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS,
+	       OPT_FRAMES, OPT_ALL, OPT_FORCE };
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "rdma", required_argument, NULL, 'd' },
 		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "gpu-interval", required_argument, NULL, OPT_GPU_INTERVAL },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 't' },
@@ -185,6 +192,11 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 				return 2;
 			}
 			o->gpu = (int)u;
+			break;
+		case OPT_GPU_INTERVAL:
+			if (parse_duration_ns(optarg, 1000000ULL, 60000000ULL, &o->gpu_interval_ns))
+				return pfc_bad_arg("--gpu-interval", optarg,
+						   "expected a duration from 1ms to 60ms");
 			break;
 		case 'I':
 			if (parse_duration_ns(optarg, 100000ULL, 3600000000000ULL,
@@ -456,6 +468,21 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 	json_object_put(o);
 }
 
+/* The NVML reader's cadence: as asked, else 10 ms, or the sampling interval (up to 50 ms,
+ * inside one counter wrap) when samples are further apart: reading faster than the
+ * samples are taken costs CPU and shows nothing more.
+ */
+static uint64_t gpu_cadence(const struct mon_opts *o)
+{
+	const uint64_t ms = 1000000ULL;
+
+	if (o->gpu_interval_ns)
+		return o->gpu_interval_ns;
+	if (o->interval_ns <= SRC_NVML_CADENCE_NS)
+		return SRC_NVML_CADENCE_NS;
+	return o->interval_ns < 50 * ms ? o->interval_ns : 50 * ms;
+}
+
 static int add_sources(struct mon_ctx *x)
 {
 	const struct mon_opts *o = &x->o;
@@ -482,8 +509,13 @@ static int add_sources(struct mon_ctx *x)
 		char dev[16];
 
 		snprintf(dev, sizeof(dev), "gpu%d", o->gpu);
-		if (src_wanted(o, "nvml"))
-			rc |= mon_engine_add(x->e, &src_nvml_ops, dev, 0, o->gpu) < 0;
+		if (src_wanted(o, "nvml")) {
+			int i = mon_engine_add(x->e, &src_nvml_ops, dev, 0, o->gpu);
+
+			rc |= i < 0;
+			if (i >= 0)
+				mon_engine_set_cadence(x->e, (size_t)i, gpu_cadence(o));
+		}
 		if (src_wanted(o, "pci"))
 			rc |= mon_engine_add(x->e, &src_pci_ops, dev, 0, o->gpu) < 0;
 	}
@@ -505,6 +537,29 @@ static uint64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* --stats: the CPU each source cost, in the sampling thread and in its own threads. */
+static void print_src_stats(const struct mon_ctx *x, uint64_t n, double wall, uint64_t rec_ns)
+{
+	size_t i;
+
+	for (i = 0; i < mon_engine_nsrc(x->e); i++) {
+		const struct mon_src *src = mon_engine_src(x->e, i);
+		uint64_t samp, thr;
+
+		mon_engine_src_cpu(x->e, i, &samp, &thr);
+		fprintf(stderr, "  source %-8s %-14s %7.1f us per sample (%.2f%% of one core)",
+			src->ops->name, src->dev, (double)samp / 1e3 / (double)n,
+			wall > 0 ? (double)samp / 1e7 / wall : 0.0);
+		if (src->ops->thread_cpu_ns)
+			fprintf(stderr, "; reader thread %.1f ms (%.2f%% of one core)",
+				(double)thr / 1e6, wall > 0 ? (double)thr / 1e7 / wall : 0.0);
+		fputc('\n', stderr);
+	}
+	if (x->rec)
+		fprintf(stderr, "  recording                %7.1f us per sample (%.2f%% of one core)\n",
+			(double)rec_ns / 1e3 / (double)n, wall > 0 ? (double)rec_ns / 1e7 / wall : 0.0);
 }
 
 static int run(struct mon_ctx *x, int argc, char **argv)
@@ -588,9 +643,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			"computing and writing: %.1f us per sample; the rest is the timer wakeup)\n",
 			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
 			wall > 0 ? 100.0 * cpu / wall : 0.0, (double)work_ns / 1e3 / (double)n);
-		if (x->rec)
-			fprintf(stderr, "pfclab monitor: recording %.1f us per sample\n",
-				(double)rec_ns / 1e3 / (double)n);
+		print_src_stats(x, n, wall, rec_ns);
 	}
 	return x->rec_failed ? 1 : 0;
 }
@@ -630,6 +683,7 @@ int monitor_main(int argc, char **argv)
 		return 1;
 	}
 	cfg.interval_ns = x->o.interval_ns;
+	cfg.cpu_stats = x->o.stats;
 	cfg.catalog = cat;
 	cfg.on_event = on_event;
 	cfg.arg = x;
