@@ -45,15 +45,6 @@ struct src_pause_reply {
 };
 int src_ethtool_nl_parse_pause(struct rd *payload, struct src_pause_reply *out);
 
-/* --- DCB netlink DCB_CMD_IEEE_GET reply (struct dcbmsg + attributes) */
-struct src_dcb_pfc {
-	bool have_pfc;
-	uint8_t pfc_en;
-	uint64_t requests[8];
-	uint64_t indications[8];
-};
-int src_dcb_parse_ieee(struct rd *payload, struct src_dcb_pfc *out);
-
 /* --- RDMA netlink STAT_GET reply: hw counter names and values */
 struct src_rdma_counter {
 	char name[MON_NAME_MAX];
@@ -74,10 +65,9 @@ struct src_link_stats {
 };
 int src_link_parse_stats(struct rd *payload, struct src_link_stats *out);
 
-/* --- PCI sysfs text: current_link_speed ("16.0 GT/s PCIe" -> 16000 MT/s) and the
- * TOTAL_ERR_* line of aer_dev_correctable / _nonfatal / _fatal.
+/* --- PCI sysfs text: the TOTAL_ERR_* line of aer_dev_correctable / _nonfatal / _fatal
+ * (the link speed text is parsed by lib/hw/pci.h).
  */
-int src_pci_parse_speed(const char *s, uint64_t *mts);
 int src_pci_parse_aer(const char *text, uint64_t *total);
 
 #endif

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* src_nvml.c: GPU PCIe rx/tx throughput, replay counter and link generation/width from
- * NVML, loaded with dlopen (one binary runs with or without a GPU). A reader thread does
+ * NVML (lib/hw/nvml: loaded with dlopen, so one binary runs with or without a GPU). A reader thread does
  * the NVML calls because nvmlDeviceGetPcieThroughput blocks for its ~20 ms window; a
  * sample takes the latest reading.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,37 +11,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/hw/nvml.h"
 #include "lib/util.h"
 #include "monitor/sources/sources.h"
 
-/* Our own declarations of the few NVML entry points used (nvml.h, NVML API reference). */
-typedef int nvml_ret;
-typedef struct nvml_dev *nvml_dev;
-#define NVML_OK 0
-#define NVML_PCIE_UTIL_TX_BYTES 0
-#define NVML_PCIE_UTIL_RX_BYTES 1
 /* NVML reports PCIe throughput in KB/s; nvidia-smi dmon divides by 1000 for MB/s. */
 #define NVML_KB 1000ULL
-
-struct nvml_api {
-	void *so;
-	nvml_ret (*init)(void);
-	nvml_ret (*shutdown)(void);
-	const char *(*error_string)(nvml_ret);
-	nvml_ret (*by_index)(unsigned, nvml_dev *);
-	nvml_ret (*throughput)(nvml_dev, int, unsigned *);
-	nvml_ret (*replay)(nvml_dev, unsigned *);
-	nvml_ret (*gen)(nvml_dev, unsigned *);
-	nvml_ret (*width)(nvml_dev, unsigned *);
-	nvml_ret (*name)(nvml_dev, char *, unsigned);
-	nvml_ret (*driver)(char *, unsigned);
-};
 
 enum { F_RX, F_TX, F_REPLAY, F_GEN, F_WIDTH, F_N };
 
 struct nvml_priv {
-	struct nvml_api api;
-	nvml_dev dev;
+	const struct hw_nvml *api;
+	hw_nvml_dev dev;
 	pthread_t thr;
 	bool thr_started;
 	pthread_mutex_t lock;
@@ -50,85 +30,47 @@ struct nvml_priv {
 	uint64_t v[F_N];
 	bool ok[F_N];
 	uint64_t readings;
-	nvml_ret last_rc;
+	hw_nvml_ret last_rc;
 };
-
-static const char *nv_err(const struct nvml_api *a, nvml_ret rc)
-{
-	static char buf[32];
-
-	if (a->error_string)
-		return a->error_string(rc);
-	snprintf(buf, sizeof(buf), "NVML error %d", rc);
-	return buf;
-}
-
-static int nvml_load(struct mon_src *s, struct nvml_api *a)
-{
-	a->so = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!a->so) {
-		snprintf(s->err, sizeof(s->err), "libnvidia-ml.so.1 not found (no NVIDIA driver "
-			 "on this host)");
-		return -EOPNOTSUPP;
-	}
-#define SYM(field, name) (*(void **)&a->field = dlsym(a->so, name))
-	SYM(init, "nvmlInit_v2");
-	SYM(shutdown, "nvmlShutdown");
-	SYM(error_string, "nvmlErrorString");
-	SYM(by_index, "nvmlDeviceGetHandleByIndex_v2");
-	SYM(throughput, "nvmlDeviceGetPcieThroughput");
-	SYM(replay, "nvmlDeviceGetPcieReplayCounter");
-	SYM(gen, "nvmlDeviceGetCurrPcieLinkGeneration");
-	SYM(width, "nvmlDeviceGetCurrPcieLinkWidth");
-	SYM(name, "nvmlDeviceGetName");
-	SYM(driver, "nvmlSystemGetDriverVersion");
-#undef SYM
-	if (!a->init || !a->shutdown || !a->by_index) {
-		snprintf(s->err, sizeof(s->err), "libnvidia-ml.so.1 lacks nvmlInit_v2 or "
-			 "nvmlDeviceGetHandleByIndex_v2 (driver too old)");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
 
 static void *reader(void *arg)
 {
 	struct nvml_priv *p = arg;
-	const struct nvml_api *a = &p->api;
+	const struct hw_nvml *a = p->api;
 
 	for (;;) {
 		unsigned rx = 0, tx = 0, rep = 0, gen = 0, width = 0;
-		nvml_ret rrx = -1, rtx = -1, rrep = -1, rgen = -1, rwid = -1;
+		hw_nvml_ret rrx = -1, rtx = -1, rrep = -1, rgen = -1, rwid = -1;
 		bool stop;
 
-		if (a->throughput) {
-			rrx = a->throughput(p->dev, NVML_PCIE_UTIL_RX_BYTES, &rx);
-			rtx = a->throughput(p->dev, NVML_PCIE_UTIL_TX_BYTES, &tx);
+		if (a->pcie_throughput) {
+			rrx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_RX_BYTES, &rx);
+			rtx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_TX_BYTES, &tx);
 		}
-		if (a->replay)
-			rrep = a->replay(p->dev, &rep);
-		if (a->gen)
-			rgen = a->gen(p->dev, &gen);
-		if (a->width)
-			rwid = a->width(p->dev, &width);
+		if (a->pcie_replay)
+			rrep = a->pcie_replay(p->dev, &rep);
+		if (a->pcie_gen)
+			rgen = a->pcie_gen(p->dev, &gen);
+		if (a->pcie_width)
+			rwid = a->pcie_width(p->dev, &width);
 		pthread_mutex_lock(&p->lock);
 		p->v[F_RX] = rx * NVML_KB;
-		p->ok[F_RX] = rrx == NVML_OK;
+		p->ok[F_RX] = rrx == HW_NVML_OK;
 		p->v[F_TX] = tx * NVML_KB;
-		p->ok[F_TX] = rtx == NVML_OK;
+		p->ok[F_TX] = rtx == HW_NVML_OK;
 		p->v[F_REPLAY] = rep;
-		p->ok[F_REPLAY] = rrep == NVML_OK;
+		p->ok[F_REPLAY] = rrep == HW_NVML_OK;
 		p->v[F_GEN] = gen;
-		p->ok[F_GEN] = rgen == NVML_OK;
+		p->ok[F_GEN] = rgen == HW_NVML_OK;
 		p->v[F_WIDTH] = width;
-		p->ok[F_WIDTH] = rwid == NVML_OK;
+		p->ok[F_WIDTH] = rwid == HW_NVML_OK;
 		p->last_rc = rrx;
 		p->readings++;
 		stop = p->stop;
 		pthread_mutex_unlock(&p->lock);
 		if (stop)
 			break;
-		if (!a->throughput) {
+		if (!a->pcie_throughput) {
 			struct timespec ts = { 0, 20 * 1000000L };
 
 			nanosleep(&ts, NULL);
@@ -148,12 +90,8 @@ static void nvml_close(struct mon_src *s)
 			pthread_mutex_unlock(&p->lock);
 			pthread_join(p->thr, NULL);
 		}
+		/* NVML stays loaded and initialised for the process (lib/hw/nvml). */
 		pthread_mutex_destroy(&p->lock);
-		if (p->api.so) {
-			if (p->dev || p->thr_started)
-				p->api.shutdown();
-			dlclose(p->api.so);
-		}
 		free(p);
 	}
 	s->priv = NULL;
@@ -163,37 +101,30 @@ static void nvml_close(struct mon_src *s)
 static int nvml_init(struct mon_src *s)
 {
 	struct nvml_priv *p = calloc(1, sizeof(*p));
-	char buf[96];
-	nvml_ret rc;
-	int err;
+	char buf[96], why[200];
+	hw_nvml_ret rc;
+	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
 	s->priv = p;
 	pthread_mutex_init(&p->lock, NULL);
-	err = nvml_load(s, &p->api);
-	if (err)
-		return err;
-	rc = p->api.init();
-	if (rc != NVML_OK) {
-		snprintf(s->err, sizeof(s->err), "nvmlInit: %s", nv_err(&p->api, rc));
-		dlclose(p->api.so);
-		p->api.so = NULL;
+	p->api = hw_nvml_get(&err, why, sizeof(why));
+	if (!p->api) {
+		snprintf(s->err, sizeof(s->err), "%s", why);
 		return -EOPNOTSUPP;
 	}
-	rc = p->api.by_index((unsigned)s->index, &p->dev);
-	if (rc != NVML_OK) {
+	rc = p->api->by_index((unsigned)s->index, &p->dev);
+	if (rc != HW_NVML_OK) {
 		snprintf(s->err, sizeof(s->err), "GPU %d: %s (see nvidia-smi -L)", s->index,
-			 nv_err(&p->api, rc));
-		p->api.shutdown();
-		dlclose(p->api.so);
-		p->api.so = NULL;
+			 hw_nvml_strerror(p->api, rc, buf, sizeof(buf)));
 		return -ENODEV;
 	}
 	snprintf(s->driver, sizeof(s->driver), "nvidia");
-	if (p->api.name && p->api.name(p->dev, buf, sizeof(buf)) == NVML_OK)
+	if (p->api->name && p->api->name(p->dev, buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "name", buf);
-	if (p->api.driver && p->api.driver(buf, sizeof(buf)) == NVML_OK)
+	if (p->api->system_driver_version &&
+	    p->api->system_driver_version(buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "driver_version", buf);
 	src_info_add(s, "pcie_throughput", "NVML KB/s x 1000, ~20 ms window");
 	if (pthread_create(&p->thr, NULL, reader, p)) {
