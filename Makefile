@@ -147,12 +147,21 @@ FUZZ_SRCS := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
 	monitor/frames/pcapfile.c monitor/frames/stats.c
 FUZZ_BIN  := $(BUILD)/fuzz/fuzz_decode
 
-fuzz: $(FUZZ_BIN)
+# The traffic exchange parser: tests/integration/fuzz_xchg.sh.
+FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c
+FUZZ_XCHG_BIN  := $(BUILD)/fuzz/fuzz_xchg
+
+fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN)
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_SRCS)
+
+$(FUZZ_XCHG_BIN): $(FUZZ_XCHG_SRCS) traffic/xchg.h traffic/opts.h lib/rd.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_XCHG_SRCS)
 
 # monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.
 $(BUILD)/obj/monitor/catalog_data.o $(BUILD)/asan/monitor/catalog_data.o: monitor/catalog.tsv

@@ -10,6 +10,7 @@
 #include "monitor/frames/inject.h"
 #include "monitor/frames/review.h"
 #include "monitor/monitor.h"
+#include "scripts/run/run_main.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
 struct pfclab_cmd {
@@ -28,6 +29,7 @@ static const struct pfclab_cmd cmds[] = {
 	{ "review", "summarise captures: PFC paused time, CNPs per QP, CE share", review_main },
 	{ "inject", "send PAUSE/PFC/CNP frames; CNP-on-CE and PFC-on-backlog modes", inject_main },
 	{ "traffic", "RDMA WRITE generator: one-way or bidirectional, host or GPU memory", traffic_main },
+	{ "run", "scripted experiments across hosts (local, ssh, slurm): results, summary, plots", run_main },
 	{ "doctor", "preflight report: driver, GPU/BAR1, RDMA ports, PFC/ECN, PCIe path", doctor_main },
 };
 

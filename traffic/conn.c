@@ -31,7 +31,7 @@ static int fail(char *why, size_t n, int err, const char *fmt, ...)
 	return err;
 }
 
-static void addr_str(const struct sockaddr *sa, char *buf, size_t n)
+void conn_addr_str(const struct sockaddr *sa, char *buf, size_t n)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
 	uint16_t port = 0;
@@ -50,7 +50,7 @@ static void addr_str(const struct sockaddr *sa, char *buf, size_t n)
 	snprintf(buf, n, "%s:%u", host, port);
 }
 
-static void tune(int fd)
+void conn_tune(int fd)
 {
 	int one = 1;
 
@@ -89,7 +89,7 @@ int conn_listen(const char *bind_addr, uint16_t port, int *lfd, char *why, size_
 
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 		}
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 4) == 0)
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
 			break;
 		err = errno;
 		close(fd);
@@ -139,8 +139,8 @@ int conn_accept(int lfd, uint64_t wait_ns, int *fd, char *peer, size_t peerlen, 
 	cfd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
 	if (cfd < 0)
 		return fail(why, n, -errno, "accept: %s", strerror(errno));
-	tune(cfd);
-	addr_str((struct sockaddr *)&ss, peer, peerlen);
+	conn_tune(cfd);
+	conn_addr_str((struct sockaddr *)&ss, peer, peerlen);
 	*fd = cfd;
 	return 0;
 }
@@ -188,7 +188,7 @@ static int connect_once(const struct addrinfo *ai, const char *bind_addr, int64_
 		}
 	}
 	fcntl(fd, F_SETFL, fl);
-	tune(fd);
+	conn_tune(fd);
 	*out = fd;
 	return 0;
 }
@@ -257,28 +257,28 @@ int conn_send(int fd, const struct xchg_msg *m, uint64_t timeout_ns, char *why, 
 	return 0;
 }
 
-/* Reads exactly len bytes before the deadline. */
-static int read_full(int fd, uint8_t *buf, size_t len, int64_t deadline)
+/* Reads exactly len bytes before the deadline; *got says how many came. */
+static int read_full(int fd, uint8_t *buf, size_t len, int64_t deadline, size_t *got)
 {
-	size_t off = 0;
 	ssize_t r;
 	int rc;
 
-	while (off < len) {
-		r = recv(fd, buf + off, len - off, MSG_DONTWAIT);
+	*got = 0;
+	while (*got < len) {
+		r = recv(fd, buf + *got, len - *got, MSG_DONTWAIT);
 		if (r > 0) {
-			off += (size_t)r;
+			*got += (size_t)r;
 			continue;
 		}
 		if (r == 0)
-			return off ? -EPIPE : -ECONNRESET;
+			return *got ? -EPIPE : -ECONNRESET;
 		if (errno == ECONNRESET)
 			return -ECONNRESET;
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
 		rc = wait_fd(fd, POLLIN, deadline);
 		if (rc)
-			return rc == -ETIMEDOUT && off ? -EPIPE : rc;
+			return rc;
 	}
 	return 0;
 }
@@ -289,16 +289,19 @@ int conn_recv(int fd, struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t
 	int64_t deadline = (int64_t)(time_mono_ns() + timeout_ns);
 	uint32_t blen;
 	uint8_t type;
+	size_t got;
 	int rc;
 
-	memset(buf, 0, XCHG_HDR_LEN);
-	rc = read_full(fd, buf, XCHG_HDR_LEN, deadline);
-	if (rc == -EPIPE) {
-		/* Fewer bytes than a header, then silence or EOF: show what it was. */
-		rc = xchg_header_decode(buf, 4, &type, &blen, why, n);
-		if (rc == -EBADMSG)
-			return rc;
-		return fail(why, n, -EPROTO, "truncated message header from peer");
+	rc = read_full(fd, buf, XCHG_HDR_LEN, deadline, &got);
+	if (rc && got) {
+		/* Part of a header, then silence or EOF: a wrong magic if the bytes show one,
+		 * else say how much came.
+		 */
+		if (xchg_header_decode(buf, got, &type, &blen, why, n) == -EBADMSG)
+			return -EBADMSG;
+		return fail(why, n, -EPROTO, "%s partial message header: %zu of %d bytes, then %s",
+			    rc == -ETIMEDOUT ? "slow" : "truncated", got, XCHG_HDR_LEN,
+			    rc == -ETIMEDOUT ? "nothing within the timeout" : "the connection closed");
 	}
 	if (rc == -ECONNRESET)
 		return fail(why, n, rc, "peer closed the exchange connection");
@@ -309,11 +312,11 @@ int conn_recv(int fd, struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t
 	rc = xchg_header_decode(buf, XCHG_HDR_LEN, &type, &blen, why, n);
 	if (rc)
 		return rc;
-	rc = read_full(fd, buf + XCHG_HDR_LEN, blen, deadline);
+	rc = read_full(fd, buf + XCHG_HDR_LEN, blen, deadline, &got);
 	if (rc)
-		return fail(why, n, rc == -ETIMEDOUT || rc == -EPIPE ? -EPROTO : rc,
-			    "truncated %s message: body of %u bytes did not arrive",
-			    xchg_type_name(type), blen);
+		return fail(why, n, rc == -ETIMEDOUT || rc == -EPIPE || rc == -ECONNRESET ? -EPROTO : rc,
+			    "truncated %s message: %zu of %u body bytes arrived", xchg_type_name(type),
+			    got, blen);
 	return xchg_decode(buf, XCHG_HDR_LEN + blen, m, why, n);
 }
 

@@ -22,6 +22,11 @@ int conn_send(int fd, const struct xchg_msg *m, uint64_t timeout_ns, char *why, 
 int conn_recv(int fd, struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t n);
 /* 1 when bytes (or EOF / an error) wait to be read, 0 when none, -errno. Never blocks. */
 int conn_readable(int fd);
+/* "addr:port" of a socket address. */
+struct sockaddr;
+void conn_addr_str(const struct sockaddr *sa, char *buf, size_t n);
+/* Socket options of an exchange connection (TCP_NODELAY). */
+void conn_tune(int fd);
 /* Local address of a connected socket as text, for GID selection. */
 int conn_local_addr(int fd, char *buf, size_t n);
 

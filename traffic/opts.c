@@ -15,7 +15,8 @@
 enum {
 	OPT_BIND = 256, OPT_IMM, OPT_RX_DEPTH, OPT_WARMUP, OPT_TCLASS, OPT_DSCP, OPT_RATE,
 	OPT_RATE_MODE, OPT_QP_TIMEOUT, OPT_RETRY, OPT_TIMEOUT, OPT_WAIT, OPT_INTERVAL, OPT_JSON,
-	OPT_MEM, OPT_GPU, OPT_HUGE, OPT_NUMA, OPT_CHECK_MEM, OPT_CHECK_SIZE,
+	OPT_MEM, OPT_GPU, OPT_HUGE, OPT_NUMA, OPT_CHECK_MEM, OPT_CHECK_SIZE, OPT_PSK,
+	OPT_PEER_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +48,8 @@ static const struct option long_opts[] = {
 	{ "retry", required_argument, NULL, OPT_RETRY },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "psk", required_argument, NULL, OPT_PSK },
+	{ "peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "quiet", no_argument, NULL, 'Z' },
@@ -82,7 +85,12 @@ void traffic_opts_usage(FILE *f)
 "  -i, --ib-port N         device port (default 1)\n"
 "  -x, --gid-index N       GID index (default: the port's RoCEv2 IPv4 GID)\n"
 "  -p, --port N            TCP port of the exchange (default %d)\n"
-"      --bind ADDR         local address for the exchange socket\n"
+"      --bind ADDR         local address of the exchange socket (server: listen only\n"
+"                          there; default: every address)\n"
+"      --psk FILE          pre-shared key (also $PFCLAB_PSK_FILE): both sides prove it\n"
+"                          before any memory key is sent; at least 16 bytes, one trailing\n"
+"                          newline ignored, the file readable by its owner only\n"
+"      --peer-timeout DUR  a peer silent for DUR is gone (heartbeats; default 2s)\n"
 "      --timeout DUR       connect / exchange step timeout (default 10s)\n"
 "      --wait DUR          server: give up when no client came within DUR (default: wait)\n"
 "Traffic:\n"
@@ -199,6 +207,7 @@ static void defaults(struct traffic_opts *o)
 	o->retry = 6;
 	o->timeout_ns = 10ULL * 1000000000ULL;
 	o->interval_ns = 1000000000ULL;
+	o->peer_timeout_ns = 2000000000ULL;
 	o->mem = "host";
 	o->numa_node = -1;
 	o->check_size = 4u << 20;
@@ -246,6 +255,16 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 			o->port = (uint16_t)u;
 			break;
 		case OPT_BIND: o->bind_addr = a; break;
+		case OPT_PSK:
+			if (!*a)
+				return bad(err, n, "--psk '': give the path of a key file");
+			o->psk_file = a;
+			break;
+		case OPT_PEER_TIMEOUT:
+			if ((rc = parse_duration_ns(a, 100000000ULL, 3600ULL * 1000000000ULL, &o->peer_timeout_ns)))
+				return bad(err, n, "--peer-timeout '%s': %s (100ms .. 1h)", a,
+					   rc == -ERANGE ? "out of range" : "not a duration");
+			break;
 		case 'q':
 			if ((rc = parse_u32(a, 1, TRAFFIC_MAX_QPS, &o->qps)))
 				return bad(err, n, "-q '%s': %s (1..%d)", a, range_word(rc), TRAFFIC_MAX_QPS);
@@ -407,6 +426,12 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 		return bad(err, n, "--tclass and --dscp both given: --dscp N is --tclass N<<2");
 	if (!got_D && !got_n)
 		o->duration_ns = 5ULL * 1000000000ULL;
+	if (!o->psk_file) {
+		const char *env = getenv("PFCLAB_PSK_FILE");
+
+		if (env && *env)
+			o->psk_file = env;
+	}
 	if (o->check_mem)
 		return 0;
 	if (!o->dev)

@@ -46,6 +46,8 @@ struct traffic_opts {
 	uint64_t timeout_ns;		/* --timeout: connect and each exchange step */
 	uint64_t wait_ns;		/* --wait: server waits this long for a client, 0 = forever */
 	uint64_t interval_ns;		/* --interval */
+	const char *psk_file;		/* --psk, else $PFCLAB_PSK_FILE; NULL: no key */
+	uint64_t peer_timeout_ns;	/* --peer-timeout: a silent peer is gone */
 	bool json;			/* --json */
 	bool quiet;			/* --quiet: summary only */
 	const char *mem;		/* --mem */

@@ -21,9 +21,12 @@
 #include <infiniband/verbs.h>
 
 #include "lib/util.h"
+#include "traffic/auth.h"
 #include "traffic/conn.h"
+#include "traffic/handshake.h"
 #include "traffic/mem.h"
 #include "traffic/opts.h"
+#include "traffic/phase.h"
 #include "traffic/report.h"
 #include "traffic/traffic.h"
 #include "traffic/verbs.h"
@@ -152,6 +155,8 @@ struct run {
 	char peer[96];
 	struct xchg_hello mine;
 	struct xchg_hello theirs;
+	struct auth_key key;
+	struct phase_state ps;
 	char why[600];
 };
 
@@ -170,16 +175,22 @@ static void send_abort(struct run *r, const char *reason)
 	conn_send(r->fd, &m, 200000000ULL, ignored, sizeof(ignored));
 }
 
-/* Receive one message of `want` type; ABORT and surprises become errors in r->why. */
-static int recv_expect(struct run *r, uint8_t want, struct xchg_msg *m, const char *during)
+/* Receive one message of `want` type, skipping heartbeats; silent_ns: how long the peer may
+ * say nothing. ABORT and surprises become errors in r->why.
+ */
+static int recv_expect(struct run *r, uint8_t want, struct xchg_msg *m, const char *during,
+		       uint64_t silent_ns)
 {
 	char why[512];
 	int rc;
 
-	rc = conn_recv(r->fd, m, r->o->timeout_ns, why, sizeof(why));
+	do
+		rc = conn_recv(r->fd, m, silent_ns, why, sizeof(why));
+	while (!rc && m->type == XCHG_PING && want != XCHG_PING);
 	if (rc) {
 		snprintf(r->why, sizeof(r->why), "%s: %s%s", during, why,
-			 rc == -ECONNRESET ? " (the peer exited or was killed)" : "");
+			 rc == -ECONNRESET ? " (the peer exited or was killed)" :
+			 rc == -ETIMEDOUT ? " (the peer stopped, hung or became unreachable)" : "");
 		return rc;
 	}
 	if (m->type == XCHG_ABORT) {
@@ -194,50 +205,156 @@ static int recv_expect(struct run *r, uint8_t want, struct xchg_msg *m, const ch
 	return 0;
 }
 
-static void fill_dir_tx(struct traffic_dir *d, const struct traffic_counters *now,
-			const struct traffic_counters *prev, double secs)
+static int send_ping(struct run *r)
 {
-	d->valid = true;
-	d->bytes = now->bytes - prev->bytes;
-	d->msgs = now->msgs - prev->msgs;
-	d->cqes_valid = d->errors_valid = true;
-	d->cqes = now->cqes - prev->cqes;
-	d->errors = now->errors - prev->errors;
-	d->secs = secs;
+	struct xchg_msg m = { .type = XCHG_PING };
+
+	return send_msg(r, &m);
 }
 
-static void fill_dir_rx(struct traffic_dir *d, const struct xchg_counters *now,
-			const struct xchg_counters *prev, bool imm, uint64_t rx_cqes, double secs)
-{
-	d->valid = true;
-	d->bytes = now->bytes - prev->bytes;
-	d->msgs = now->msgs - prev->msgs;
-	d->errors_valid = true;
-	d->errors = now->errors - prev->errors;
-	d->cqes_valid = imm;	/* receive completions exist only with --imm */
-	d->cqes = rx_cqes;
-	d->secs = secs;
-}
-
-/* Warm-up: traffic that is not measured, before the phase (each side on its own). */
+/* Warm-up: traffic that is not measured, before the phase (each side on its own), with
+ * heartbeats so that the peer does not take the quiet for a stopped process.
+ */
 static int warmup(struct run *r, uint32_t size, bool send)
 {
-	uint64_t end = time_mono_ns() + r->o->warmup_ns;
+	uint64_t end = time_mono_ns() + r->o->warmup_ns, ping = r->o->peer_timeout_ns / 4;
+	uint64_t last_ping = time_mono_ns(), now;
 	int rc;
 
 	if (!send || !r->o->warmup_ns)
 		return 0;
 	traffic_verbs_phase_begin(&r->tv, size, true, 0);
-	while (!stop_requested && time_mono_ns() < end) {
-		rc = traffic_verbs_phase_run(&r->tv, end);
+	while (!stop_requested && (now = time_mono_ns()) < end) {
+		rc = traffic_verbs_phase_run(&r->tv, now + CHECK_PERIOD_NS < end ? now + CHECK_PERIOD_NS : end);
 		if (rc < 0)
-			return rc;
+			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
+		if (time_mono_ns() - last_ping >= ping) {
+			if ((rc = send_ping(r)))
+				return rc;
+			last_ping = time_mono_ns();
+		}
 	}
 	traffic_verbs_phase_stop(&r->tv);
 	do
 		rc = traffic_verbs_phase_run(&r->tv, time_mono_ns() + r->o->timeout_ns);
 	while (rc == 0 && !stop_requested);
+	if (rc < 0)
+		return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
+	return 0;
+}
+
+/* Both sides at the start of `phase`. */
+static int phase_barrier(struct run *r, uint32_t phase)
+{
+	struct xchg_msg m = { .type = XCHG_READY, .u.phase = phase };
+	int rc;
+
+	if ((rc = send_msg(r, &m)))
+		return rc;
+	if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start",
+			      r->o->peer_timeout_ns)))
+		return rc;
+	if (m.u.phase != phase) {
+		snprintf(r->why, sizeof(r->why), "peer is at phase %u, this side at %u", m.u.phase, phase);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void phase_cfg_fill(struct run *r, uint32_t phase, struct phase_cfg *c)
+{
+	const struct traffic_opts *o = r->o;
+
+	*c = (struct phase_cfg){
+		.phase = phase, .size = o->sizes[phase],
+		.send = o->bidir || o->host,		/* one-way: the client writes */
+		.peer_sends = o->bidir || !o->host, .imm = o->imm, .t0 = r->tv.start_ns,
+		.duration_ns = o->duration_ns, .interval_ns = o->interval_ns,
+		.peer_timeout_ns = o->peer_timeout_ns, .dev = o->dev,
+	};
+	/* Sends that make no progress for this long mean a path that silently stopped: the
+	 * QP's own timeout/retry normally reports first. Pacing stretches the gap between
+	 * signalled completions, so it is added.
+	 */
+	c->stall_ns = o->timeout_ns;
+	if (r->tv.pace_bytes_per_ns > 0)
+		c->stall_ns += (uint64_t)((double)o->cq_mod * c->size / r->tv.pace_bytes_per_ns);
+}
+
+/* This side's traffic until the next report or check, or a sleep on the socket. */
+static int phase_local(struct run *r, struct phase_state *ps)
+{
+	uint64_t now = time_mono_ns();
+	uint64_t until = ps->next_report < now + CHECK_PERIOD_NS ? ps->next_report : now + CHECK_PERIOD_NS;
+	int64_t left;
+
+	if (phase_wants_local(ps))
+		return phase_step_local(ps, traffic_verbs_phase_run(&r->tv, until), r->tv.why,
+					time_mono_ns());
+	left = (int64_t)until - (int64_t)time_mono_ns();
+	if (phase_wants_msgs(ps) && left > 0 && conn_readable(r->fd) == 0) {
+		struct timespec ts = { .tv_nsec = left > 10000000 ? 10000000 : left };
+
+		nanosleep(&ts, NULL);	/* sleep on the socket instead of spinning */
+	}
+	return 0;
+}
+
+/* Messages from the peer that are waiting. */
+static int phase_peer(struct run *r, struct phase_state *ps)
+{
+	struct xchg_msg m;
+	char why[512];
+	bool stop_local;
+	int rc;
+
+	while (phase_wants_msgs(ps) && (rc = conn_readable(r->fd)) > 0) {
+		rc = conn_recv(r->fd, &m, r->o->timeout_ns, why, sizeof(why));
+		if (rc) {
+			snprintf(ps->why, sizeof(ps->why), "%s%s", why,
+				 rc == -ECONNRESET ? ": the peer's pfclab traffic exited or was killed" : "");
+			return rc == -ECONNRESET ? -ENOTCONN : rc;
+		}
+		if ((rc = phase_step_msg(ps, &m, time_mono_ns(), &stop_local)))
+			return rc;
+		if (stop_local)
+			traffic_verbs_phase_stop(&r->tv);
+	}
+	if (rc < 0)
+		snprintf(ps->why, sizeof(ps->why), "exchange connection: %s", strerror(-rc));
 	return rc < 0 ? rc : 0;
+}
+
+static int phase_send(struct run *r, struct phase_state *ps, const struct xchg_msg *m)
+{
+	int rc = conn_send(r->fd, m, r->o->timeout_ns, ps->why, sizeof(ps->why));
+
+	if (!rc)
+		phase_sent(ps, time_mono_ns());
+	return rc;
+}
+
+/* Rows, STATS, DONE and heartbeats that are due. */
+static int phase_out(struct run *r, struct phase_state *ps)
+{
+	uint64_t now = time_mono_ns();
+	struct traffic_row row;
+	struct xchg_msg m = { .type = XCHG_PING };
+	bool send_stats;
+	int rc;
+
+	if (phase_step_report(ps, now, &r->tv.ctr, &row, &m, &send_stats)) {
+		if (!r->o->quiet)
+			traffic_report_row(stdout, r->o->json, &row);
+		if (send_stats && (rc = phase_send(r, ps, &m)))
+			return rc;
+	}
+	if (phase_step_done(ps, now, &r->tv.ctr, &m) && (rc = phase_send(r, ps, &m)))
+		return rc;
+	m.type = XCHG_PING;
+	if (phase_step_ping(ps, now) && (rc = phase_send(r, ps, &m)))
+		return rc;
+	return 0;
 }
 
 /* One phase: one message size. Returns 0, or -errno with r->why set; *ended_early tells
@@ -246,199 +363,26 @@ static int warmup(struct run *r, uint32_t size, bool send)
 static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 {
 	const struct traffic_opts *o = r->o;
-	const uint32_t size = o->sizes[phase];
-	const bool send = o->bidir || o->host;		/* one-way: the client writes */
-	const bool peer_sends = o->bidir || !o->host;
-	struct traffic_counters tx_prev = { 0 };
-	struct xchg_counters rx_now = { 0 }, rx_prev = { 0 }, rx_final = { 0 };
-	uint64_t rx_cqes_prev = 0, t0, now, next_report, end, last_heard, last_report, local_done_at = 0;
-	uint64_t last_cqes = 0, last_progress, stall_ns;
-	bool stopped = false, interrupted = false, local_done = false, done_sent = false;
-	bool peer_done = false;
+	struct phase_state *ps = &r->ps;
+	struct phase_cfg c;
 	struct traffic_row row;
-	struct xchg_msg m;
 	int rc;
 
-	rc = warmup(r, size, send);
-	if (rc)
-		return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
-	m = (struct xchg_msg){ .type = XCHG_READY, .u.phase = phase };
-	if ((rc = send_msg(r, &m)))
+	if ((rc = warmup(r, o->sizes[phase], o->bidir || o->host)) || (rc = phase_barrier(r, phase)))
 		return rc;
-	if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start")))
-		return rc;
-	if (m.u.phase != phase) {
-		snprintf(r->why, sizeof(r->why), "peer is at phase %u, this side at %u", m.u.phase, phase);
-		return -EPROTO;
-	}
-	traffic_verbs_phase_begin(&r->tv, size, send, o->duration_ns ? 0 : o->iters);
-	t0 = r->tv.start_ns;
-	next_report = t0 + o->interval_ns;
-	end = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
-	last_heard = last_report = last_progress = t0;
-	/* Sends that make no progress for this long mean a path that silently stopped: the
-	 * QP's own timeout/retry normally reports first. Pacing stretches the gap between
-	 * signalled completions, so it is added.
-	 */
-	stall_ns = o->timeout_ns;
-	if (r->tv.pace_bytes_per_ns > 0)
-		stall_ns += (uint64_t)((double)o->cq_mod * size / r->tv.pace_bytes_per_ns);
-
-	for (;;) {
-		uint64_t until;
-
-		now = time_mono_ns();
-		if (!stopped && (stop_requested || now >= end)) {
-			stopped = true;
-			interrupted = stop_requested;
+	phase_cfg_fill(r, phase, &c);
+	traffic_verbs_phase_begin(&r->tv, c.size, c.send, o->duration_ns ? 0 : o->iters);
+	c.t0 = r->tv.start_ns;
+	phase_init(ps, &c);
+	while (!phase_finished(ps)) {
+		if (phase_step_clock(ps, time_mono_ns(), stop_requested))
 			traffic_verbs_phase_stop(&r->tv);
-			if (!send)
-				local_done = true;
-		}
-		until = next_report < now + CHECK_PERIOD_NS ? next_report : now + CHECK_PERIOD_NS;
-		if (send && !local_done) {
-			rc = traffic_verbs_phase_run(&r->tv, until);
-			if (rc < 0) {
-				snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
-				return rc;
-			}
-			if (rc == 1) {
-				local_done = true;
-				local_done_at = time_mono_ns();
-			}
-		} else if (o->imm) {
-			rc = traffic_verbs_phase_run(&r->tv, until);
-			if (rc < 0) {
-				snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
-				return rc;
-			}
-		} else if (!(done_sent && peer_done)) {
-			struct timespec ts;
-			int64_t left = (int64_t)until - (int64_t)time_mono_ns();
-
-			/* Sleep on the socket instead of spinning. */
-			if (left > 0 && conn_readable(r->fd) == 0) {
-				ts.tv_sec = 0;
-				ts.tv_nsec = left > 10000000 ? 10000000 : left;
-				nanosleep(&ts, NULL);
-			}
-		}
-
-		/* Messages from the peer. After its DONE it sends nothing more in this phase
-		 * and closes the connection once it has our DONE: EOF before that is death.
-		 */
-		rc = 0;
-		while (!(peer_done && done_sent) && (rc = conn_readable(r->fd)) > 0) {
-			char why[512];
-
-			rc = conn_recv(r->fd, &m, o->timeout_ns, why, sizeof(why));
-			if (rc) {
-				snprintf(r->why, sizeof(r->why), "%s%s", why,
-					 rc == -ECONNRESET ? ": the peer's pfclab traffic exited or was killed" : "");
-				return rc == -ECONNRESET ? -ENOTCONN : rc;
-			}
-			last_heard = time_mono_ns();
-			if (m.type == XCHG_ABORT) {
-				snprintf(r->why, sizeof(r->why), "peer gave up: %s", m.u.reason);
-				return -ECONNABORTED;
-			}
-			if ((m.type != XCHG_STATS && m.type != XCHG_DONE) || m.u.ctr.phase != phase) {
-				snprintf(r->why, sizeof(r->why), "unexpected %s (phase %u) from the peer during phase %u",
-					 xchg_type_name(m.type), m.u.ctr.phase, phase);
-				return -EPROTO;
-			}
-			rx_now = m.u.ctr;
-			if (m.type == XCHG_DONE) {
-				peer_done = true;
-				rx_final = m.u.ctr;
-				if ((m.u.ctr.flags & XCHG_CTR_STOPPED) && !stopped) {
-					stopped = interrupted = true;
-					traffic_verbs_phase_stop(&r->tv);
-				}
-				if (!send)
-					local_done = true;
-			}
-		}
-		if (rc < 0) {
-			snprintf(r->why, sizeof(r->why), "exchange connection: %s", strerror(-rc));
+		if ((rc = phase_local(r, ps)) || (rc = phase_peer(r, ps)) || (rc = phase_out(r, ps)) ||
+		    (rc = phase_step_check(ps, time_mono_ns(), &r->tv.ctr))) {
+			snprintf(r->why, sizeof(r->why), "%s", ps->why);
 			return rc;
 		}
-
-		now = time_mono_ns();
-		if (now >= next_report && !(done_sent && peer_done)) {
-			/* Rates over measured time: ours since the last row, the peer's from
-			 * the elapsed times in its STATS.
-			 */
-			double secs = (double)(now - last_report) / 1e9;
-			double rx_secs = rx_now.elapsed_ns > rx_prev.elapsed_ns ?
-					 (double)(rx_now.elapsed_ns - rx_prev.elapsed_ns) / 1e9 : secs;
-
-			memset(&row, 0, sizeof(row));
-			row.phase = phase;
-			row.size = size;
-			row.t = (double)(now - t0) / 1e9;
-			if (send)
-				fill_dir_tx(&row.tx, &r->tv.ctr, &tx_prev, secs);
-			if (peer_sends)
-				fill_dir_rx(&row.rx, &rx_now, &rx_prev, o->imm,
-					    r->tv.ctr.rx_cqes - rx_cqes_prev, rx_secs);
-			if (!o->quiet)
-				traffic_report_row(stdout, o->json, &row);
-			tx_prev = r->tv.ctr;
-			rx_prev = rx_now;
-			rx_cqes_prev = r->tv.ctr.rx_cqes;
-			/* Every side sends STATS each interval: the sender's counters, and
-			 * from a receive-only side a heartbeat with zeros.
-			 */
-			if (!done_sent) {
-				m = (struct xchg_msg){ .type = XCHG_STATS };
-				m.u.ctr = (struct xchg_counters){
-					.phase = phase, .elapsed_ns = now - t0, .bytes = r->tv.ctr.bytes,
-					.msgs = r->tv.ctr.msgs, .completions = r->tv.ctr.cqes,
-					.errors = r->tv.ctr.errors,
-				};
-				if ((rc = send_msg(r, &m)))
-					return rc;
-			}
-			last_report = now;
-			while (next_report <= now)
-				next_report += o->interval_ns;
-		}
-		if (local_done && !done_sent) {
-			if (!local_done_at)
-				local_done_at = now;
-			m = (struct xchg_msg){ .type = XCHG_DONE };
-			m.u.ctr = (struct xchg_counters){
-				.phase = phase, .flags = interrupted ? XCHG_CTR_STOPPED : 0,
-				.elapsed_ns = local_done_at - t0, .bytes = r->tv.ctr.bytes,
-				.msgs = r->tv.ctr.msgs, .completions = r->tv.ctr.cqes,
-				.errors = r->tv.ctr.errors,
-			};
-			if ((rc = send_msg(r, &m)))
-				return rc;
-			done_sent = true;
-		}
-		if (done_sent && peer_done)
-			break;
-		if (r->tv.ctr.cqes != last_cqes) {
-			last_cqes = r->tv.ctr.cqes;
-			last_progress = now;
-		} else if (send && !local_done && now - last_progress > stall_ns) {
-			snprintf(r->why, sizeof(r->why),
-				 "%s: no send completed for %.1f s (%" PRIu64 " messages done): the path or the peer stopped acknowledging and no completion error came; check the link, or lower --qp-timeout",
-				 o->dev, (double)(now - last_progress) / 1e9, r->tv.ctr.msgs);
-			return -ETIMEDOUT;
-		}
-		/* A peer that says nothing for this long is hung or unreachable (after its
-		 * DONE it is silent on purpose, and its exit would show as EOF).
-		 */
-		if (!peer_done && now - last_heard > 3 * o->interval_ns + o->timeout_ns) {
-			snprintf(r->why, sizeof(r->why), "no message from the peer for %.1f s: giving up",
-				 (double)(now - last_heard) / 1e9);
-			return -ETIMEDOUT;
-		}
 	}
-
 	/* The peer's last writes completed before its DONE left: their receive completions
 	 * are in our CQ already, count them before the summary.
 	 */
@@ -446,50 +390,57 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
 		return rc;
 	}
-	memset(&row, 0, sizeof(row));
-	row.summary = true;
-	row.interrupted = interrupted;
-	row.phase = phase;
-	row.size = size;
-	row.t = (double)(time_mono_ns() - t0) / 1e9;
-	if (send) {
-		struct traffic_counters zero = { 0 };
-
-		fill_dir_tx(&row.tx, &r->tv.ctr, &zero, (double)(local_done_at - t0) / 1e9);
-	}
-	if (peer_sends) {
-		struct xchg_counters zero = { 0 };
-
-		fill_dir_rx(&row.rx, &rx_final, &zero, o->imm, r->tv.ctr.rx_cqes,
-			    (double)rx_final.elapsed_ns / 1e9);
-	}
+	phase_summary(ps, time_mono_ns(), &r->tv.ctr, &row);
 	traffic_report_row(stdout, o->json, &row);
-	*ended_early = interrupted;
+	*ended_early = ps->interrupted;
 	return 0;
 }
 
-static int handshake(struct run *r)
+static void on_reject(void *ctx, const char *peer, const char *why)
 {
-	struct xchg_msg m = { .type = XCHG_HELLO };
+	(void)ctx;
+	pfc_warn("rejected %s: %s", peer, why);
+}
+
+static void handshake_cfg_fill(struct run *r, struct handshake_cfg *c)
+{
+	*c = (struct handshake_cfg){
+		.key = &r->key, .mine = &r->mine, .step_ns = r->o->timeout_ns,
+		.deadline_ns = r->o->timeout_ns < HANDSHAKE_DEADLINE_NS ? r->o->timeout_ns :
+			       HANDSHAKE_DEADLINE_NS,
+		.wait_ns = r->o->wait_ns, .stop = &stop_requested, .reject = on_reject,
+	};
+}
+
+/* After the handshake: the endpoints (memory key, QPs) both ways, the client's first,
+ * each checked against the agreed parameters; then the QPs go to RTS.
+ */
+static int exchange_endpoints(struct run *r)
+{
+	struct xchg_msg m = { .type = XCHG_ENDPOINT }, in;
 	char why[512];
 	int rc;
 
-	xchg_hello_from_opts(&r->mine, r->o);
 	traffic_verbs_hello(&r->tv, &r->mine);
 	m.u.hello = r->mine;
-	/* The client speaks first; the server got the client's HELLO when it accepted. */
-	if ((rc = send_msg(r, &m)))
+	if (r->o->host && (rc = send_msg(r, &m)))
 		return rc;
-	if (r->o->host) {
-		if ((rc = recv_expect(r, XCHG_HELLO, &m, "waiting for the server's parameters")))
-			return rc;
-		r->theirs = m.u.hello;
-	}
-	rc = xchg_hello_compare(&r->mine, &r->theirs, why, sizeof(why));
-	if (rc) {
-		snprintf(r->why, sizeof(r->why), "%s; give both sides the same options", why);
+	if ((rc = recv_expect(r, XCHG_ENDPOINT, &in, "waiting for the peer's endpoint",
+			      r->o->timeout_ns)))
+		return rc;
+	if ((rc = xchg_endpoint_check(&r->mine, &in.u.hello, why, sizeof(why)))) {
+		snprintf(r->why, sizeof(r->why), "%s", why);
 		return rc;
 	}
+	if (!r->o->host && (rc = send_msg(r, &m)))
+		return rc;
+	r->theirs.lid = in.u.hello.lid;
+	memcpy(r->theirs.gid, in.u.hello.gid, sizeof(r->theirs.gid));
+	r->theirs.mtu = in.u.hello.mtu;
+	r->theirs.rkey = in.u.hello.rkey;
+	r->theirs.addr = in.u.hello.addr;
+	r->theirs.len = in.u.hello.len;
+	memcpy(r->theirs.qp, in.u.hello.qp, sizeof(r->theirs.qp));
 	rc = traffic_verbs_connect(&r->tv, &r->theirs);
 	if (rc) {
 		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
@@ -498,10 +449,12 @@ static int handshake(struct run *r)
 	return rc;
 }
 
-/* Server: accept clients until one sends a valid HELLO; reject anything else and go on. */
+/* Server: accept and handshake until one client passes; every rejected peer is named on
+ * stderr and the server goes on waiting.
+ */
 static int server_accept(struct run *r)
 {
-	struct xchg_msg m;
+	struct handshake_cfg c;
 	char why[512];
 	int lfd, rc;
 
@@ -510,43 +463,74 @@ static int server_accept(struct run *r)
 		snprintf(r->why, sizeof(r->why), "%s", why);
 		return rc;
 	}
+	if (!r->key.len)
+		pfc_warn("no --psk: anyone who reaches port %u%s%s can write into this side's buffer; give both sides --psk FILE",
+			 r->o->port, r->o->bind_addr ? " on " : "", r->o->bind_addr ? r->o->bind_addr : "");
 	if (!r->o->json)
 		fprintf(stderr, "%s: waiting for a client on port %u\n", pfc_progname(), r->o->port);
-	for (;;) {
-		rc = conn_accept(lfd, r->o->wait_ns, &r->fd, r->peer, sizeof(r->peer), why, sizeof(why));
-		if (rc) {
-			snprintf(r->why, sizeof(r->why), "%s", rc == -EINTR ? "interrupted while waiting for a client" : why);
-			break;
-		}
-		rc = conn_recv(r->fd, &m, r->o->timeout_ns, why, sizeof(why));
-		if (!rc && m.type == XCHG_HELLO) {
-			r->theirs = m.u.hello;
-			break;
-		}
-		if (!rc && m.type == XCHG_ABORT)
-			pfc_warn("client %s gave up: %s", r->peer, m.u.reason);
-		else
-			pfc_warn("rejected connection from %s: %s", r->peer,
-				 rc ? why : "first message is not HELLO");
-		send_abort(r, rc ? "rejected: malformed or foreign exchange message" :
-			   "rejected: expected HELLO");
-		close(r->fd);
-		r->fd = -1;
-		if (stop_requested) {
-			snprintf(r->why, sizeof(r->why), "interrupted while waiting for a client");
-			rc = -EINTR;
-			break;
-		}
-	}
+	handshake_cfg_fill(r, &c);
+	rc = handshake_server_run(lfd, &c, &r->fd, &r->theirs, r->peer, sizeof(r->peer), r->why,
+				  sizeof(r->why));
 	close(lfd);
 	return rc;
+}
+
+static int client_connect(struct run *r, char *local_ip, size_t iplen)
+{
+	const struct traffic_opts *o = r->o;
+	struct handshake_cfg c;
+	int rc;
+
+	rc = conn_connect(o->host, o->port, o->bind_addr, o->timeout_ns, &r->fd, r->why,
+			  sizeof(r->why));
+	if (rc)
+		return rc;
+	snprintf(r->peer, sizeof(r->peer), "%s:%u", o->host, o->port);
+	conn_local_addr(r->fd, local_ip, iplen);
+	handshake_cfg_fill(r, &c);
+	rc = handshake_client_run(r->fd, &c, &r->theirs, r->why, sizeof(r->why));
+	if (rc)
+		return rc == -EACCES || rc == -EPROTO ? -ECONNABORTED : rc;
+	rc = traffic_verbs_open(&r->tv, o, local_ip);
+	if (rc) {
+		snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+		send_abort(r, "client could not set up its RDMA resources");
+		return -ECONNABORTED;
+	}
+	return 0;
+}
+
+static int setup(struct run *r)
+{
+	const struct traffic_opts *o = r->o;
+	char local_ip[64] = "";
+	int rc;
+
+	if (o->psk_file && (rc = auth_key_load(o->psk_file, &r->key, r->why, sizeof(r->why))))
+		return rc;
+	if (auth_init()) {
+		snprintf(r->why, sizeof(r->why), "libsodium failed to initialise");
+		return -EIO;
+	}
+	xchg_hello_from_opts(&r->mine, o);
+	if (o->host) {
+		rc = client_connect(r, local_ip, sizeof(local_ip));
+	} else {
+		/* Device first, so that a wrong -d fails before anyone connects. */
+		rc = traffic_verbs_open(&r->tv, o, o->bind_addr);
+		if (rc) {
+			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
+			return rc;
+		}
+		rc = server_accept(r);
+	}
+	return rc ? rc : exchange_endpoints(r);
 }
 
 static int run_traffic(const struct traffic_opts *o)
 {
 	struct run *r = calloc(1, sizeof(*r));
 	struct traffic_run_info ri;
-	char local_ip[64] = "";
 	uint32_t p;
 	int rc, ret = EXIT_RUNTIME;
 
@@ -556,32 +540,7 @@ static int run_traffic(const struct traffic_opts *o)
 	}
 	r->o = o;
 	r->fd = -1;
-	if (o->host) {
-		rc = conn_connect(o->host, o->port, o->bind_addr, o->timeout_ns, &r->fd, r->why,
-				  sizeof(r->why));
-		if (rc)
-			goto out;
-		snprintf(r->peer, sizeof(r->peer), "%s:%u", o->host, o->port);
-		conn_local_addr(r->fd, local_ip, sizeof(local_ip));
-		rc = traffic_verbs_open(&r->tv, o, local_ip);
-		if (rc) {
-			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
-			send_abort(r, "client could not set up its RDMA resources");
-			goto out;
-		}
-		rc = handshake(r);
-	} else {
-		/* Device first, so that a wrong -d fails before anyone connects. */
-		rc = traffic_verbs_open(&r->tv, o, o->bind_addr);
-		if (rc) {
-			snprintf(r->why, sizeof(r->why), "%s", r->tv.why);
-			goto out;
-		}
-		rc = server_accept(r);
-		if (rc)
-			goto out;
-		rc = handshake(r);
-	}
+	rc = setup(r);
 	if (rc)
 		goto out;
 	if (o->inline_size && r->tv.buf.device)
@@ -616,6 +575,7 @@ out:
 	if (r->fd >= 0)
 		close(r->fd);
 	traffic_verbs_close(&r->tv);
+	auth_key_clear(&r->key);
 	free(r);
 	return ret;
 }

@@ -76,6 +76,17 @@ else
 fi
 q restore eth9 | grep -q 'nothing to restore' && ok qos_restore_twice_noop || fail qos_restore_twice_noop
 
+# Two applies with different settings (priority 3 / DSCP 26, then 5 / 10, which also
+# remaps the DSCP 10 that was on priority 1): restore returns to the state before the first.
+q apply eth9 --prio 3 --dscp 26 >"$W/out" 2>&1
+q apply eth9 --prio 5 --dscp 10 >>"$W/out" 2>&1
+if [ "$(cat "$W/sys/class/net/eth9/ecn/roce_np/enable/5")" = 1 ] && grep -q '10:5' "$W/dcb/app" &&
+	q restore eth9 >>"$W/out" 2>&1 && [ "$(snap)" = "$orig" ]; then
+	ok qos_restore_after_two_applies
+else
+	fail qos_restore_after_two_applies "$(tr '\n' ' ' <"$W/out") pfc=$(cat "$W/dcb/pfc") trust=$(cat "$W/dcb/trust") app=$(cat "$W/dcb/app") np5=$(cat "$W/sys/class/net/eth9/ecn/roce_np/enable/5")"
+fi
+
 q apply veth0 --prio 3 >"$W/out" 2>&1
 rc=$?
 [ "$rc" = 3 ] && grep -q 'no DCB support' "$W/out" && [ ! -e "$W/state/veth0.state" ] &&

@@ -32,6 +32,29 @@ done <<'EOF2'
 -d rxe0 a b|only one HOST
 EOF2
 
+# expect NAME RC WANT_RC PATTERN OUTPUT
+expect() {
+	if [ "$2" -eq "$3" ] && grep -q -- "$4" <<<"$5"; then ok "$1"
+	else fail "$1" "rc $2, want $3 and '$4': $(tr '\n' ' ' <<<"$5")"; fi
+}
+# --psk: the key file's rules are checked before anything else (exit 1, the file named)
+keydir=$(mktemp -d)
+defer rm -rf "$keydir"
+printf '%064x\n' 1 >"$keydir/key"
+chmod 644 "$keydir/key"
+out=$("$PFCLAB" traffic -d pfclab-no-such-dev --psk "$keydir/key" 2>&1); rc=$?
+expect "--psk refuses a key file others may read" $rc 1 "chmod 600" "$out"
+out=$(PFCLAB_PSK_FILE=$keydir/key "$PFCLAB" traffic -d pfclab-no-such-dev 2>&1); rc=$?
+expect "PFCLAB_PSK_FILE is read like --psk" $rc 1 "chmod 600" "$out"
+printf 'short\n' >"$keydir/short"
+chmod 600 "$keydir/short"
+out=$("$PFCLAB" traffic -d pfclab-no-such-dev --psk "$keydir/short" 2>&1); rc=$?
+expect "--psk refuses a key under 16 bytes" $rc 1 "at least 16" "$out"
+out=$("$PFCLAB" traffic -d pfclab-no-such-dev --psk "$keydir/none" 2>&1); rc=$?
+expect "--psk names a missing file" $rc 1 "$keydir/none: No such file" "$out"
+out=$("$PFCLAB" traffic -d rxe0 --peer-timeout 1ms 2>&1); rc=$?
+expect "--peer-timeout below 100ms: exit 2" $rc 2 "--peer-timeout '1ms'" "$out"
+
 out=$("$PFCLAB" traffic --check-mem host --check-size 8M 2>&1); rc=$?
 steps=$(grep -cE '^  (alloc|export|register|write|read|free) ' <<<"$out")
 if [ $rc -eq 0 ] && [ "$steps" -eq 6 ] && grep -q '^result: OK' <<<"$out"; then

@@ -112,11 +112,20 @@ all=$(tcpdump -r "$VLAB_OUT/tclass.pcap" -nn 2>/dev/null | wc -l)
 if [ "$tos" -gt 0 ] && [ "$tos" -eq "$all" ]; then ok "--tclass 104: all $all captured RoCEv2 packets carry tos 0x68"
 else fail "--tclass 104: captured packets carry tos 0x68" "$tos of $all"; fi
 
-# 5. parameter mismatch: a clear error on both sides
-pair mismatch 18604 -n 10 -s 64K -- -n 10 -s 4K
-if [ $src -ne 0 ] && [ $crc -ne 0 ] && grep -q 'parameter mismatch: message size' "$VLAB_OUT/mismatch-server.err" &&
+# 5. parameter mismatch: a clear error on both sides; the server rejects the client and
+#    keeps waiting (until --wait, here 3 s)
+"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p 18604 --wait 3s -n 10 -s 64K \
+	>"$VLAB_OUT/mismatch-server.out" 2>"$VLAB_OUT/mismatch-server.err" &
+spid=$!
+sleep 0.5
+"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18604 -n 10 -s 4K "$VLAB_IP_A" \
+	>"$VLAB_OUT/mismatch-client.out" 2>"$VLAB_OUT/mismatch-client.err"
+crc=$?
+wait $spid; src=$?
+if [ $src -eq 1 ] && [ $crc -eq 1 ] && grep -q 'rejected .*parameter mismatch: message size' "$VLAB_OUT/mismatch-server.err" &&
+	grep -q 'no client completed the handshake within --wait' "$VLAB_OUT/mismatch-server.err" &&
 	grep -q 'parameter mismatch: message size' "$VLAB_OUT/mismatch-client.err"; then
-	ok "size mismatch: both sides exit non-zero naming the message size"
+	ok "size mismatch: client exits 1 naming the message size, the server names it and waits on"
 else
 	fail "size mismatch refused on both sides" "server $src client $crc: $(cat "$VLAB_OUT"/mismatch-*.err | tr '\n' ' ')"
 fi

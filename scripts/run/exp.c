@@ -1,0 +1,1298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* exp.c: experiment files read into the model of exp.h and checked, with file:line:key errors. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "exp.h"
+#include "lib/util.h"
+
+struct pctx {
+	const struct exp *e;
+	const struct exp_point *pt; /* sweep values while resolving phases, else NULL */
+	char *err;
+	size_t errlen;
+	const char *var_note; /* set when the value came from a sweep variable */
+};
+
+static int perr(struct pctx *c, int line, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int perr(struct pctx *c, int line, const char *key, const char *fmt, ...)
+{
+	char why[EXP_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%d: %s: %s%s", c->e->file, line, key, why,
+		 c->var_note ? c->var_note : "");
+	return -EINVAL;
+}
+
+const char *exp_launcher_name(enum exp_launcher l)
+{
+	return l == EXP_LOCAL ? "local" : l == EXP_SSH ? "ssh" : "slurm";
+}
+
+int exp_host_find(const struct exp *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < e->nhosts; i++)
+		if (!strcmp(e->hosts[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int want_type(struct pctx *c, const struct ynode *n, enum ynode_type t, const char *key)
+{
+	if (n->type == t)
+		return 0;
+	return perr(c, n->line, key, "expected %s, found %s", ytree_type_name(t),
+		    ytree_type_name(n->type));
+}
+
+/* Every key of map M must be in ALLOWED (NULL-terminated). */
+static int known_keys(struct pctx *c, const struct ynode *m, const char *key,
+		      const char *const *allowed)
+{
+	size_t i, j;
+	char list[400];
+
+	for (i = 0; i < m->n; i++) {
+		for (j = 0; allowed[j]; j++)
+			if (!strcmp(m->keys[i], allowed[j]))
+				break;
+		if (allowed[j])
+			continue;
+		list[0] = 0;
+		for (j = 0; allowed[j]; j++) {
+			if (j)
+				strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+			strncat(list, allowed[j], sizeof(list) - strlen(list) - 1);
+		}
+		return perr(c, m->key_lines[i], key, "unknown key '%.60s'; known keys: %s",
+			    m->keys[i], list);
+	}
+	return 0;
+}
+
+/* ${name} replaced by the point's value of sweep variable NAME. */
+static int subst(struct pctx *c, const struct ynode *n, const char *key, char **out)
+{
+	const char *s = n->str, *p;
+	size_t cap = strlen(s) + 1, len = 0;
+	char *o;
+
+	c->var_note = NULL;
+	if (!strstr(s, "${")) {
+		*out = strdup(s);
+		return *out ? 0 : -ENOMEM;
+	}
+	o = malloc(cap);
+	if (!o)
+		return -ENOMEM;
+	for (p = s; *p;) {
+		const char *end, *val = NULL;
+		size_t i, vl;
+
+		if (p[0] != '$' || p[1] != '{') {
+			o[len++] = *p++;
+			continue;
+		}
+		end = strchr(p, '}');
+		if (!end) {
+			free(o);
+			return perr(c, n->line, key, "'%s': '${' without '}'", s);
+		}
+		for (i = 0; i < c->e->nsweep; i++)
+			if (strlen(c->e->sweep[i].name) == (size_t)(end - p - 2) &&
+			    !strncmp(c->e->sweep[i].name, p + 2, (size_t)(end - p - 2)))
+				break;
+		if (i == c->e->nsweep) {
+			free(o);
+			return perr(c, n->line, key, "'%s': no sweep variable '%.*s' (sweep: names them)",
+				    s, (int)(end - p - 2), p + 2);
+		}
+		if (c->pt)
+			val = c->pt->values[i];
+		else
+			val = c->e->sweep[i].values[0];
+		vl = strlen(val);
+		cap += vl;
+		{
+			char *no = realloc(o, cap);
+
+			if (!no) {
+				free(o);
+				return -ENOMEM;
+			}
+			o = no;
+		}
+		memcpy(o + len, val, vl);
+		len += vl;
+		p = end + 1;
+		{
+			static char note[160];
+
+			snprintf(note, sizeof(note), " (sweep %s = '%.60s')", c->e->sweep[i].name, val);
+			c->var_note = note;
+		}
+	}
+	o[len] = 0;
+	*out = o;
+	return 0;
+}
+
+static int get_str(struct pctx *c, const struct ynode *n, const char *key, char **out)
+{
+	int rc = want_type(c, n, YN_SCALAR, key);
+
+	if (rc)
+		return rc;
+	rc = subst(c, n, key, out);
+	if (rc)
+		return rc;
+	if (!**out) {
+		free(*out);
+		*out = NULL;
+		return perr(c, n->line, key, "empty value");
+	}
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *b)
+{
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on")) {
+		*b = true;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off")) {
+		*b = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int get_bool(struct pctx *c, const struct ynode *n, const char *key, bool *b)
+{
+	char *s;
+	int rc = get_str(c, n, key, &s);
+
+	if (rc)
+		return rc;
+	if (parse_bool(s, b))
+		rc = perr(c, n->line, key, "'%s' is not true or false", s);
+	free(s);
+	return rc;
+}
+
+static int get_uint(struct pctx *c, const struct ynode *n, const char *key, uint64_t min,
+		    uint64_t max, uint64_t *v)
+{
+	char *s;
+	int rc = get_str(c, n, key, &s);
+
+	if (rc)
+		return rc;
+	if (parse_u64(s, min, max, v))
+		rc = perr(c, n->line, key, "'%s' is not a whole number in %llu..%llu", s,
+			  (unsigned long long)min, (unsigned long long)max);
+	free(s);
+	return rc;
+}
+
+static int get_dur(struct pctx *c, const struct ynode *n, const char *key, uint64_t min_ns,
+		   char **str, uint64_t *ns)
+{
+	char *s;
+	int rc = get_str(c, n, key, &s);
+
+	if (rc)
+		return rc;
+	if (parse_duration_ns(s, min_ns, 7 * 24 * 3600ull * 1000000000ull, ns)) {
+		rc = perr(c, n->line, key, "'%s' is not a duration; give e.g. 500ms, 10s or 2m", s);
+		free(s);
+		return rc;
+	}
+	if (str)
+		*str = s;
+	else
+		free(s);
+	return 0;
+}
+
+/* A scalar or a list of scalars into a string array. */
+static int get_list(struct pctx *c, const struct ynode *n, const char *key, char ***out,
+		    size_t *nout)
+{
+	char k[200], **v;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if (n->type == YN_SCALAR) {
+		v = calloc(2, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		rc = get_str(c, n, key, &v[0]);
+		if (rc) {
+			free(v);
+			return rc;
+		}
+		*out = v;
+		*nout = 1;
+		return 0;
+	}
+	rc = want_type(c, n, YN_SEQ, key);
+	if (rc)
+		return rc;
+	v = calloc(n->n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n->n; i++) {
+		snprintf(k, sizeof(k), "%.150s[%zu]", key, i);
+		rc = get_str(c, n->v[i], k, &v[i]);
+		if (rc) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return rc;
+		}
+	}
+	*out = v;
+	*nout = n->n;
+	return 0;
+}
+
+static void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int strv_add(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+static int get_host(struct pctx *c, const struct ynode *n, const char *key, size_t *h)
+{
+	char *s;
+	int rc = get_str(c, n, key, &s), i;
+
+	if (rc)
+		return rc;
+	i = exp_host_find(c->e, s);
+	if (i < 0)
+		rc = perr(c, n->line, key, "no host '%s' under hosts:", s);
+	else
+		*h = (size_t)i;
+	free(s);
+	return rc;
+}
+
+/* ---- hosts ------------------------------------------------------------------------ */
+
+static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
+{
+	static const char *const keys[] = { "ssh", "node", "addr", "rdma", "netdev", "gpu",
+					    "gid_index", "pfclab", "workdir", "capture", NULL };
+	char k[200];
+	size_t i;
+	int rc;
+
+	rc = want_type(c, hs, YN_MAP, "hosts");
+	if (rc)
+		return rc;
+	if (hs->n == 0 || hs->n > EXP_MAX_HOSTS)
+		return perr(c, hs->line, "hosts", "give 1..%d hosts", EXP_MAX_HOSTS);
+	e->hosts = calloc(hs->n, sizeof(*e->hosts));
+	if (!e->hosts)
+		return -ENOMEM;
+	for (i = 0; i < hs->n; i++) {
+		struct exp_host *h = &e->hosts[e->nhosts];
+		const struct ynode *m = hs->v[i], *v;
+		const char *nm = hs->keys[i];
+
+		snprintf(k, sizeof(k), "hosts.%.100s", nm);
+		if (!*nm || strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+				    strlen(nm) || !strcmp(nm, "all"))
+			return perr(c, hs->key_lines[i], k,
+				    "a host name is letters, digits, '-', '_' and '.' (and not 'all')");
+		h->name = strdup(nm);
+		h->line = hs->key_lines[i];
+		e->nhosts++;
+		if (!h->name)
+			return -ENOMEM;
+		rc = want_type(c, m, YN_MAP, k);
+		if (!rc)
+			rc = known_keys(c, m, k, keys);
+		if (rc)
+			return rc;
+#define HOST_STR(field, name)                                              \
+	if ((v = ytree_get(m, name))) {                                    \
+		snprintf(k, sizeof(k), "hosts.%.100s.%s", nm, name);       \
+		rc = get_str(c, v, k, &h->field);                          \
+		if (rc)                                                    \
+			return rc;                                         \
+	}
+		HOST_STR(reach, "ssh");
+		if (!h->reach)
+			HOST_STR(reach, "node");
+		HOST_STR(addr, "addr");
+		HOST_STR(rdma, "rdma");
+		HOST_STR(netdev, "netdev");
+		HOST_STR(gpu, "gpu");
+		HOST_STR(gid_index, "gid_index");
+		HOST_STR(pfclab, "pfclab");
+		HOST_STR(workdir, "workdir");
+#undef HOST_STR
+		if (h->workdir && h->workdir[0] != '/')
+			return perr(c, ytree_get(m, "workdir")->line, k, "'%s': give an absolute path",
+				    h->workdir);
+		if ((v = ytree_get(m, "capture"))) {
+			snprintf(k, sizeof(k), "hosts.%.100s.capture", nm);
+			rc = get_list(c, v, k, &h->capture_ifs, &h->ncapture_ifs);
+			if (rc)
+				return rc;
+		}
+		if (!h->netdev) {
+			snprintf(k, sizeof(k), "hosts.%.100s", nm);
+			return perr(c, m->line, k, "no netdev: name the host's RDMA network interface "
+				    "(netdev: eth2), monitored and captured on");
+		}
+	}
+	return 0;
+}
+
+/* ---- traffic ------------------------------------------------------------------------ */
+
+enum targ { TA_BOOL, TA_UINT, TA_SIZE, TA_SIZELIST, TA_DUR, TA_NUM, TA_CHOICE };
+
+struct tkey {
+	const char *key, *flag;
+	enum targ type;
+	uint64_t min, max;
+	const char *choices; /* TA_CHOICE: "a|b|c" */
+};
+
+/* YAML key -> pfclab traffic option (see `pfclab traffic --help`). */
+static const struct tkey tkeys[] = {
+	{ "size", "-s", TA_SIZELIST, 1, 1ull << 31, NULL },
+	{ "all_sizes", "-a", TA_BOOL, 0, 0, NULL },
+	{ "qp", "-q", TA_UINT, 1, 256, NULL },
+	{ "duration", "-D", TA_DUR, 0, 0, NULL },
+	{ "iters", "-n", TA_UINT, 1, 1ull << 40, NULL },
+	{ "warmup", "--warmup", TA_DUR, 0, 0, NULL },
+	{ "tx_depth", "-t", TA_UINT, 1, 65536, NULL },
+	{ "rx_depth", "--rx-depth", TA_UINT, 1, 65536, NULL },
+	{ "post_list", "-l", TA_UINT, 1, 65536, NULL },
+	{ "cq_mod", "-Q", TA_UINT, 1, 65536, NULL },
+	{ "inline", "-I", TA_SIZE, 0, 65536, NULL },
+	{ "mtu", "-m", TA_CHOICE, 0, 0, "256|512|1024|2048|4096" },
+	{ "rate", "--rate", TA_NUM, 0, 0, NULL },
+	{ "rate_mode", "--rate-mode", TA_CHOICE, 0, 0, "auto|hw|sw" },
+	{ "tclass", "--tclass", TA_UINT, 0, 255, NULL },
+	{ "dscp", "--dscp", TA_UINT, 0, 63, NULL },
+	{ "sl", "-S", TA_UINT, 0, 15, NULL },
+	{ "qp_timeout", "--qp-timeout", TA_UINT, 1, 31, NULL },
+	{ "retry", "--retry", TA_UINT, 0, 7, NULL },
+	{ "mem", "--mem", TA_CHOICE, 0, 0, "host|cuda|cuda-dmabuf|auto|geforce" },
+	{ "hugepages", "--hugepages", TA_BOOL, 0, 0, NULL },
+	{ "imm", "--imm", TA_BOOL, 0, 0, NULL },
+	{ "interval", "--interval", TA_DUR, 0, 0, NULL },
+	{ "timeout", "--timeout", TA_DUR, 0, 0, NULL },
+};
+
+static int traffic_key(struct pctx *c, const struct tkey *t, const struct ynode *v,
+		       const char *key, struct exp_traffic *tr, uint64_t *dur)
+{
+	char *s = NULL;
+	uint64_t u;
+	bool b;
+	int rc;
+
+	if (t->type == TA_BOOL) {
+		rc = get_bool(c, v, key, &b);
+		if (rc || !b)
+			return rc;
+		return strv_add(&tr->args, &tr->nargs, t->flag);
+	}
+	rc = get_str(c, v, key, &s);
+	if (rc)
+		return rc;
+	switch (t->type) {
+	case TA_UINT:
+		if (parse_u64(s, t->min, t->max, &u))
+			rc = perr(c, v->line, key, "'%s' is not a whole number in %llu..%llu", s,
+				  (unsigned long long)t->min, (unsigned long long)t->max);
+		break;
+	case TA_SIZE:
+		if (parse_size(s, t->min, t->max, &u))
+			rc = perr(c, v->line, key, "'%s' is not a size; give e.g. 64K or 1M", s);
+		break;
+	case TA_SIZELIST: {
+		char *dup = strdup(s), *tok, *save = NULL;
+
+		if (!dup) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+			if (parse_size(tok, t->min, t->max, &u))
+				rc = perr(c, v->line, key, "'%s' is not a size; give e.g. 64K or 1M", s);
+		free(dup);
+		break;
+	}
+	case TA_DUR:
+		if (parse_duration_ns(s, 0, 7 * 24 * 3600ull * 1000000000ull, &u))
+			rc = perr(c, v->line, key, "'%s' is not a duration; give e.g. 500ms, 10s or 2m", s);
+		else if (dur)
+			*dur = u;
+		break;
+	case TA_NUM: {
+		char *end;
+		double d = strtod(s, &end);
+
+		if (end == s || *end || !(d > 0) || d > 1e6)
+			rc = perr(c, v->line, key, "'%s' is not a positive number (Gb/s per QP)", s);
+		break;
+	}
+	case TA_CHOICE: {
+		const char *p = t->choices;
+		size_t l = strlen(s);
+		bool found = false;
+
+		while (p && *p) {
+			const char *bar = strchr(p, '|');
+			size_t pl = bar ? (size_t)(bar - p) : strlen(p);
+
+			if (pl == l && !strncmp(p, s, l))
+				found = true;
+			p = bar ? bar + 1 : NULL;
+		}
+		if (!found)
+			rc = perr(c, v->line, key, "'%s' is not one of %s", s, t->choices);
+		break;
+	}
+	default:
+		break;
+	}
+	if (!rc)
+		rc = strv_add(&tr->args, &tr->nargs, t->flag);
+	if (!rc)
+		rc = strv_add(&tr->args, &tr->nargs, s);
+	free(s);
+	return rc;
+}
+
+static int parse_traffic(struct pctx *c, const struct ynode *m, const char *key,
+			 struct exp_traffic *tr)
+{
+	const struct ynode *v;
+	uint64_t dur = 5000000000ull, iters_dur = 0, warm = 0, u;
+	char k[200];
+	size_t i, j;
+	int rc;
+
+	rc = want_type(c, m, YN_MAP, key);
+	if (rc)
+		return rc;
+	tr->line = m->line;
+	tr->port = 18515;
+	for (i = 0; i < m->n; i++) {
+		const char *name = m->keys[i];
+
+		v = m->v[i];
+		snprintf(k, sizeof(k), "%.150s.%.40s", key, name);
+		if (!strcmp(name, "from")) {
+			char **names;
+			size_t n;
+
+			rc = get_list(c, v, k, &names, &n);
+			if (rc)
+				return rc;
+			tr->from = calloc(n ? n : 1, sizeof(*tr->from));
+			for (j = 0; j < n && tr->from; j++) {
+				int h = exp_host_find(c->e, names[j]);
+
+				if (h < 0) {
+					rc = perr(c, v->line, k, "no host '%s' under hosts:", names[j]);
+					break;
+				}
+				tr->from[tr->nfrom++] = (size_t)h;
+			}
+			strv_free(names, n);
+			if (!tr->from)
+				return -ENOMEM;
+			if (rc)
+				return rc;
+		} else if (!strcmp(name, "to")) {
+			rc = get_host(c, v, k, &tr->to);
+		} else if (!strcmp(name, "bidirectional")) {
+			rc = get_bool(c, v, k, &tr->bidir);
+			if (!rc && tr->bidir)
+				rc = strv_add(&tr->args, &tr->nargs, "-b");
+		} else if (!strcmp(name, "port")) {
+			rc = get_uint(c, v, k, 1024, 65000, &u);
+			tr->port = (unsigned)u;
+		} else if (!strcmp(name, "options")) {
+			char **opts;
+			size_t n;
+
+			rc = get_list(c, v, k, &opts, &n);
+			for (j = 0; !rc && j < n; j++) {
+				if (!strcmp(opts[j], "--psk") || !strcmp(opts[j], "-d") ||
+				    !strcmp(opts[j], "-p") || !strcmp(opts[j], "--json"))
+					rc = perr(c, v->line, k, "'%s' is set by pfclab run itself", opts[j]);
+				else
+					rc = strv_add(&tr->args, &tr->nargs, opts[j]);
+			}
+			strv_free(opts, n);
+		} else {
+			for (j = 0; j < ARRAY_SIZE(tkeys); j++)
+				if (!strcmp(tkeys[j].key, name))
+					break;
+			if (j == ARRAY_SIZE(tkeys)) {
+				char list[600] = "from, to, bidirectional, port, options";
+
+				for (j = 0; j < ARRAY_SIZE(tkeys); j++) {
+					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+					strncat(list, tkeys[j].key, sizeof(list) - strlen(list) - 1);
+				}
+				return perr(c, m->key_lines[i], key, "unknown key '%.60s'; known keys: %s",
+					    name, list);
+			}
+			rc = traffic_key(c, &tkeys[j], v, k, tr,
+					 !strcmp(name, "duration") ? &dur :
+					 !strcmp(name, "warmup") ? &warm : NULL);
+			if (!rc && !strcmp(name, "iters"))
+				iters_dur = 60000000000ull; /* unknown: a generous limit */
+			if (!rc && !strcmp(name, "mem")) {
+				char *s = NULL;
+
+				rc = get_str(c, v, k, &s);
+				tr->gpu_mem = s && strcmp(s, "host");
+				free(s);
+			}
+		}
+		c->var_note = NULL;
+		if (rc)
+			return rc;
+	}
+	if (!ytree_get(m, "to"))
+		return perr(c, m->line, key, "no 'to:' host (the receiver)");
+	if (!ytree_get(m, "from"))
+		return perr(c, m->line, key, "no 'from:' host or list of hosts (the senders)");
+	for (j = 0; j < tr->nfrom; j++) {
+		if (tr->from[j] == tr->to)
+			return perr(c, ytree_get(m, "from")->line, key,
+				    "host '%s' is both sender and receiver", c->e->hosts[tr->to].name);
+		for (i = 0; i < j; i++)
+			if (tr->from[i] == tr->from[j])
+				return perr(c, ytree_get(m, "from")->line, key, "host '%s' is listed twice",
+					    c->e->hosts[tr->from[j]].name);
+	}
+	if (!c->e->hosts[tr->to].addr)
+		return perr(c, ytree_get(m, "to")->line, key,
+			    "host '%s' has no addr: (the address its traffic clients connect to)",
+			    c->e->hosts[tr->to].name);
+	for (j = 0; j < tr->nfrom; j++)
+		if (!c->e->hosts[tr->from[j]].rdma)
+			return perr(c, ytree_get(m, "from")->line, key, "host '%s' has no rdma: device",
+				    c->e->hosts[tr->from[j]].name);
+	if (!c->e->hosts[tr->to].rdma)
+		return perr(c, ytree_get(m, "to")->line, key, "host '%s' has no rdma: device",
+			    c->e->hosts[tr->to].name);
+	if (ytree_get(m, "duration") && ytree_get(m, "iters"))
+		return perr(c, ytree_get(m, "iters")->line, key, "give duration or iters, not both");
+	if (tr->port + tr->nfrom > 65535)
+		return perr(c, m->line, key, "port %u + %zu senders runs past 65535", tr->port, tr->nfrom);
+	tr->duration_ns = (iters_dur ? iters_dur : dur) + warm;
+	return 0;
+}
+
+/* ---- phases ------------------------------------------------------------------------- */
+
+static const char *const inject_kinds[] = { "pause", "pfc", "cnp", "roce", "cnp-on-ce",
+					    "pfc-on-backlog", NULL };
+
+static int parse_injects(struct pctx *c, const struct ynode *l, const char *key,
+			 struct exp_phase *ph)
+{
+	static const char *const keys[] = { "host", "kind", "iface", "args", NULL };
+	struct ynode *one[1], wrap;
+	char k[200];
+	size_t i, j;
+	int rc;
+
+	if (l->type == YN_MAP) { /* one inject without a list */
+		ph->inject = calloc(1, sizeof(*ph->inject));
+		if (!ph->inject)
+			return -ENOMEM;
+		one[0] = (struct ynode *)l;
+		wrap = (struct ynode){ .type = YN_SEQ, .line = l->line, .n = 1, .v = one };
+		l = &wrap;
+	} else {
+		rc = want_type(c, l, YN_SEQ, key);
+		if (rc)
+			return rc;
+		ph->inject = calloc(l->n ? l->n : 1, sizeof(*ph->inject));
+		if (!ph->inject)
+			return -ENOMEM;
+	}
+	for (i = 0; i < l->n; i++) {
+		struct exp_inject *in = &ph->inject[ph->ninject++];
+		const struct ynode *m = l->v[i], *v;
+
+		snprintf(k, sizeof(k), "%.150s[%zu]", key, i);
+		in->line = m->line;
+		rc = want_type(c, m, YN_MAP, k);
+		if (!rc)
+			rc = known_keys(c, m, k, keys);
+		if (rc)
+			return rc;
+		if (!(v = ytree_get(m, "host")))
+			return perr(c, m->line, k, "no host:");
+		snprintf(k, sizeof(k), "%.150s[%zu].host", key, i);
+		rc = get_host(c, v, k, &in->host);
+		if (rc)
+			return rc;
+		if (!(v = ytree_get(m, "kind")))
+			return perr(c, m->line, k, "no kind: (pause, pfc, cnp, roce, cnp-on-ce, pfc-on-backlog)");
+		snprintf(k, sizeof(k), "%.150s[%zu].kind", key, i);
+		rc = get_str(c, v, k, &in->kind);
+		if (rc)
+			return rc;
+		for (j = 0; inject_kinds[j]; j++)
+			if (!strcmp(inject_kinds[j], in->kind))
+				break;
+		if (!inject_kinds[j])
+			return perr(c, v->line, k, "'%s' is not an inject kind; give pause, pfc, cnp, roce, "
+				    "cnp-on-ce or pfc-on-backlog", in->kind);
+		if ((v = ytree_get(m, "iface"))) {
+			snprintf(k, sizeof(k), "%.150s[%zu].iface", key, i);
+			rc = get_str(c, v, k, &in->iface);
+			if (rc)
+				return rc;
+		}
+		if ((v = ytree_get(m, "args"))) {
+			snprintf(k, sizeof(k), "%.150s[%zu].args", key, i);
+			rc = get_list(c, v, k, &in->args, &in->nargs);
+			if (rc)
+				return rc;
+			for (j = 0; j < in->nargs; j++)
+				if (!strcmp(in->args[j], "-i") || !strcmp(in->args[j], "-w"))
+					return perr(c, v->line, k, "'%s' is set by pfclab run (use iface:)",
+						    in->args[j]);
+		}
+	}
+	return 0;
+}
+
+static int parse_cmds(struct pctx *c, const struct ynode *l, const char *key,
+		      struct exp_cmd **out, size_t *nout)
+{
+	static const char *const keys[] = { "host", "run", "essential", NULL };
+	char k[200];
+	size_t i, n = 0, h;
+	int rc;
+
+	rc = want_type(c, l, YN_SEQ, key);
+	if (rc)
+		return rc;
+	*out = calloc(l->n * c->e->nhosts + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		const struct ynode *m = l->v[i], *v;
+		bool essential = false, all = false;
+		size_t host = 0;
+		char *run = NULL;
+
+		snprintf(k, sizeof(k), "%.150s[%zu]", key, i);
+		rc = want_type(c, m, YN_MAP, k);
+		if (!rc)
+			rc = known_keys(c, m, k, keys);
+		if (rc)
+			return rc;
+		if (!(v = ytree_get(m, "host")))
+			return perr(c, m->line, k, "no host: (a host's name, or all)");
+		snprintf(k, sizeof(k), "%.150s[%zu].host", key, i);
+		if (v->type == YN_SCALAR && !strcmp(v->str, "all"))
+			all = true;
+		else if ((rc = get_host(c, v, k, &host)))
+			return rc;
+		if (!(v = ytree_get(m, "run"))) {
+			snprintf(k, sizeof(k), "%.150s[%zu]", key, i);
+			return perr(c, m->line, k, "no run: (a shell command)");
+		}
+		snprintf(k, sizeof(k), "%.150s[%zu].run", key, i);
+		rc = get_str(c, v, k, &run);
+		if (rc)
+			return rc;
+		if ((v = ytree_get(m, "essential"))) {
+			snprintf(k, sizeof(k), "%.150s[%zu].essential", key, i);
+			rc = get_bool(c, v, k, &essential);
+			if (rc) {
+				free(run);
+				return rc;
+			}
+		}
+		for (h = all ? 0 : host; h < (all ? c->e->nhosts : host + 1); h++) {
+			struct exp_cmd *cmd = &(*out)[n++];
+
+			cmd->host = h;
+			cmd->run = strdup(run);
+			cmd->essential = essential;
+			cmd->line = m->line;
+			if (!cmd->run) {
+				free(run);
+				*nout = n;
+				return -ENOMEM;
+			}
+		}
+		free(run);
+	}
+	*nout = n;
+	return 0;
+}
+
+static int parse_phase(struct pctx *c, const struct ynode *m, size_t idx, struct exp_phase *ph)
+{
+	static const char *const keys[] = { "name", "traffic", "duration", "inject", "pre", "post",
+					    NULL };
+	const struct ynode *v;
+	char k[200];
+	int rc;
+
+	snprintf(k, sizeof(k), "phases[%zu]", idx);
+	ph->line = m->line;
+	rc = want_type(c, m, YN_MAP, k);
+	if (!rc)
+		rc = known_keys(c, m, k, keys);
+	if (rc)
+		return rc;
+	if ((v = ytree_get(m, "name"))) {
+		snprintf(k, sizeof(k), "phases[%zu].name", idx);
+		rc = get_str(c, v, k, &ph->name);
+		if (rc)
+			return rc;
+		if (strspn(ph->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+		    strlen(ph->name))
+			return perr(c, v->line, k, "'%s': a phase name is letters, digits, '-', '_', '.'",
+				    ph->name);
+	} else {
+		char nm[32];
+
+		snprintf(nm, sizeof(nm), "phase%zu", idx);
+		ph->name = strdup(nm);
+		if (!ph->name)
+			return -ENOMEM;
+	}
+	if ((v = ytree_get(m, "traffic"))) {
+		snprintf(k, sizeof(k), "phases[%zu].traffic", idx);
+		rc = parse_traffic(c, v, k, &ph->traffic);
+		if (rc)
+			return rc;
+		ph->has_traffic = true;
+		ph->duration_ns = ph->traffic.duration_ns;
+	}
+	if ((v = ytree_get(m, "duration"))) {
+		snprintf(k, sizeof(k), "phases[%zu].duration", idx);
+		if (ph->has_traffic)
+			return perr(c, v->line, k, "a traffic phase lasts as long as its traffic; "
+				    "set traffic.duration instead");
+		rc = get_dur(c, v, k, 0, NULL, &ph->duration_ns);
+		if (rc)
+			return rc;
+	}
+	if (!ph->has_traffic && !ytree_get(m, "duration")) {
+		snprintf(k, sizeof(k), "phases[%zu]", idx);
+		return perr(c, m->line, k, "give traffic: or a duration: (an idle or inject phase)");
+	}
+	if ((v = ytree_get(m, "inject"))) {
+		snprintf(k, sizeof(k), "phases[%zu].inject", idx);
+		rc = parse_injects(c, v, k, ph);
+		if (rc)
+			return rc;
+	}
+	if ((v = ytree_get(m, "pre"))) {
+		snprintf(k, sizeof(k), "phases[%zu].pre", idx);
+		rc = parse_cmds(c, v, k, &ph->pre, &ph->npre);
+		if (rc)
+			return rc;
+	}
+	if ((v = ytree_get(m, "post"))) {
+		snprintf(k, sizeof(k), "phases[%zu].post", idx);
+		rc = parse_cmds(c, v, k, &ph->post, &ph->npost);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void phase_free(struct exp_phase *ph)
+{
+	size_t i;
+
+	free(ph->name);
+	free(ph->traffic.from);
+	strv_free(ph->traffic.args, ph->traffic.nargs);
+	for (i = 0; i < ph->ninject; i++) {
+		free(ph->inject[i].iface);
+		free(ph->inject[i].kind);
+		strv_free(ph->inject[i].args, ph->inject[i].nargs);
+	}
+	free(ph->inject);
+	for (i = 0; i < ph->npre; i++)
+		free(ph->pre[i].run);
+	for (i = 0; i < ph->npost; i++)
+		free(ph->post[i].run);
+	free(ph->pre);
+	free(ph->post);
+}
+
+void exp_point_free(struct exp_point *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nphases; i++)
+		phase_free(&p->phases[i]);
+	free(p->phases);
+	p->phases = NULL;
+	p->nphases = 0;
+}
+
+size_t exp_point_count(const struct exp *e)
+{
+	size_t n = 1, i;
+
+	for (i = 0; i < e->nsweep; i++)
+		n *= e->sweep[i].n;
+	return n;
+}
+
+int exp_point_build(const struct exp *e, size_t idx, struct exp_point *p, char *err, size_t errlen)
+{
+	struct pctx c = { .e = e, .pt = p, .err = err, .errlen = errlen };
+	const struct ynode *ph = ytree_get(e->root, "phases");
+	size_t i, rest = idx;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->index = idx;
+	snprintf(p->id, sizeof(p->id), "p%03zu", idx);
+	for (i = e->nsweep; i-- > 0;) {
+		p->values[i] = e->sweep[i].values[rest % e->sweep[i].n];
+		rest /= e->sweep[i].n;
+	}
+	for (i = 0; i < e->nsweep; i++) {
+		size_t l = strlen(p->label);
+
+		snprintf(p->label + l, sizeof(p->label) - l, "%s%s=%s", i ? " " : "", e->sweep[i].name,
+			 p->values[i]);
+	}
+	if (!ph) {
+		snprintf(err, errlen, "%s:%d: phases: missing; an experiment needs at least one phase",
+			 e->file, e->root->line);
+		return -EINVAL;
+	}
+	rc = want_type(&c, ph, YN_SEQ, "phases");
+	if (rc)
+		return rc;
+	if (ph->n == 0 || ph->n > EXP_MAX_PHASES)
+		return perr(&c, ph->line, "phases", "give 1..%d phases", EXP_MAX_PHASES);
+	p->phases = calloc(ph->n, sizeof(*p->phases));
+	if (!p->phases)
+		return -ENOMEM;
+	for (i = 0; i < ph->n; i++) {
+		size_t j;
+
+		p->nphases++;
+		rc = parse_phase(&c, ph->v[i], i, &p->phases[i]);
+		if (rc) {
+			exp_point_free(p);
+			return rc;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(p->phases[j].name, p->phases[i].name)) {
+				rc = perr(&c, ph->v[i]->line, "phases", "two phases named '%s'",
+					  p->phases[i].name);
+				exp_point_free(p);
+				return rc;
+			}
+		p->duration_ns += p->phases[i].duration_ns;
+	}
+	return 0;
+}
+
+/* ---- the file ----------------------------------------------------------------------- */
+
+void exp_free(struct exp *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nhosts; i++) {
+		struct exp_host *h = &e->hosts[i];
+
+		free(h->name);
+		free(h->reach);
+		free(h->addr);
+		free(h->rdma);
+		free(h->netdev);
+		free(h->gpu);
+		free(h->gid_index);
+		free(h->pfclab);
+		free(h->workdir);
+		strv_free(h->capture_ifs, h->ncapture_ifs);
+	}
+	free(e->hosts);
+	for (i = 0; i < e->nsweep; i++) {
+		free(e->sweep[i].name);
+		strv_free(e->sweep[i].values, e->sweep[i].n);
+		free(e->sweep[i].lines);
+	}
+	free(e->mon_interval);
+	free(e->mon_sources);
+	free(e->capture_mode);
+	free(e->capture_speed);
+	free(e->name);
+	free(e->file);
+	free(e->text);
+	ytree_free(e->root);
+	free(e);
+}
+
+static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
+{
+	static const char *const keys[] = { "interval", "sources", NULL };
+	const struct ynode *v;
+	int rc;
+
+	e->monitor = true;
+	if (m->type == YN_SCALAR)
+		return get_bool(c, m, "monitor", &e->monitor);
+	rc = want_type(c, m, YN_MAP, "monitor");
+	if (!rc)
+		rc = known_keys(c, m, "monitor", keys);
+	if (rc)
+		return rc;
+	if ((v = ytree_get(m, "interval"))) {
+		free(e->mon_interval);
+		e->mon_interval = NULL;
+		rc = get_dur(c, v, "monitor.interval", 1000000, &e->mon_interval, &e->mon_interval_ns);
+		if (rc)
+			return rc;
+	}
+	if ((v = ytree_get(m, "sources"))) {
+		static const char *const ok[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
+						  "nvml", NULL };
+		char **l;
+		size_t n, i, j, len = 1;
+
+		rc = get_list(c, v, "monitor.sources", &l, &n);
+		if (rc)
+			return rc;
+		for (i = 0; i < n; i++) {
+			for (j = 0; ok[j] && strcmp(ok[j], l[i]); j++)
+				;
+			if (!ok[j]) {
+				rc = perr(c, v->line, "monitor.sources", "'%s' is not a source; give ethtool, "
+					  "pause, dcb, link, pci, rdma or nvml", l[i]);
+				strv_free(l, n);
+				return rc;
+			}
+			len += strlen(l[i]) + 1;
+		}
+		e->mon_sources = calloc(1, len);
+		for (i = 0; e->mon_sources && i < n; i++) {
+			if (i)
+				strcat(e->mon_sources, ",");
+			strcat(e->mon_sources, l[i]);
+		}
+		strv_free(l, n);
+		if (!e->mon_sources)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int parse_capture(struct pctx *c, struct exp *e, const struct ynode *m)
+{
+	static const char *const keys[] = { "mode", "speed", NULL };
+	const struct ynode *v;
+	int rc;
+
+	e->capture = true;
+	if (m->type == YN_SCALAR)
+		return get_bool(c, m, "capture", &e->capture);
+	rc = want_type(c, m, YN_MAP, "capture");
+	if (!rc)
+		rc = known_keys(c, m, "capture", keys);
+	if (rc)
+		return rc;
+	if ((v = ytree_get(m, "mode"))) {
+		free(e->capture_mode);
+		e->capture_mode = NULL;
+		rc = get_str(c, v, "capture.mode", &e->capture_mode);
+		if (rc)
+			return rc;
+		if (strcmp(e->capture_mode, "default") && strcmp(e->capture_mode, "ce") &&
+		    strcmp(e->capture_mode, "roce"))
+			return perr(c, v->line, "capture.mode",
+				    "'%s': give default (PAUSE/PFC + CNP), ce (also CE-marked RoCEv2) "
+				    "or roce (all RoCEv2 headers)", e->capture_mode);
+	}
+	if ((v = ytree_get(m, "speed"))) {
+		uint64_t u;
+
+		rc = get_str(c, v, "capture.speed", &e->capture_speed);
+		if (rc)
+			return rc;
+		if (parse_size(e->capture_speed, 1, UINT64_MAX, &u) &&
+		    (strlen(e->capture_speed) < 2 ||
+		     !strchr("KMGT", e->capture_speed[strlen(e->capture_speed) - 1])))
+			return perr(c, v->line, "capture.speed", "'%s' is not a link speed; give e.g. 25G or 100M",
+				    e->capture_speed);
+	}
+	return 0;
+}
+
+static int parse_sweep(struct pctx *c, struct exp *e, const struct ynode *m)
+{
+	char k[200];
+	size_t i, j;
+	int rc;
+
+	rc = want_type(c, m, YN_MAP, "sweep");
+	if (rc)
+		return rc;
+	if (m->n > EXP_MAX_SWEEP)
+		return perr(c, m->line, "sweep", "at most %d variables", EXP_MAX_SWEEP);
+	for (i = 0; i < m->n; i++) {
+		struct exp_sweep_var *sv = &e->sweep[e->nsweep];
+		const struct ynode *l = m->v[i];
+
+		snprintf(k, sizeof(k), "sweep.%.100s", m->keys[i]);
+		if (!*m->keys[i] || strspn(m->keys[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+					    strlen(m->keys[i]))
+			return perr(c, m->key_lines[i], k, "a sweep variable is letters, digits and '_'");
+		sv->name = strdup(m->keys[i]);
+		sv->line = m->key_lines[i];
+		e->nsweep++;
+		if (!sv->name)
+			return -ENOMEM;
+		if (l->type == YN_SCALAR) {
+			sv->values = calloc(2, sizeof(char *));
+			sv->lines = calloc(1, sizeof(int));
+			if (!sv->values || !sv->lines)
+				return -ENOMEM;
+			sv->values[0] = strdup(l->str);
+			sv->lines[0] = l->line;
+			sv->n = 1;
+			if (!sv->values[0])
+				return -ENOMEM;
+		} else {
+			rc = want_type(c, l, YN_SEQ, k);
+			if (rc)
+				return rc;
+			if (l->n == 0)
+				return perr(c, l->line, k, "an empty list: give at least one value");
+			sv->values = calloc(l->n + 1, sizeof(char *));
+			sv->lines = calloc(l->n, sizeof(int));
+			if (!sv->values || !sv->lines)
+				return -ENOMEM;
+			for (j = 0; j < l->n; j++) {
+				snprintf(k, sizeof(k), "sweep.%.100s[%zu]", m->keys[i], j);
+				rc = want_type(c, l->v[j], YN_SCALAR, k);
+				if (rc)
+					return rc;
+				sv->values[j] = strdup(l->v[j]->str);
+				sv->lines[j] = l->v[j]->line;
+				sv->n++;
+				if (!sv->values[j])
+					return -ENOMEM;
+			}
+		}
+	}
+	if (exp_point_count(e) > EXP_MAX_POINTS)
+		return perr(c, m->line, "sweep", "%zu points; at most %d", exp_point_count(e), EXP_MAX_POINTS);
+	return 0;
+}
+
+int exp_parse(const char *name, const char *text, size_t len, struct exp **out, char *err,
+	      size_t errlen)
+{
+	static const char *const keys[] = { "name", "description", "launcher", "hosts", "monitor",
+					    "capture", "sweep", "repetitions", "retries", "phases",
+					    NULL };
+	struct exp *e = calloc(1, sizeof(*e));
+	struct pctx c = { .e = e, .err = err, .errlen = errlen };
+	const struct ynode *v, *r;
+	uint64_t u;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	e->file = strdup(name);
+	e->text = malloc(len + 1);
+	if (!e->file || !e->text) {
+		exp_free(e);
+		return -ENOMEM;
+	}
+	memcpy(e->text, text, len);
+	e->text[len] = 0;
+	e->textlen = len;
+	rc = ytree_parse(name, text, len, &e->root, err, errlen);
+	if (rc)
+		goto fail;
+	r = e->root;
+	rc = want_type(&c, r, YN_MAP, "experiment");
+	if (!rc)
+		rc = known_keys(&c, r, "experiment", keys);
+	if (rc)
+		goto fail;
+	e->reps = 1;
+	e->retries = 0;
+	e->monitor = true;
+	e->capture = true;
+	e->mon_interval = strdup("100ms");
+	e->mon_interval_ns = 100000000;
+	e->capture_mode = strdup("default");
+	if (!e->mon_interval || !e->capture_mode) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (!(v = ytree_get(r, "name"))) {
+		rc = perr(&c, r->line, "name", "missing; name the experiment (results/<name>-<time>/)");
+		goto fail;
+	}
+	rc = get_str(&c, v, "name", &e->name);
+	if (rc)
+		goto fail;
+	if (strspn(e->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+		    strlen(e->name) || e->name[0] == '.') {
+		rc = perr(&c, v->line, "name", "'%s': letters, digits, '-', '_' and '.' only", e->name);
+		goto fail;
+	}
+	if ((v = ytree_get(r, "launcher"))) {
+		char *s;
+
+		rc = get_str(&c, v, "launcher", &s);
+		if (rc)
+			goto fail;
+		if (!strcmp(s, "local"))
+			e->launcher = EXP_LOCAL;
+		else if (!strcmp(s, "ssh"))
+			e->launcher = EXP_SSH;
+		else if (!strcmp(s, "slurm"))
+			e->launcher = EXP_SLURM;
+		else
+			rc = perr(&c, v->line, "launcher", "'%s': give local, ssh or slurm", s);
+		free(s);
+		if (rc)
+			goto fail;
+	} else {
+		e->launcher = EXP_SSH;
+	}
+	if ((v = ytree_get(r, "repetitions"))) {
+		rc = get_uint(&c, v, "repetitions", 1, 1000, &u);
+		if (rc)
+			goto fail;
+		e->reps = (unsigned)u;
+	}
+	if ((v = ytree_get(r, "retries"))) {
+		rc = get_uint(&c, v, "retries", 0, 10, &u);
+		if (rc)
+			goto fail;
+		e->retries = (unsigned)u;
+	}
+	if (!(v = ytree_get(r, "hosts"))) {
+		rc = perr(&c, r->line, "hosts", "missing; name the hosts (hosts: {a: {ssh: ..., netdev: ...}})");
+		goto fail;
+	}
+	rc = parse_hosts(&c, e, v);
+	if (rc)
+		goto fail;
+	if ((v = ytree_get(r, "monitor")) && (rc = parse_monitor(&c, e, v)))
+		goto fail;
+	if ((v = ytree_get(r, "capture")) && (rc = parse_capture(&c, e, v)))
+		goto fail;
+	if ((v = ytree_get(r, "sweep")) && (rc = parse_sweep(&c, e, v)))
+		goto fail;
+	/* every point resolved once: a bad value in any of them is an error now */
+	for (i = 0; i < exp_point_count(e); i++) {
+		struct exp_point p;
+
+		rc = exp_point_build(e, i, &p, err, errlen);
+		if (rc)
+			goto fail;
+		exp_point_free(&p);
+		if (e->nsweep == 0)
+			break;
+	}
+	*out = e;
+	return 0;
+fail:
+	exp_free(e);
+	return rc;
+}
+
+int exp_load(const char *path, struct exp **out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t len;
+	const char *base;
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	buf = malloc(1 << 20);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	len = fread(buf, 1, (1 << 20) - 1, f);
+	if (ferror(f) || !feof(f)) {
+		snprintf(err, errlen, "%s: %s", path, ferror(f) ? "read error" : "larger than 1 MiB");
+		fclose(f);
+		free(buf);
+		return -EIO;
+	}
+	fclose(f);
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	rc = exp_parse(base, buf, len, out, err, errlen);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* manifest.c: what each host was when the run started and ended (pfclab version, kernel,
+ * NIC driver and firmware, PCIe links, PFC/trust/ECN state from `pfclab doctor --json`),
+ * the version check that must pass before anything runs, and manifest.json.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+#include "version.h" /* generated: $(BUILD)/gen */
+
+#define PROBE_MS 30000
+
+/* Run ARGV on host H; stdout as a string (NULL on failure), *code its exit code. */
+static char *host_out(struct run_ctx *c, size_t h, const char *const *argv, int *code, char **errs)
+{
+	char *out = NULL;
+	int rc;
+
+	*code = -1;
+	rc = remote_run(&c->hosts[h].t, argv, NULL, PROBE_MS, code, &out, errs, 1 << 20);
+	if (rc) {
+		free(out);
+		*code = -1;
+		return NULL;
+	}
+	return out;
+}
+
+static const char *first_line(char *s)
+{
+	char *nl;
+
+	if (!s || !*s)
+		return "no message";
+	nl = strchr(s, '\n');
+	if (nl)
+		*nl = 0;
+	return s;
+}
+
+int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen)
+{
+	size_t h;
+
+	for (h = 0; h < c->nhosts; h++) {
+		struct run_host *rh = &c->hosts[h];
+		const char *argv[] = { rh->pfclab, "version", NULL };
+		char *errs = NULL, *out;
+		int code;
+
+		out = host_out(c, h, argv, &code, &errs);
+		if (code == 255 && c->lops->kind == REMOTE_SSH) {
+			snprintf(err, errlen, "host %s (ssh %s) is unreachable: %s; check that "
+				 "'ssh -o BatchMode=yes %s true' works (keys, known_hosts%s)",
+				 rh->h->name, rh->reach, first_line(errs), rh->reach,
+				 c->o.ssh_config ? ", the --ssh-config file" : ", ~/.ssh/config");
+			free(out);
+			free(errs);
+			rh->lost = true;
+			return -EHOSTUNREACH;
+		}
+		if (code == 127 || code < 0) {
+			snprintf(err, errlen, "host %s%s%s: cannot run '%s version' (%s); install pfclab "
+				 "there or set hosts.%s.pfclab to its path", rh->h->name,
+				 rh->reach[0] ? " on " : "", rh->reach, rh->pfclab, first_line(errs),
+				 rh->h->name);
+			free(out);
+			free(errs);
+			return -ENOENT;
+		}
+		if (code != 0 || !out || strncmp(out, "pfclab ", 7)) {
+			snprintf(err, errlen, "host %s: '%s version' failed (exit %d): %s", rh->h->name,
+				 rh->pfclab, code, first_line(errs));
+			free(out);
+			free(errs);
+			return -EIO;
+		}
+		snprintf(rh->version, sizeof(rh->version), "%s", first_line(out) + 7);
+		free(out);
+		free(errs);
+		if (strcmp(rh->version, PFCLAB_VERSION)) {
+			snprintf(err, errlen, "host %s runs pfclab %s, this host runs pfclab %s; every host "
+				 "must run the same version: install this one there (make install) or run "
+				 "from the matching checkout", rh->h->name, rh->version, PFCLAB_VERSION);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+/* ethtool -i NETDEV: driver, version, firmware-version, bus-info */
+static json_object *driver_info(struct run_ctx *c, size_t h)
+{
+	const char *argv[] = { "ethtool", "-i", c->hosts[h].h->netdev, NULL };
+	json_object *o;
+	char *out, *line, *save = NULL;
+	int code;
+
+	out = host_out(c, h, argv, &code, NULL);
+	if (!out || code) {
+		free(out);
+		return NULL;
+	}
+	o = json_object_new_object();
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		colon++;
+		while (*colon == ' ')
+			colon++;
+		if (!strcmp(line, "driver") || !strcmp(line, "version") ||
+		    !strcmp(line, "firmware-version") || !strcmp(line, "bus-info"))
+			json_object_object_add(o, line, *colon ? json_object_new_string(colon) : NULL);
+	}
+	free(out);
+	return o;
+}
+
+static json_object *one_line(struct run_ctx *c, size_t h, const char *const *argv)
+{
+	int code;
+	char *out = host_out(c, h, argv, &code, NULL);
+	json_object *o = NULL;
+
+	if (out && !code)
+		o = json_object_new_string(first_line(out));
+	free(out);
+	return o;
+}
+
+json_object *manifest_probe(struct run_ctx *c, size_t h)
+{
+	struct run_host *rh = &c->hosts[h];
+	const char *uname[] = { "uname", "-r", NULL };
+	const char *hn[] = { "uname", "-n", NULL };
+	const char *doc[] = { rh->pfclab, "doctor", "--json", NULL };
+	char path[300];
+	const char *carrier[] = { "cat", path, NULL };
+	json_object *o = json_object_new_object(), *d, *items, *sel;
+	char *out;
+	int code;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", rh->h->netdev);
+	json_object_object_add(o, "pfclab_version", rh->version[0] ? json_object_new_string(rh->version) : NULL);
+	json_object_object_add(o, "hostname", one_line(c, h, hn));
+	json_object_object_add(o, "kernel", one_line(c, h, uname));
+	json_object_object_add(o, "netdev", json_object_new_string(rh->h->netdev));
+	json_object_object_add(o, "rdma", rh->h->rdma ? json_object_new_string(rh->h->rdma) : NULL);
+	json_object_object_add(o, "driver", driver_info(c, h));
+	json_object_object_add(o, "carrier_changes", one_line(c, h, carrier));
+	out = host_out(c, h, doc, &code, NULL);
+	d = out ? json_tokener_parse(out) : NULL;
+	free(out);
+	/* PCIe links (section pci), PFC/trust/ECN (section qos), RDMA ports, GPU and driver:
+	 * the doctor's items as it reported them; n/a where it could not tell */
+	sel = json_object_new_object();
+	if (d && json_object_object_get_ex(d, "items", &items) &&
+	    json_object_is_type(items, json_type_array)) {
+		for (i = 0; i < json_object_array_length(items); i++) {
+			json_object *it = json_object_array_get_idx(items, i), *sec, *arr, *nm, *det, *lv;
+			char key[200];
+
+			if (!json_object_object_get_ex(it, "section", &sec) ||
+			    !json_object_object_get_ex(it, "item", &nm) ||
+			    !json_object_object_get_ex(it, "detail", &det))
+				continue;
+			json_object_object_get_ex(it, "level", &lv);
+			snprintf(key, sizeof(key), "%s", json_object_get_string(sec));
+			if (!json_object_object_get_ex(sel, key, &arr)) {
+				arr = json_object_new_object();
+				json_object_object_add(sel, key, arr);
+			}
+			snprintf(key, sizeof(key), "%s", json_object_get_string(nm));
+			{
+				char v[1200];
+
+				snprintf(v, sizeof(v), "%s: %s", lv ? json_object_get_string(lv) : "?",
+					 json_object_get_string(det));
+				json_object_object_add(arr, key, json_object_new_string(v));
+			}
+		}
+		json_object_object_add(o, "doctor", sel);
+	} else {
+		json_object_put(sel);
+		json_object_object_add(o, "doctor", json_object_new_string("n/a: pfclab doctor --json gave no report"));
+	}
+	json_object_put(d);
+	return o;
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* plots.c: gnuplot PNGs of a results folder. Per point and repetition, one time axis (the
+ * runner's clock, 0 at the point's start) with the phases marked, in five panels: throughput
+ * per direction, PFC/PAUSE frames per priority, paused share per priority, CNP and ECN,
+ * GPU PCIe rx/tx. Per sweep, each figure along the swept points with the spread (min..max)
+ * over repetitions. Every panel's data is a file under plots/data/ (one block per series,
+ * headed "# series NAME"), and the .gp scripts stay beside the PNGs.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "records.h"
+#include "run.h"
+
+struct series {
+	char name[160];
+	double *t, *v;
+	size_t n, cap;
+	bool points; /* draw as points (frame counts per bin), else lines */
+};
+
+struct panel {
+	const char *title, *ylabel;
+	struct series *s;
+	size_t n;
+};
+
+enum { P_TPUT, P_PFC, P_SHARE, P_CNP, P_PCIE, P_N };
+
+static struct series *series_get(struct panel *p, const char *name, bool points)
+{
+	struct series *ns;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->s[i].name, name))
+			return &p->s[i];
+	ns = realloc(p->s, (p->n + 1) * sizeof(*ns));
+	if (!ns)
+		return NULL;
+	p->s = ns;
+	memset(&ns[p->n], 0, sizeof(ns[p->n]));
+	snprintf(ns[p->n].name, sizeof(ns[p->n].name), "%s", name);
+	ns[p->n].points = points;
+	return &ns[p->n++];
+}
+
+static void series_add(struct series *s, double t, double v)
+{
+	if (!s || !isfinite(t) || !isfinite(v))
+		return;
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 256;
+		double *nt = realloc(s->t, nc * sizeof(*nt)), *nv;
+
+		if (!nt)
+			return;
+		s->t = nt;
+		nv = realloc(s->v, nc * sizeof(*nv));
+		if (!nv)
+			return;
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->t[s->n] = t;
+	s->v[s->n++] = v;
+}
+
+static void panels_free(struct panel *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < P_N; i++) {
+		for (j = 0; j < p[i].n; j++) {
+			free(p[i].s[j].t);
+			free(p[i].s[j].v);
+		}
+		free(p[i].s);
+		p[i].s = NULL;
+		p[i].n = 0;
+	}
+}
+
+/* ---- monitor samples ---------------------------------------------------------------- */
+
+struct mon_ctx {
+	struct panel *p;
+	const char *host;
+	json_object *mh; /* manifest host entry (clock) */
+	int64_t t0;
+};
+
+static void mon_sample(json_object *o, void *arg)
+{
+	struct mon_ctx *m = arg;
+	json_object *ty, *w, *rates, *vals;
+	double t;
+	char name[200];
+
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "sample") ||
+	    !json_object_object_get_ex(o, "wall_ns", &w))
+		return;
+	t = (double)(clock_to_runner(m->mh, json_object_get_int64(w)) - m->t0) / 1e9;
+	if (json_object_object_get_ex(o, "rates", &rates)) {
+		json_object_object_foreach(rates, k, v) {
+			int prio;
+			char dir[3];
+
+			if (!v)
+				continue;
+			if (sscanf(k, "pfc.%2[rtx].prio%d.frames", dir, &prio) == 2) {
+				snprintf(name, sizeof(name), "%s %s prio%d (NIC counter)", m->host, dir, prio);
+				series_add(series_get(&m->p[P_PFC], name, false), t, json_object_get_double(v));
+			} else if (!strcmp(k, "pause.tx.frames") || !strcmp(k, "pause.rx.frames")) {
+				snprintf(name, sizeof(name), "%s %s PAUSE (NIC counter)", m->host, k + 6);
+				series_add(series_get(&m->p[P_PFC], name, false), t, json_object_get_double(v));
+			} else if (sscanf(k, "pfc.rx.prio%d.pause_us", &prio) == 1) {
+				snprintf(name, sizeof(name), "%s paused prio%d (rx pause duration)", m->host, prio);
+				series_add(series_get(&m->p[P_SHARE], name, false), t, json_object_get_double(v) / 1e6);
+			} else if (!strcmp(k, "cnp.sent") || !strcmp(k, "cnp.handled") || !strcmp(k, "ecn.marked")) {
+				snprintf(name, sizeof(name), "%s %s (NIC counter)", m->host, k);
+				series_add(series_get(&m->p[P_CNP], name, false), t, json_object_get_double(v));
+			}
+		}
+	}
+	if (json_object_object_get_ex(o, "values", &vals)) {
+		json_object_object_foreach(vals, k, v) {
+			int g;
+			char dir[3];
+
+			if (v && sscanf(k, "pcie.gpu%d.%2[rtx]_Bps", &g, dir) == 2) {
+				snprintf(name, sizeof(name), "%s gpu%d %s", m->host, g, dir);
+				series_add(series_get(&m->p[P_PCIE], name, false), t, json_object_get_double(v) / 1e9);
+			}
+		}
+	}
+}
+
+/* ---- capture timeline (pfclab review --timeline 10ms) -------------------------------- */
+
+static void timeline(struct panel *p, const char *path, const char *host, json_object *mh, int64_t t0)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], name[200];
+	double bin = 0.01;
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f)) { /* header */
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		double ts;
+		unsigned long long frames, pause, pfc, cnp, roce, ce;
+		int64_t ns;
+		double t;
+
+		if (sscanf(line, "%lf,%llu,%llu,%llu,%llu,%llu,%llu", &ts, &frames, &pause, &pfc, &cnp,
+			   &roce, &ce) != 7)
+			continue;
+		ns = (int64_t)llround(ts * 1e9);
+		t = (double)(clock_to_runner(mh, ns) - t0) / 1e9;
+		snprintf(name, sizeof(name), "%s PFC captured", host);
+		series_add(series_get(&p[P_PFC], name, true), t, (double)pfc / bin);
+		if (pause) {
+			snprintf(name, sizeof(name), "%s PAUSE captured", host);
+			series_add(series_get(&p[P_PFC], name, true), t, (double)pause / bin);
+		}
+		snprintf(name, sizeof(name), "%s CNP captured", host);
+		series_add(series_get(&p[P_CNP], name, true), t, (double)cnp / bin);
+		snprintf(name, sizeof(name), "%s CE captured", host);
+		series_add(series_get(&p[P_CNP], name, true), t, (double)ce / bin);
+	}
+	fclose(f);
+}
+
+/* ---- traffic intervals ---------------------------------------------------------------- */
+
+struct tr_ctx {
+	struct panel *p;
+	const char *host;
+	json_object *phases;
+};
+
+static double phase_start(json_object *phases, const char *name)
+{
+	size_t i;
+
+	for (i = 0; phases && i < json_object_array_length(phases); i++) {
+		json_object *ph = json_object_array_get_idx(phases, i), *n, *s;
+
+		if (json_object_object_get_ex(ph, "name", &n) && !strcmp(json_object_get_string(n), name) &&
+		    json_object_object_get_ex(ph, "start_s", &s))
+			return json_object_get_double(s);
+	}
+	return NAN;
+}
+
+static void tr_line(json_object *o, void *arg)
+{
+	struct tr_ctx *c = arg;
+	json_object *ty, *ph, *file, *t, *tx, *g;
+	const char *f, *peer;
+	char name[300];
+
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "interval") ||
+	    !json_object_object_get_ex(o, "run_phase", &ph) || !json_object_object_get_ex(o, "run_file", &file) ||
+	    !json_object_object_get_ex(o, "t", &t) || !json_object_object_get_ex(o, "tx", &tx) ||
+	    !json_object_object_get_ex(tx, "gbps", &g) || !g)
+		return;
+	f = json_object_get_string(file);
+	peer = strstr(f, "-client-") ? strstr(f, "-client-") + 8 : strstr(f, "-server-") ? strstr(f, "-server-") + 8 : NULL;
+	if (!peer)
+		return;
+	if (strstr(f, "-server-") && json_object_get_double(g) == 0)
+		return; /* a one-way server sends nothing */
+	snprintf(name, sizeof(name), "%s->%.*s", c->host, (int)(strlen(peer) - 6), peer);
+	series_add(series_get(&c->p[P_TPUT], name, false),
+		   phase_start(c->phases, json_object_get_string(ph)) + json_object_get_double(t),
+		   json_object_get_double(g));
+}
+
+/* ---- writing data and scripts ---------------------------------------------------------- */
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static void sort_series(struct series *s)
+{
+	double *pairs = malloc(s->n * 2 * sizeof(double));
+	size_t i;
+
+	if (!pairs)
+		return;
+	for (i = 0; i < s->n; i++) {
+		pairs[2 * i] = s->t[i];
+		pairs[2 * i + 1] = s->v[i];
+	}
+	qsort(pairs, s->n, 2 * sizeof(double), cmp_pt);
+	for (i = 0; i < s->n; i++) {
+		s->t[i] = pairs[2 * i];
+		s->v[i] = pairs[2 * i + 1];
+	}
+	free(pairs);
+}
+
+static int write_panel(const char *path, const struct panel *p)
+{
+	FILE *f = fopen(path, "w");
+	size_t i, j;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# %s: %s against seconds on the runner's clock since the point started\n", p->title,
+		p->ylabel);
+	for (i = 0; i < p->n; i++) {
+		sort_series(&p->s[i]);
+		fprintf(f, "%s# series %s\n", i ? "\n\n" : "", p->s[i].name);
+		for (j = 0; j < p->s[i].n; j++)
+			fprintf(f, "%.6f %.9g\n", p->s[i].t[j], p->s[i].v[j]);
+	}
+	return fclose(f) ? -EIO : 0;
+}
+
+static void gp_quote(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int run_gnuplot(const char *gp, char *err, size_t errlen)
+{
+	static const struct remote_target here = { .kind = REMOTE_LOCAL };
+	const char *argv[] = { "gnuplot", gp, NULL };
+	char *e = NULL;
+	int code = -1, rc;
+
+	rc = remote_run(&here, argv, NULL, 120000, &code, NULL, &e, 4096);
+	if (rc || code) {
+		char *nl = e ? strrchr(e, '\n') : NULL;
+
+		while (nl && nl > e && nl[1] == 0) {
+			*nl = 0;
+			nl = strrchr(e, '\n');
+		}
+		snprintf(err, errlen, "gnuplot %s failed (%s): %s", gp,
+			 rc ? strerror(-rc) : code == 127 ? "gnuplot not installed: apt-get install gnuplot-nox" : "exit status",
+			 nl ? nl + 1 : e ? e : "");
+		free(e);
+		return rc ? rc : -EIO;
+	}
+	free(e);
+	return 0;
+}
+
+static int plot_rep(const char *dir, const char *pid, const char *rep, json_object *man,
+		    const struct exp *e, char *err, size_t errlen)
+{
+	static const char *const stem[P_N] = { "throughput", "pfc", "paused-share", "cnp-ecn", "pcie" };
+	struct panel p[P_N] = {
+		{ "Throughput per direction", "Gb/s", NULL, 0 },
+		{ "PFC / PAUSE frames per priority", "frames/s", NULL, 0 },
+		{ "Paused share per priority", "share of time", NULL, 0 },
+		{ "CNP and ECN", "per second", NULL, 0 },
+		{ "GPU PCIe", "GB/s", NULL, 0 },
+	};
+	char path[PATH_MAX], gp[PATH_MAX], png[PATH_MAX];
+	json_object *st, *phases = NULL, *hosts = NULL, *x;
+	int64_t t0 = 0;
+	double tmax = 0;
+	size_t h, i, k;
+	FILE *f;
+	int rc = 0;
+
+	run_path(path, sizeof(path), "%s/points/%s/%s/status.json", dir, pid, rep);
+	st = json_object_from_file(path);
+	if (!st)
+		return 0;
+	if (json_object_object_get_ex(st, "t0_wall_ns", &x))
+		t0 = json_object_get_int64(x);
+	json_object_object_get_ex(st, "phases", &phases);
+	if (man)
+		json_object_object_get_ex(man, "hosts", &hosts);
+	for (h = 0; h < e->nhosts; h++) {
+		const char *hn = e->hosts[h].name;
+		json_object *mh = NULL;
+		struct mon_ctx mc = { .p = p, .host = hn, .t0 = t0 };
+		struct tr_ctx tc = { .p = p, .host = hn, .phases = phases };
+
+		if (hosts)
+			json_object_object_get_ex(hosts, hn, &mh);
+		mc.mh = mh;
+		run_path(path, sizeof(path), "%s/points/%s/%s/%s/monitor/samples.jsonl", dir, pid, rep, hn);
+		rec_jsonl_each(path, mon_sample, &mc);
+		run_path(path, sizeof(path), "%s/points/%s/%s/%s/review-timeline.csv", dir, pid, rep, hn);
+		timeline(p, path, hn, mh, t0);
+		run_path(path, sizeof(path), "%s/points/%s/%s/%s/traffic.jsonl", dir, pid, rep, hn);
+		rec_jsonl_each(path, tr_line, &tc);
+	}
+	for (i = 0; i < P_N; i++) {
+		run_path(path, sizeof(path), "%s/plots/data/%s-%s-%s.dat", dir, pid, rep, stem[i]);
+		rc = write_panel(path, &p[i]);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+			goto out;
+		}
+		for (k = 0; k < p[i].n; k++)
+			if (p[i].s[k].n && p[i].s[k].t[p[i].s[k].n - 1] > tmax)
+				tmax = p[i].s[k].t[p[i].s[k].n - 1];
+	}
+	for (i = 0; phases && i < json_object_array_length(phases); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(phases, i), "end_s", &x) &&
+		    json_object_get_double(x) > tmax)
+			tmax = json_object_get_double(x);
+	run_path(gp, sizeof(gp), "%s/plots/%s-%s.gp", dir, pid, rep);
+	run_path(png, sizeof(png), "%s/plots/%s-%s.png", dir, pid, rep);
+	f = fopen(gp, "w");
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", gp, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "# gnuplot script made by pfclab run; data in data/%s-%s-*.dat\n", pid, rep);
+	fprintf(f, "set terminal pngcairo size 1100,1400 font \",10\" noenhanced\nset output ");
+	gp_quote(f, png);
+	fprintf(f, "\nset multiplot layout %d,1 title ", P_N);
+	{
+		char t[300];
+
+		snprintf(t, sizeof(t), "%s %s %s", e->name, pid, rep);
+		gp_quote(f, t);
+	}
+	fprintf(f, "\nset grid\nset key outside right top\nset lmargin 12\nset rmargin 40\n");
+	fprintf(f, "set xrange [0:%.3f]\n", tmax > 0 ? tmax * 1.02 : 1);
+	/* phase markers on every panel */
+	for (i = 0; phases && i < json_object_array_length(phases); i++) {
+		json_object *ph = json_object_array_get_idx(phases, i), *s, *n;
+
+		if (!json_object_object_get_ex(ph, "start_s", &s) || !json_object_object_get_ex(ph, "name", &n))
+			continue;
+		fprintf(f, "set arrow %zu from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb \"#888888\"\n",
+			i + 1, json_object_get_double(s), json_object_get_double(s));
+		fprintf(f, "set label %zu ", i + 1);
+		gp_quote(f, json_object_get_string(n));
+		fprintf(f, " at %.3f, graph 0.95 left offset 0.3,0 tc rgb \"#555555\"\n", json_object_get_double(s));
+	}
+	for (i = 0; i < P_N; i++) {
+		size_t used = 0;
+
+		fprintf(f, "set title ");
+		gp_quote(f, p[i].title);
+		fprintf(f, "\nset ylabel ");
+		gp_quote(f, p[i].ylabel);
+		fprintf(f, "\n%s", i == P_N - 1 ? "set xlabel \"s since the point started (runner's clock)\"\n" : "unset xlabel\n");
+		for (k = 0; k < p[i].n; k++)
+			used += p[i].s[k].n > 0;
+		if (!used) {
+			fprintf(f, "set label 99 \"n/a: not measured on these hosts\" at graph 0.5, graph 0.5 center\n"
+				   "set yrange [0:1]\nplot NaN notitle\nunset label 99\nset autoscale y\n");
+			continue;
+		}
+		fprintf(f, "plot ");
+		for (k = 0, used = 0; k < p[i].n; k++) {
+			if (!p[i].s[k].n)
+				continue;
+			fprintf(f, "%s", used++ ? ", \\\n     " : "");
+			run_path(path, sizeof(path), "data/%s-%s-%s.dat", pid, rep, stem[i]);
+			fprintf(f, "\"%s/plots/%s\" index %zu using 1:2 with %s title ", dir, path, k,
+				p[i].s[k].points ? "points pt 7 ps 0.6" : "lines lw 2");
+			gp_quote(f, p[i].s[k].name);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "unset multiplot\n");
+	if (fclose(f)) {
+		rc = -EIO;
+		goto out;
+	}
+	rc = run_gnuplot(gp, err, errlen);
+out:
+	panels_free(p);
+	json_object_put(st);
+	return rc;
+}
+
+/* ---- along the sweep ------------------------------------------------------------------- */
+
+static int plot_sweep(const char *dir, json_object *points, char *err, size_t errlen)
+{
+	static const struct {
+		const char *stem, *title, *ylabel;
+		const char *const prefixes[6];
+	} figs[] = {
+		{ "throughput", "Throughput per direction", "Gb/s", { "throughput_gbps", NULL } },
+		{ "pfc", "PFC / PAUSE frames captured", "frames", { "captured_pfc_frames", "captured_pause_frames", NULL } },
+		{ "cnp-ecn", "CNP and ECN", "packets", { "captured_cnp", "captured_roce_ce", "cnp_sent", "cnp_handled", "ecn_marked", NULL } },
+		{ "pcie", "GPU PCIe (mean)", "B/s", { "gpu_pcie_rx_Bps", "gpu_pcie_tx_Bps", NULL } },
+	};
+	size_t np = json_object_array_length(points), fi, i, j;
+	char path[PATH_MAX], gp[PATH_MAX];
+	int rc = 0;
+
+	for (fi = 0; fi < ARRAY_SIZE(figs); fi++) {
+		char keys[64][300];
+		size_t nk = 0;
+		FILE *d, *f;
+
+		/* the series: every aggregate key with one of the figure's prefixes */
+		for (i = 0; i < np; i++) {
+			json_object *agg;
+
+			if (!json_object_object_get_ex(json_object_array_get_idx(points, i), "over_valid_repetitions", &agg))
+				continue;
+			json_object_object_foreach(agg, k, v) {
+				bool match = false;
+
+				(void)v;
+				for (j = 0; figs[fi].prefixes[j]; j++)
+					if (!strncmp(k, figs[fi].prefixes[j], strlen(figs[fi].prefixes[j])))
+						match = true;
+				for (j = 0; match && j < nk; j++)
+					if (!strcmp(keys[j], k))
+						match = false;
+				if (match && nk < 64)
+					snprintf(keys[nk++], sizeof(keys[0]), "%s", k);
+			}
+		}
+		if (!nk)
+			continue;
+		run_path(path, sizeof(path), "%s/plots/data/sweep-%s.dat", dir, figs[fi].stem);
+		d = fopen(path, "w");
+		if (!d)
+			return -errno;
+		fprintf(d, "# %s along the sweep: point-index label mean min max (over valid repetitions)\n",
+			figs[fi].title);
+		for (j = 0; j < nk; j++) {
+			fprintf(d, "%s# series %s\n", j ? "\n\n" : "", keys[j]);
+			for (i = 0; i < np; i++) {
+				json_object *pt = json_object_array_get_idx(points, i), *agg, *o, *mean, *mn, *mx, *lb;
+				char label[200], *sp;
+
+				json_object_object_get_ex(pt, "label", &lb);
+				snprintf(label, sizeof(label), "%s", *json_object_get_string(lb) ? json_object_get_string(lb) : "-");
+				for (sp = label; *sp; sp++)
+					if (*sp == ' ' || *sp == '"')
+						*sp = '_';
+				if (!json_object_object_get_ex(pt, "over_valid_repetitions", &agg) ||
+				    !json_object_object_get_ex(agg, keys[j], &o))
+					continue;
+				json_object_object_get_ex(o, "mean", &mean);
+				json_object_object_get_ex(o, "min", &mn);
+				json_object_object_get_ex(o, "max", &mx);
+				fprintf(d, "%zu \"%s\" %.9g %.9g %.9g\n", i, label, json_object_get_double(mean),
+					json_object_get_double(mn), json_object_get_double(mx));
+			}
+		}
+		fclose(d);
+		run_path(gp, sizeof(gp), "%s/plots/sweep-%s.gp", dir, figs[fi].stem);
+		f = fopen(gp, "w");
+		if (!f)
+			return -errno;
+		fprintf(f, "set terminal pngcairo size 1000,600 font \",10\" noenhanced\nset output \"%s/plots/sweep-%s.png\"\n",
+			dir, figs[fi].stem);
+		fprintf(f, "set title ");
+		gp_quote(f, figs[fi].title);
+		fprintf(f, "\nset ylabel ");
+		gp_quote(f, figs[fi].ylabel);
+		fprintf(f, "\nset xlabel \"sweep point (mean; bars: min..max over repetitions)\"\nset grid\nset key outside right top\n"
+			   "set xrange [-0.5:%zu.5]\nset offsets 0, 0, graph 0.05, graph 0.05\nset xtics rotate by -20\nplot ", np - 1);
+		for (j = 0; j < nk; j++) {
+			fprintf(f, "%s\"%s\" index %zu using 1:3:4:5:xticlabels(2) with yerrorlines title ",
+				j ? ", \\\n     " : "", path, j);
+			gp_quote(f, keys[j]);
+		}
+		fprintf(f, "\n");
+		fclose(f);
+		rc = run_gnuplot(gp, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int plots_make(const char *dir, char *err, size_t errlen)
+{
+	json_object *sum, *man, *points;
+	char path[PATH_MAX];
+	struct exp *e = NULL;
+	size_t i, j;
+	int rc = 0;
+
+	run_path(path, sizeof(path), "%s/summary.json", dir);
+	sum = json_object_from_file(path);
+	if (!sum || !json_object_object_get_ex(sum, "points", &points)) {
+		snprintf(err, errlen, "%s: no summary to plot (pfclab run --report %s makes it)", path, dir);
+		json_object_put(sum);
+		return -ENOENT;
+	}
+	run_path(path, sizeof(path), "%s/experiment.yaml", dir);
+	if (exp_load(path, &e, err, errlen)) {
+		json_object_put(sum);
+		return -EINVAL;
+	}
+	run_path(path, sizeof(path), "%s/manifest.json", dir);
+	man = json_object_from_file(path);
+	run_path(path, sizeof(path), "%s/plots/data", dir);
+	rc = run_mkdirs(path);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		goto out;
+	}
+	for (i = 0; i < json_object_array_length(points) && !rc; i++) {
+		json_object *pt = json_object_array_get_idx(points, i), *id, *reps;
+
+		json_object_object_get_ex(pt, "point", &id);
+		json_object_object_get_ex(pt, "repetitions", &reps);
+		for (j = 0; reps && j < json_object_array_length(reps) && !rc; j++) {
+			json_object *r;
+			char rep[32];
+
+			json_object_object_get_ex(json_object_array_get_idx(reps, j), "repetition", &r);
+			snprintf(rep, sizeof(rep), "rep%d", json_object_get_int(r));
+			rc = plot_rep(dir, json_object_get_string(id), rep, man, e, err, errlen);
+		}
+	}
+	if (!rc && json_object_array_length(points) > 1)
+		rc = plot_sweep(dir, points, err, errlen);
+out:
+	json_object_put(man);
+	json_object_put(sum);
+	exp_free(e);
+	return rc;
+}

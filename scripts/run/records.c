@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* records.c: readers of monitor, capture and traffic records left in a point's host folder. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+
+int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		json_object *o = json_tokener_parse(line);
+
+		if (o && json_object_is_type(o, json_type_object))
+			fn(o, arg);
+		json_object_put(o);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+struct mon_scan {
+	struct rec_monitor *m;
+	struct rec_counter *c;
+	size_t nc;
+	json_object *prev; /* previous sample's values */
+	const char *gauge;
+	double gsum;
+	size_t gn;
+};
+
+static bool metric_match(const char *pat, const char *key)
+{
+	size_t l = strlen(pat);
+
+	if (l && pat[l - 1] == '*')
+		return !strncmp(pat, key, l - 1);
+	return !strcmp(pat, key);
+}
+
+static void mon_line(json_object *o, void *arg)
+{
+	struct mon_scan *s = arg;
+	json_object *t, *vals, *rates, *dt, *w, *ev;
+	double dts;
+	size_t i;
+
+	if (!json_object_object_get_ex(o, "type", &t))
+		return;
+	if (!strcmp(json_object_get_string(t), "event")) {
+		if (json_object_object_get_ex(o, "event", &ev) &&
+		    !strcmp(json_object_get_string(ev), "error"))
+			s->m->failed = true;
+		return;
+	}
+	if (strcmp(json_object_get_string(t), "sample"))
+		return;
+	if (!json_object_object_get_ex(o, "values", &vals))
+		return;
+	s->m->samples++;
+	if (json_object_object_get_ex(o, "wall_ns", &w)) {
+		int64_t wn = json_object_get_int64(w);
+
+		if (!s->m->first_wall_ns)
+			s->m->first_wall_ns = wn;
+		s->m->last_wall_ns = wn;
+	}
+	if (!json_object_object_get_ex(o, "rates", &rates))
+		rates = NULL;
+	dts = json_object_object_get_ex(o, "dt_ns", &dt) ? (double)json_object_get_int64(dt) / 1e9 : 0;
+	if (s->gauge) {
+		json_object *g;
+
+		if (json_object_object_get_ex(vals, s->gauge, &g) && g) {
+			s->gsum += json_object_get_double(g);
+			s->gn++;
+		}
+	}
+	json_object_object_foreach(vals, key, val) {
+		json_object *r = NULL, *pv = NULL;
+		bool has_rate = rates && json_object_object_get_ex(rates, key, &r) && r;
+
+		if (val && s->prev && json_object_object_get_ex(s->prev, key, &pv) && pv && !has_rate &&
+		    json_object_get_uint64(val) < json_object_get_uint64(pv))
+			s->m->resets++;
+		if (!has_rate)
+			continue;
+		for (i = 0; i < s->nc; i++) {
+			if (!metric_match(s->c[i].metric, key))
+				continue;
+			s->c[i].delta += json_object_get_double(r) * dts;
+			s->c[i].valid = true;
+		}
+	}
+	/* counters without any rate yet but read: valid with delta 0 only once a second
+	 * sample exists, which the rate above covers; keep the values for the reset check */
+	json_object_put(s->prev);
+	s->prev = json_object_get(vals);
+}
+
+int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
+		     size_t ncounters)
+{
+	struct mon_scan s = { .m = m, .c = counters, .nc = ncounters };
+	char path[1200];
+	size_t i;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < ncounters; i++) {
+		counters[i].delta = 0;
+		counters[i].valid = false;
+	}
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	rc = rec_jsonl_each(path, mon_line, &s);
+	json_object_put(s.prev);
+	return rc;
+}
+
+bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
+{
+	struct rec_monitor m;
+	struct mon_scan s = { .m = &m, .gauge = metric };
+	char path[1200];
+
+	memset(&m, 0, sizeof(m));
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	if (rec_jsonl_each(path, mon_line, &s)) {
+		json_object_put(s.prev);
+		return false;
+	}
+	json_object_put(s.prev);
+	if (!s.gn)
+		return false;
+	*mean = s.gsum / (double)s.gn;
+	return true;
+}
+
+bool rec_capture_drops(const char *path, uint64_t *drops)
+{
+	json_object *o = json_object_from_file(path), *ifs;
+	bool ok = false;
+	size_t i;
+
+	*drops = 0;
+	if (o && json_object_object_get_ex(o, "interfaces", &ifs) &&
+	    json_object_is_type(ifs, json_type_array)) {
+		ok = true;
+		for (i = 0; i < json_object_array_length(ifs); i++) {
+			json_object *d;
+
+			if (json_object_object_get_ex(json_object_array_get_idx(ifs, i), "kernel_drops", &d) && d)
+				*drops += json_object_get_uint64(d);
+		}
+	}
+	json_object_put(o);
+	return ok;
+}
+
+static void dir_add(json_object *d, double *bytes, double *secs, uint64_t *errors, bool *valid)
+{
+	json_object *b, *s, *e;
+
+	if (!d)
+		return;
+	if (json_object_object_get_ex(d, "bytes", &b) && json_object_object_get_ex(d, "seconds", &s) &&
+	    b && s) {
+		*bytes += json_object_get_double(b);
+		*secs += json_object_get_double(s);
+		*valid = true;
+	}
+	if (json_object_object_get_ex(d, "errors", &e) && e)
+		*errors += json_object_get_uint64(e);
+}
+
+static void traffic_line(json_object *o, void *arg)
+{
+	struct rec_traffic *t = arg;
+	json_object *ty, *tx = NULL, *rx = NULL;
+
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "summary"))
+		return;
+	t->has_summary = true;
+	json_object_object_get_ex(o, "tx", &tx);
+	json_object_object_get_ex(o, "rx", &rx);
+	dir_add(tx, &t->tx_bytes, &t->tx_secs, &t->errors, &t->tx_valid);
+	dir_add(rx, &t->rx_bytes, &t->rx_secs, &t->errors, &t->rx_valid);
+}
+
+int rec_traffic_read(const char *path, struct rec_traffic *t)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = rec_jsonl_each(path, traffic_line, t);
+	if (t->tx_valid && t->tx_secs > 0)
+		t->tx_gbps = t->tx_bytes * 8 / t->tx_secs / 1e9;
+	else
+		t->tx_valid = false;
+	if (t->rx_valid && t->rx_secs > 0)
+		t->rx_gbps = t->rx_bytes * 8 / t->rx_secs / 1e9;
+	else
+		t->rx_valid = false;
+	return rc;
+}

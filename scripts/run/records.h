@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* records.h: readers for what a point leaves in a host's folder: the monitor record
+ * (monitor/samples.jsonl), the capture summary (capture.json), the traffic JSON lines and
+ * the review JSON. Unreadable values are n/a (valid = false), never 0.
+ */
+#ifndef PFCLAB_RUN_RECORDS_H
+#define PFCLAB_RUN_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+/* Calls FN for every line of a JSON-lines file that parses as an object; lines that do not
+ * (a record cut short) are skipped. -errno when the file cannot be opened. */
+int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg);
+
+/* A counter's total increase over the record: the sum of rate x interval of every sample
+ * that has a rate (wraps corrected by the monitor, resets skipped). */
+struct rec_counter {
+	const char *metric;
+	double delta;
+	bool valid;
+};
+
+struct rec_monitor {
+	size_t samples;
+	unsigned resets;      /* a counter went back without a rate: reset or re-created */
+	int64_t first_wall_ns, last_wall_ns;
+	bool failed;	      /* an "error" event */
+};
+
+/* Scan DIR/samples.jsonl; fill COUNTERS[i].delta for the given metric names (exact, or a
+ * prefix ending in '*' summed over every match). */
+int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
+		     size_t ncounters);
+
+/* Mean of a gauge metric (e.g. pcie.gpu0.rx_Bps) over the record; false when never valid. */
+bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean);
+
+/* capture.json: kernel drops summed over interfaces; false when absent or unreadable. */
+bool rec_capture_drops(const char *path, uint64_t *drops);
+
+struct rec_traffic {
+	bool has_summary;
+	uint64_t errors;
+	double tx_gbps, rx_gbps;   /* of the summaries (bytes / seconds, all sizes) */
+	bool tx_valid, rx_valid;
+	double tx_bytes, tx_secs, rx_bytes, rx_secs;
+};
+int rec_traffic_read(const char *path, struct rec_traffic *t);
+
+#endif

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* run.c: `pfclab run`: options, the results folder, the version check, the loop over sweep
+ * points, repetitions and retries, Ctrl-C, resume, and the report at the end.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "lib/util.h"
+#include "run.h"
+#include "scripts/run/run_main.h"
+#include "version.h" /* generated: $(BUILD)/gen */
+
+volatile sig_atomic_t run_stop_requested;
+
+void run_log(struct run_ctx *c, const char *fmt, ...)
+{
+	char line[2048], ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	if (c->log) {
+		fprintf(c->log, "%s %s\n", ts, line);
+		fflush(c->log);
+	}
+	if (!c->o.quiet)
+		fprintf(stderr, "%s: %s\n", pfc_progname(), line);
+}
+
+int run_mkdirs(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	if (run_path(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int run_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+json_object *run_json_read(const char *path)
+{
+	return json_object_from_file(path);
+}
+
+int run_json_write(const char *path, json_object *o)
+{
+	char tmp[PATH_MAX];
+
+	run_path(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED))
+		return -EIO;
+	if (rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+static void on_sigint(int sig)
+{
+	static const char msg[] = "\npfclab run: stopping every host cleanly (Ctrl-C again leaves at once)\n";
+
+	if (run_stop_requested) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	run_stop_requested = 1;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		return;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: pfclab run [OPTIONS] EXPERIMENT.yaml\n"
+		"       pfclab run --resume DIR      go on with an interrupted run\n"
+		"       pfclab run --report DIR      (re)make summary and plots of a results folder\n"
+		"\n"
+		"Runs a scripted experiment across hosts: on every host a counter monitor and a frame\n"
+		"capture for each sweep point, then the point's phases (traffic, inject, idle, pre/post\n"
+		"commands); brings the records back, reviews the captures, judges each point valid or\n"
+		"not (retrying invalid ones), and writes summary.json, summary.txt and plots/.\n"
+		"The experiment file format and the results layout: scripts/README.md.\n"
+		"\n"
+		"Options:\n"
+		"  -n, --dry-run          print every command on every host, run nothing\n"
+		"      --resume DIR       run the points of DIR that did not finish\n"
+		"      --report DIR       remake DIR/summary.* and DIR/plots from the records\n"
+		"  -r, --results DIR      parent folder of runs (default results); DIR/latest names the newest\n"
+		"  -o, --out DIR          put this run in DIR exactly\n"
+		"  -l, --launcher NAME    local, ssh or slurm (default: the file's launcher:, else ssh)\n"
+		"  -F, --ssh-config FILE  ssh -F FILE (default: the user's own ssh config)\n"
+		"      --no-plots         no gnuplot plots at the end\n"
+		"  -q, --quiet            no progress lines (run.log keeps them)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Exit status: 0 every point valid, 1 run-time failure (a host unreachable, a version\n"
+		"mismatch, invalid points, interrupted), 2 usage error or a bad experiment file.\n");
+}
+
+static int report(const char *dir, bool plots, bool print)
+{
+	char err[1024], path[PATH_MAX];
+	int rc;
+
+	rc = summary_make(dir, err, sizeof(err));
+	if (rc) {
+		pfc_err("%s", err);
+		return 1;
+	}
+	if (plots) {
+		rc = plots_make(dir, err, sizeof(err));
+		if (rc)
+			pfc_warn("plots: %s", err);
+	}
+	if (print) {
+		FILE *f;
+		char buf[4096];
+		size_t n;
+
+		run_path(path, sizeof(path), "%s/summary.txt", dir);
+		f = fopen(path, "r");
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, stdout);
+		if (f)
+			fclose(f);
+		fflush(stdout);
+	}
+	return rc ? 1 : 0;
+}
+
+static void manifest_hosts_update(struct run_ctx *c)
+{
+	json_object *hosts;
+	size_t h;
+
+	if (!json_object_object_get_ex(c->manifest, "hosts", &hosts)) {
+		hosts = json_object_new_object();
+		json_object_object_add(c->manifest, "hosts", hosts);
+	}
+	for (h = 0; h < c->nhosts; h++) {
+		struct run_host *rh = &c->hosts[h];
+		json_object *o, *ck;
+
+		if (!json_object_object_get_ex(hosts, rh->h->name, &o)) {
+			o = json_object_new_object();
+			json_object_object_add(hosts, rh->h->name, o);
+		}
+		json_object_object_add(o, "reach", rh->reach[0] ? json_object_new_string(rh->reach) : NULL);
+		json_object_object_add(o, "lost", json_object_new_boolean(rh->lost));
+		if (!json_object_object_get_ex(o, "clock", &ck)) {
+			ck = json_object_new_object();
+			json_object_object_add(o, "clock", ck);
+		}
+		json_object_object_add(ck, "method", json_object_new_string(
+			"date +%s%N over the launcher; offset = host - runner at the middle of the fastest of 5 round trips"));
+		if (rh->off_valid[0]) {
+			json_object_object_add(ck, "offset_start_ns", json_object_new_int64(rh->off_ns[0]));
+			json_object_object_add(ck, "rtt_start_ns", json_object_new_int64((int64_t)rh->rtt_ns[0]));
+		}
+		if (rh->off_valid[1]) {
+			json_object_object_add(ck, "offset_end_ns", json_object_new_int64(rh->off_ns[1]));
+			json_object_object_add(ck, "rtt_end_ns", json_object_new_int64((int64_t)rh->rtt_ns[1]));
+		}
+	}
+}
+
+static void manifest_save(struct run_ctx *c)
+{
+	char path[PATH_MAX];
+
+	json_object_object_add(c->manifest, "status", json_object_new_string(c->status));
+	manifest_hosts_update(c);
+	run_path(path, sizeof(path), "%s/manifest.json", c->dir);
+	if (run_json_write(path, c->manifest))
+		pfc_err("%s: cannot write the manifest", path);
+}
+
+static void clock_and_probe(struct run_ctx *c, int which)
+{
+	json_object *hosts;
+	size_t h;
+
+	manifest_hosts_update(c);
+	json_object_object_get_ex(c->manifest, "hosts", &hosts);
+	for (h = 0; h < c->nhosts; h++) {
+		json_object *o, *ck;
+
+		if (c->hosts[h].lost)
+			continue;
+		json_object_object_get_ex(hosts, c->hosts[h].h->name, &o);
+		json_object_object_get_ex(o, "clock", &ck);
+		json_object_object_add(ck, which ? "end_wall_ns" : "start_wall_ns",
+				       json_object_new_int64((int64_t)time_real_ns()));
+		if (clock_measure(c, h, which))
+			run_log(c, "host %s: clock offset could not be measured", c->hosts[h].h->name);
+		json_object_object_add(o, which ? "after" : "before", manifest_probe(c, h));
+	}
+	manifest_hosts_update(c);
+}
+
+static void latest_link(const char *parent, const char *id)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+
+	run_path(tmp, sizeof(tmp), "%s/.latest.tmp", parent);
+	run_path(dst, sizeof(dst), "%s/latest", parent);
+	unlink(tmp);
+	if (!symlink(id, tmp) && rename(tmp, dst))
+		unlink(tmp);
+}
+
+static bool rep_done(const char *repdir)
+{
+	char path[PATH_MAX];
+	json_object *st, *f;
+	bool done = false;
+
+	run_path(path, sizeof(path), "%s/status.json", repdir);
+	st = run_json_read(path);
+	if (st && json_object_object_get_ex(st, "finished", &f))
+		done = json_object_get_boolean(f);
+	json_object_put(st);
+	return done;
+}
+
+/* an earlier attempt's folder is kept beside: repN.failedK / repN.interruptedK */
+static void set_aside(const char *repdir, const char *why)
+{
+	char dst[PATH_MAX];
+	struct stat st;
+	int k;
+
+	if (stat(repdir, &st))
+		return;
+	for (k = 1; k < 1000; k++) {
+		run_path(dst, sizeof(dst), "%s.%s%d", repdir, why, k);
+		if (stat(dst, &st))
+			break;
+	}
+	rename(repdir, dst);
+}
+
+static int copy_text(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	if (fwrite(text, 1, len, f) != len) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+int run_main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "resume", required_argument, NULL, 'R' },
+		{ "report", required_argument, NULL, 'P' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "launcher", required_argument, NULL, 'l' },
+		{ "ssh-config", required_argument, NULL, 'F' },
+		{ "no-plots", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_ctx c = { .status = "running" };
+	const char *report_dir = NULL, *parent, *env;
+	char err[EXP_ERR_LEN + 512], path[PATH_MAX], exp_path[PATH_MAX];
+	struct sigaction sa = { .sa_handler = on_sigint };
+	size_t np, i, h;
+	unsigned rep;
+	int opt, rc, ret = 0;
+	ssize_t sl;
+
+	c.o.plots = true;
+	env = getenv("PFCLAB_RUN_PSK");
+	c.o.psk = env ? strcmp(env, "0") != 0 : RUN_PSK_DEFAULT;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "nr:o:l:F:qh", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			c.o.dry_run = true;
+			break;
+		case 'R':
+			c.o.resume = optarg;
+			break;
+		case 'P':
+			report_dir = optarg;
+			break;
+		case 'r':
+			c.o.results = optarg;
+			break;
+		case 'o':
+			c.o.out = optarg;
+			break;
+		case 'l':
+			if (!launch_find(optarg))
+				return pfc_bad_arg("--launcher", optarg, "give local, ssh or slurm");
+			c.o.launcher = optarg;
+			break;
+		case 'F':
+			if (access(optarg, R_OK))
+				return pfc_bad_arg("--ssh-config", optarg, "give a readable ssh config file");
+			c.o.ssh_config = optarg;
+			break;
+		case 'N':
+			c.o.plots = false;
+			break;
+		case 'q':
+			c.o.quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (report_dir) {
+		if (optind != argc || c.o.resume) {
+			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
+			return 2;
+		}
+		return report(report_dir, c.o.plots, true);
+	}
+	if (c.o.resume) {
+		if (optind != argc) {
+			pfc_err("--resume DIR reads DIR/experiment.yaml; give no other file");
+			return 2;
+		}
+		run_path(exp_path, sizeof(exp_path), "%s/experiment.yaml", c.o.resume);
+	} else {
+		if (optind + 1 != argc) {
+			pfc_err("give one experiment file; 'pfclab run --help' shows the usage");
+			return 2;
+		}
+		run_path(exp_path, sizeof(exp_path), "%s", argv[optind]);
+	}
+	rc = exp_load(exp_path, &c.e, err, sizeof(err));
+	if (rc) {
+		pfc_err("%s", err);
+		return rc == -EINVAL ? 2 : 1;
+	}
+	c.lops = launch_find(c.o.launcher ? c.o.launcher : exp_launcher_name(c.e->launcher));
+	sl = readlink("/proc/self/exe", c.self, sizeof(c.self) - 1);
+	if (sl <= 0)
+		run_path(c.self, sizeof(c.self), "pfclab");
+	c.nhosts = c.e->nhosts;
+	c.hosts = calloc(c.nhosts, sizeof(*c.hosts));
+	if (!c.hosts) {
+		exp_free(c.e);
+		return 1;
+	}
+	for (h = 0; h < c.nhosts; h++) {
+		struct run_host *rh = &c.hosts[h];
+
+		rh->h = &c.e->hosts[h];
+		run_path(rh->pfclab, sizeof(rh->pfclab), "%s",
+			 rh->h->pfclab ? rh->h->pfclab : c.lops->kind == REMOTE_LOCAL ? c.self : "pfclab");
+	}
+	rc = c.lops->resolve(&c, err, sizeof(err));
+	if (rc) {
+		pfc_err("%s", err);
+		ret = 1;
+		goto out;
+	}
+	for (h = 0; h < c.nhosts; h++) {
+		c.hosts[h].t = (struct remote_target){ .kind = c.lops->kind, .host = c.hosts[h].reach,
+						       .ssh_config = c.o.ssh_config };
+		if (c.lops->kind == REMOTE_SSH && !remote_control_dir(&rc)) {
+			pfc_errno(-rc, "no private folder for ssh control sockets (XDG_RUNTIME_DIR or /tmp)");
+			ret = 1;
+			goto out;
+		}
+	}
+	/* the results folder */
+	{
+		char ts[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+		run_path(c.id, sizeof(c.id), "%s-%s", c.e->name, ts);
+	}
+	parent = c.o.results ? c.o.results : "results";
+	if (c.o.resume)
+		run_path(c.dir, sizeof(c.dir), "%s", c.o.resume);
+	else if (c.o.out)
+		run_path(c.dir, sizeof(c.dir), "%s", c.o.out);
+	else
+		run_path(c.dir, sizeof(c.dir), "%s/%s", parent, c.id);
+	if (c.o.resume) {
+		const char *b = strrchr(c.dir, '/');
+
+		run_path(c.id, sizeof(c.id), "%s", b && b[1] ? b + 1 : c.dir);
+	}
+	for (h = 0; h < c.nhosts; h++) {
+		struct run_host *rh = &c.hosts[h];
+
+		if (c.lops->writes_results)
+			run_path(rh->scratch, sizeof(rh->scratch), "/tmp/pfclab-run-XXXXXX");
+		else
+			run_path(rh->scratch, sizeof(rh->scratch), "%s/pfclab-run-%s-%s",
+				 rh->h->workdir ? rh->h->workdir : "/tmp", c.id, rh->h->name);
+		run_path(rh->psk_path, sizeof(rh->psk_path), "%s/psk", rh->scratch);
+	}
+	if (c.o.dry_run) {
+		ret = plan_print(&c, stdout) ? 1 : 0;
+		goto out;
+	}
+	if (!c.o.resume && !c.o.out) {
+		struct stat st;
+
+		if (!stat(c.dir, &st)) {
+			pfc_err("%s exists already (two runs within a second?); wait a second or give --out",
+				c.dir);
+			ret = 1;
+			goto out;
+		}
+	}
+	rc = run_mkdirs(c.dir);
+	if (rc) {
+		pfc_errno(-rc, "%s: cannot create the results folder", c.dir);
+		ret = 1;
+		goto out;
+	}
+	if (!c.o.resume) {
+		run_path(path, sizeof(path), "%s/experiment.yaml", c.dir);
+		if (copy_text(path, c.e->text, c.e->textlen)) {
+			pfc_err("%s: cannot write", path);
+			ret = 1;
+			goto out;
+		}
+		if (!c.o.out)
+			latest_link(parent, c.id);
+	}
+	run_path(path, sizeof(path), "%s/run.log", c.dir);
+	c.log = fopen(path, "a");
+	{
+		unsigned char d[32];
+
+		crypto_hash_sha256(d, (const unsigned char *)c.e->text, c.e->textlen);
+		sodium_bin2hex(c.hash, sizeof(c.hash), d, sizeof(d));
+	}
+	run_path(path, sizeof(path), "%s/manifest.json", c.dir);
+	c.manifest = c.o.resume ? run_json_read(path) : NULL;
+	if (!c.manifest)
+		c.manifest = json_object_new_object();
+	json_object_object_add(c.manifest, "format", json_object_new_string("pfclab-run-1"));
+	json_object_object_add(c.manifest, "experiment", json_object_new_string(c.e->name));
+	json_object_object_add(c.manifest, "experiment_file", json_object_new_string(c.e->file));
+	json_object_object_add(c.manifest, "experiment_sha256", json_object_new_string(c.hash));
+	json_object_object_add(c.manifest, "run_id", json_object_new_string(c.id));
+	json_object_object_add(c.manifest, "launcher", json_object_new_string(c.lops->name));
+	json_object_object_add(c.manifest, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
+	json_object_object_add(c.manifest, "pre_shared_key",
+			       json_object_new_string(c.o.psk ? "fresh per run, passed to traffic with --psk, not kept"
+							      : "fresh per run, not passed to traffic (PFCLAB_RUN_PSK=0), not kept"));
+	if (c.o.resume)
+		json_object_object_add(c.manifest, "resumed_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	else
+		json_object_object_add(c.manifest, "started_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	run_log(&c, "%s: %zu host%s, launcher %s, results in %s", c.e->name, c.nhosts,
+		c.nhosts == 1 ? "" : "s", c.lops->name, c.dir);
+	rc = manifest_check_versions(&c, err, sizeof(err));
+	if (rc) {
+		pfc_err("%s", err);
+		if (c.log)
+			fprintf(c.log, "%s\n", err);
+		c.status = rc == -EPROTO ? "version-mismatch" : "host-unreachable";
+		manifest_save(&c);
+		ret = 1;
+		goto out;
+	}
+	clock_and_probe(&c, 0);
+	manifest_save(&c);
+	rc = exec_prepare_hosts(&c);
+	if (rc) {
+		pfc_errno(-rc, "preparing the hosts' run folders");
+		c.status = "failed";
+		manifest_save(&c);
+		exec_cleanup_hosts(&c);
+		ret = 1;
+		goto out;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	np = exp_point_count(c.e);
+	for (i = 0; i < np && !strcmp(c.status, "running"); i++) {
+		struct exp_point p;
+
+		rc = exp_point_build(c.e, i, &p, err, sizeof(err));
+		if (rc) {
+			pfc_err("%s", err);
+			c.status = "failed";
+			break;
+		}
+		for (rep = 0; rep < c.e->reps && !strcmp(c.status, "running"); rep++) {
+			char repdir[PATH_MAX];
+			unsigned attempt;
+			bool valid = false;
+
+			run_path(repdir, sizeof(repdir), "%s/points/%s/rep%u", c.dir, p.id, rep);
+			if (c.o.resume && rep_done(repdir)) {
+				run_log(&c, "point %s repetition %u: finished before; skipped", p.id, rep);
+				continue;
+			}
+			set_aside(repdir, "interrupted");
+			for (attempt = 0; attempt <= c.e->retries; attempt++) {
+				if (attempt) {
+					run_log(&c, "point %s repetition %u invalid; retry %u of %u", p.id, rep,
+						attempt, c.e->retries);
+					set_aside(repdir, "failed");
+				}
+				rc = exec_point(&c, &p, rep, attempt, &valid);
+				if (rc == -EINTR) {
+					c.status = "interrupted";
+					break;
+				}
+				if (rc == -EHOSTDOWN) {
+					c.status = "host-lost";
+					break;
+				}
+				if (rc) {
+					pfc_errno(-rc, "point %s repetition %u", p.id, rep);
+					c.status = "failed";
+					break;
+				}
+				if (valid)
+					break;
+			}
+			if (!valid && !strcmp(c.status, "running")) {
+				c.invalid_points++;
+				run_log(&c, "point %s repetition %u: invalid after %u attempt%s (status.json says why)",
+					p.id, rep, c.e->retries + 1, c.e->retries ? "s" : "");
+			}
+		}
+		exp_point_free(&p);
+	}
+	if (!strcmp(c.status, "running"))
+		c.status = "complete";
+	/* stop everything left, the end of the clock and the manifest */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	clock_and_probe(&c, 1);
+	exec_cleanup_hosts(&c);
+	json_object_object_add(c.manifest, "finished_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	manifest_save(&c);
+	for (h = 0; h < c.nhosts; h++)
+		if (c.hosts[h].lost)
+			pfc_err("host %s (%s) was lost during the run; what it recorded before is kept in %s",
+				c.hosts[h].h->name, c.hosts[h].reach, c.dir);
+	if (strcmp(c.status, "complete"))
+		pfc_err("run %s: %s; everything recorded so far is in %s (go on with --resume %s)", c.id,
+			c.status, c.dir, c.dir);
+	report(c.dir, c.o.plots, !c.o.quiet || true);
+	printf("results: %s\n", c.dir);
+	ret = strcmp(c.status, "complete") || c.invalid_points ? 1 : 0;
+out:
+	if (c.log)
+		fclose(c.log);
+	json_object_put(c.manifest);
+	free(c.hosts);
+	exp_free(c.e);
+	return ret;
+}

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* summary.c: summary.json and summary.txt of a results folder, made from the records alone
+ * (so a folder recorded elsewhere can be reported here): per point and repetition the
+ * throughput per direction, PFC/PAUSE frames and paused share per priority, CNPs sent and
+ * handled, ECN marks, GPU PCIe rx/tx, drops and discards, and validity; per point the
+ * spread over valid repetitions.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/util.h"
+#include "records.h"
+#include "run.h"
+
+static json_object *num(double v, bool valid)
+{
+	return valid && isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *count(double v, bool valid)
+{
+	return valid ? json_object_new_int64((int64_t)llround(v)) : NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* sorted names of the entries of DIR matching PREFIX (folders or files) */
+static size_t list_dir(const char *dir, const char *prefix, bool want_dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char p[PATH_MAX];
+		struct stat st;
+		char **nv;
+
+		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		run_path(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (stat(p, &st) || (bool)S_ISDIR(st.st_mode) != want_dir)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[n] = strdup(de->d_name);
+		if (v[n])
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*out = v;
+	return n;
+}
+
+static void free_list(char **v, size_t n)
+{
+	while (n--)
+		free(v[n]);
+	free(v);
+}
+
+/* "rep12" and not "rep12.failed1" */
+static bool is_rep(const char *name)
+{
+	return !strncmp(name, "rep", 3) && name[3] && strspn(name + 3, "0123456789") == strlen(name + 3);
+}
+
+static double point_duration(json_object *st)
+{
+	json_object *ph, *last, *e;
+	size_t n;
+
+	if (!json_object_object_get_ex(st, "phases", &ph) || !(n = json_object_array_length(ph)))
+		return 0;
+	last = json_object_array_get_idx(ph, n - 1);
+	return json_object_object_get_ex(last, "end_s", &e) ? json_object_get_double(e) : 0;
+}
+
+/* traffic-<phase>-<client|server>-<peer>.jsonl */
+static bool traffic_name(const char *f, char *phase, size_t pl, char *role, char *peer, size_t peerl)
+{
+	const char *c = strstr(f, "-client-"), *s = strstr(f, "-server-"), *m, *end;
+	size_t l;
+
+	if (strncmp(f, "traffic-", 8))
+		return false;
+	m = c ? c : s;
+	if (!m || !(end = strstr(m + 8, ".jsonl")) || end[6])
+		return false;
+	/* the last role marker wins (a phase may be named like one) */
+	while ((c = strstr(m + 1, "-client-")) || (c = strstr(m + 1, "-server-")))
+		m = c;
+	l = (size_t)(m - (f + 8));
+	if (l >= pl)
+		return false;
+	memcpy(phase, f + 8, l);
+	phase[l] = 0;
+	memcpy(role, m + 1, 6);
+	role[6] = 0;
+	run_path(peer, peerl, "%.*s", (int)(end - (m + 8)), m + 8);
+	return true;
+}
+
+static void host_summary(const char *hdir, const char *host, const char *gpu, double dur,
+			 json_object *ho, json_object *tput)
+{
+	static const char *const names[] = {
+		"pfc.tx.prio0.frames", "pfc.tx.prio1.frames", "pfc.tx.prio2.frames", "pfc.tx.prio3.frames",
+		"pfc.tx.prio4.frames", "pfc.tx.prio5.frames", "pfc.tx.prio6.frames", "pfc.tx.prio7.frames",
+		"pfc.rx.prio0.frames", "pfc.rx.prio1.frames", "pfc.rx.prio2.frames", "pfc.rx.prio3.frames",
+		"pfc.rx.prio4.frames", "pfc.rx.prio5.frames", "pfc.rx.prio6.frames", "pfc.rx.prio7.frames",
+		"pfc.rx.prio0.pause_us", "pfc.rx.prio1.pause_us", "pfc.rx.prio2.pause_us", "pfc.rx.prio3.pause_us",
+		"pfc.rx.prio4.pause_us", "pfc.rx.prio5.pause_us", "pfc.rx.prio6.pause_us", "pfc.rx.prio7.pause_us",
+		"pause.tx.frames", "pause.rx.frames", "cnp.sent", "cnp.handled", "ecn.marked", "discard.*",
+		"capture.kernel_drops",
+	};
+	struct rec_counter rc[ARRAY_SIZE(names)];
+	struct rec_monitor m;
+	json_object *mon = json_object_new_object(), *o, *cap = json_object_new_object(), *rv;
+	char path[PATH_MAX];
+	char **files;
+	size_t i, nf;
+	double v;
+	bool ok;
+	int p;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		rc[i].metric = names[i];
+	run_path(path, sizeof(path), "%s/monitor", hdir);
+	ok = !rec_monitor_read(path, &m, rc, ARRAY_SIZE(rc)) && m.samples > 0;
+	json_object_object_add(mon, "samples", json_object_new_int64((int64_t)m.samples));
+	json_object_object_add(mon, "counter_resets", json_object_new_int((int)m.resets));
+	/* PFC frames per priority, sent and received (NIC counters) */
+	for (i = 0; i < 2; i++) {
+		o = json_object_new_object();
+		for (p = 0; p < 8; p++) {
+			char k[8];
+
+			run_path(k, sizeof(k), "prio%d", p);
+			json_object_object_add(o, k, count(rc[i * 8 + (size_t)p].delta, ok && rc[i * 8 + (size_t)p].valid));
+		}
+		json_object_object_add(mon, i ? "pfc_rx_frames" : "pfc_tx_frames", o);
+	}
+	o = json_object_new_object();
+	for (p = 0; p < 8; p++) {
+		char k[8];
+		const struct rec_counter *c = &rc[16 + (size_t)p];
+
+		run_path(k, sizeof(k), "prio%d", p);
+		json_object_object_add(o, k, num(dur > 0 ? c->delta / 1e6 / dur : NAN, ok && c->valid && dur > 0));
+	}
+	json_object_object_add(mon, "paused_share_rx", o);
+	json_object_object_add(mon, "pause_tx_frames", count(rc[24].delta, ok && rc[24].valid));
+	json_object_object_add(mon, "pause_rx_frames", count(rc[25].delta, ok && rc[25].valid));
+	json_object_object_add(mon, "cnp_sent", count(rc[26].delta, ok && rc[26].valid));
+	json_object_object_add(mon, "cnp_handled", count(rc[27].delta, ok && rc[27].valid));
+	json_object_object_add(mon, "ecn_marked", count(rc[28].delta, ok && rc[28].valid));
+	json_object_object_add(mon, "discards", count(rc[29].delta, ok && rc[29].valid));
+	o = json_object_new_object();
+	{
+		char mr[64], mt[64];
+		bool gi = gpu && strspn(gpu, "0123456789") == strlen(gpu);
+
+		run_path(mr, sizeof(mr), "pcie.gpu%s.rx_Bps", gi ? gpu : "?");
+		run_path(mt, sizeof(mt), "pcie.gpu%s.tx_Bps", gi ? gpu : "?");
+		json_object_object_add(o, "rx_Bps_mean", NULL);
+		if (gi && rec_monitor_gauge_mean(path, mr, &v))
+			json_object_object_add(o, "rx_Bps_mean", json_object_new_double(v));
+		json_object_object_add(o, "tx_Bps_mean", NULL);
+		if (gi && rec_monitor_gauge_mean(path, mt, &v))
+			json_object_object_add(o, "tx_Bps_mean", json_object_new_double(v));
+	}
+	json_object_object_add(mon, "gpu_pcie", o);
+	json_object_object_add(ho, "counters", mon);
+
+	/* frames seen by the capture on this host, from the review */
+	run_path(path, sizeof(path), "%s/review.json", hdir);
+	rv = json_object_from_file(path);
+	if (rv) {
+		json_object *kinds, *pause, *prios, *flows, *k;
+		json_object *pfc = json_object_new_object();
+		double ce = 0;
+
+		if (json_object_object_get_ex(rv, "kinds", &kinds)) {
+			json_object_object_add(cap, "pfc_frames", json_object_object_get_ex(kinds, "pfc", &k) ? json_object_get(k) : NULL);
+			json_object_object_add(cap, "pause_frames", json_object_object_get_ex(kinds, "pause", &k) ? json_object_get(k) : NULL);
+			json_object_object_add(cap, "cnp", json_object_object_get_ex(kinds, "cnp", &k) ? json_object_get(k) : NULL);
+			json_object_object_add(cap, "roce", json_object_object_get_ex(kinds, "roce", &k) ? json_object_get(k) : NULL);
+		}
+		if (json_object_object_get_ex(rv, "ecn_flows", &flows)) {
+			for (i = 0; i < json_object_array_length(flows); i++)
+				if (json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
+					ce += json_object_get_double(k);
+			json_object_object_add(cap, "roce_ce", json_object_new_int64((int64_t)ce));
+		}
+		if (json_object_object_get_ex(rv, "pause", &pause) &&
+		    json_object_object_get_ex(pause, "priorities", &prios)) {
+			for (i = 0; i < json_object_array_length(prios); i++) {
+				json_object *e = json_object_array_get_idx(prios, i), *pr, *kd, *ps, *x;
+				json_object *one = json_object_new_object();
+				char key[32];
+
+				if (!json_object_object_get_ex(e, "priority", &pr) ||
+				    !json_object_object_get_ex(e, "kind", &kd)) {
+					json_object_put(one);
+					continue;
+				}
+				if (!strcmp(json_object_get_string(kd), "pfc"))
+					run_path(key, sizeof(key), "prio%d", json_object_get_int(pr));
+				else
+					run_path(key, sizeof(key), "pause");
+				json_object_object_add(one, "frames", json_object_object_get_ex(e, "frames", &x) ? json_object_get(x) : NULL);
+				json_object_object_add(one, "xoff", json_object_object_get_ex(e, "xoff", &x) ? json_object_get(x) : NULL);
+				json_object_object_add(one, "xon", json_object_object_get_ex(e, "xon", &x) ? json_object_get(x) : NULL);
+				json_object_object_add(one, "paused_s", json_object_object_get_ex(e, "paused_s", &ps) ? json_object_get(ps) : NULL);
+				json_object_object_add(one, "paused_share",
+						       num(ps && dur > 0 ? json_object_get_double(ps) / dur : NAN,
+							   ps != NULL && dur > 0));
+				json_object_object_add(pfc, key, one);
+			}
+		}
+		json_object_object_add(cap, "pfc", pfc);
+		json_object_put(rv);
+	} else {
+		json_object_object_add(cap, "review", json_object_new_string("n/a: no review.json"));
+	}
+	{
+		uint64_t drops;
+
+		run_path(path, sizeof(path), "%s/capture.json", hdir);
+		json_object_object_add(cap, "kernel_drops",
+				       rec_capture_drops(path, &drops) ? json_object_new_int64((int64_t)drops) : NULL);
+	}
+	json_object_object_add(ho, "capture", cap);
+
+	/* throughput: a client's tx is client -> server; with -b the server's tx goes back */
+	nf = list_dir(hdir, "traffic-", false, &files);
+	for (i = 0; i < nf; i++) {
+		char phase[128], role[8], peer[128], dirn[300];
+		struct rec_traffic t;
+		json_object *ph;
+
+		if (!traffic_name(files[i], phase, sizeof(phase), role, peer, sizeof(peer)))
+			continue;
+		run_path(path, sizeof(path), "%s/%s", hdir, files[i]);
+		if (rec_traffic_read(path, &t) || !t.tx_valid || (!strcmp(role, "server") && t.tx_bytes == 0))
+			continue;
+		run_path(dirn, sizeof(dirn), "%s->%s", host, peer);
+		if (!json_object_object_get_ex(tput, phase, &ph)) {
+			ph = json_object_new_object();
+			json_object_object_add(tput, phase, ph);
+		}
+		json_object_object_add(ph, dirn, json_object_new_double(t.tx_gbps));
+	}
+	free_list(files, nf);
+}
+
+struct spread {
+	double sum, min, max;
+	size_t n;
+};
+
+static void spread_add(json_object *agg, const char *key, double v)
+{
+	json_object *o, *x;
+	double sum = v, mn = v, mx = v;
+	int n = 1;
+
+	if (json_object_object_get_ex(agg, key, &o)) {
+		json_object_object_get_ex(o, "n", &x);
+		n = json_object_get_int(x) + 1;
+		json_object_object_get_ex(o, "sum", &x);
+		sum = json_object_get_double(x) + v;
+		json_object_object_get_ex(o, "min", &x);
+		mn = fmin(json_object_get_double(x), v);
+		json_object_object_get_ex(o, "max", &x);
+		mx = fmax(json_object_get_double(x), v);
+	} else {
+		o = json_object_new_object();
+		json_object_object_add(agg, key, o);
+	}
+	json_object_object_add(o, "n", json_object_new_int(n));
+	json_object_object_add(o, "sum", json_object_new_double(sum));
+	json_object_object_add(o, "mean", json_object_new_double(sum / n));
+	json_object_object_add(o, "min", json_object_new_double(mn));
+	json_object_object_add(o, "max", json_object_new_double(mx));
+}
+
+/* the figures a point's spread is given for: throughput per phase and direction, and per
+ * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters and GPU PCIe */
+static void aggregate(json_object *agg, json_object *rep)
+{
+	json_object *tput, *hosts;
+
+	if (json_object_object_get_ex(rep, "throughput_gbps", &tput)) {
+		json_object_object_foreach(tput, phase, dirs) {
+			json_object_object_foreach(dirs, d, v) {
+				char k[300];
+
+				run_path(k, sizeof(k), "throughput_gbps %s %s", phase, d);
+				spread_add(agg, k, json_object_get_double(v));
+			}
+		}
+	}
+	if (!json_object_object_get_ex(rep, "hosts", &hosts))
+		return;
+	json_object_object_foreach(hosts, hn, ho) {
+		static const char *const capk[] = { "pfc_frames", "pause_frames", "cnp", "roce_ce" };
+		static const char *const monk[] = { "cnp_sent", "cnp_handled", "ecn_marked", "discards" };
+		json_object *cap, *mon, *x, *g;
+		size_t i;
+		char k[300];
+
+		if (json_object_object_get_ex(ho, "capture", &cap))
+			for (i = 0; i < ARRAY_SIZE(capk); i++)
+				if (json_object_object_get_ex(cap, capk[i], &x) && x) {
+					run_path(k, sizeof(k), "captured_%s %s", capk[i], hn);
+					spread_add(agg, k, json_object_get_double(x));
+				}
+		if (json_object_object_get_ex(ho, "counters", &mon)) {
+			for (i = 0; i < ARRAY_SIZE(monk); i++)
+				if (json_object_object_get_ex(mon, monk[i], &x) && x) {
+					run_path(k, sizeof(k), "%s %s", monk[i], hn);
+					spread_add(agg, k, json_object_get_double(x));
+				}
+			if (json_object_object_get_ex(mon, "gpu_pcie", &g)) {
+				if (json_object_object_get_ex(g, "rx_Bps_mean", &x) && x) {
+					run_path(k, sizeof(k), "gpu_pcie_rx_Bps %s", hn);
+					spread_add(agg, k, json_object_get_double(x));
+				}
+				if (json_object_object_get_ex(g, "tx_Bps_mean", &x) && x) {
+					run_path(k, sizeof(k), "gpu_pcie_tx_Bps %s", hn);
+					spread_add(agg, k, json_object_get_double(x));
+				}
+			}
+		}
+	}
+}
+
+static const char *na_int(json_object *o, const char *key, char *buf, size_t len)
+{
+	json_object *x;
+
+	if (!o || !json_object_object_get_ex(o, key, &x) || !x)
+		return "n/a";
+	run_path(buf, len, "%lld", (long long)json_object_get_int64(x));
+	return buf;
+}
+
+static const char *pct(json_object *share, char *buf, size_t len)
+{
+	if (!share)
+		return "n/a";
+	run_path(buf, len, "%.2f%%", 100 * json_object_get_double(share));
+	return buf;
+}
+
+static void text_rep(FILE *f, json_object *rep)
+{
+	json_object *x, *tput, *hosts, *reasons;
+	char b1[32], b2[32], b3[32];
+	size_t i;
+
+	json_object_object_get_ex(rep, "repetition", &x);
+	fprintf(f, "  repetition %d: ", json_object_get_int(x));
+	json_object_object_get_ex(rep, "valid", &x);
+	if (json_object_get_boolean(x)) {
+		fprintf(f, "valid");
+	} else {
+		fprintf(f, "INVALID (");
+		json_object_object_get_ex(rep, "reasons", &reasons);
+		for (i = 0; reasons && i < json_object_array_length(reasons); i++)
+			fprintf(f, "%s%s", i ? "; " : "", json_object_get_string(json_object_array_get_idx(reasons, i)));
+		fprintf(f, ")");
+	}
+	json_object_object_get_ex(rep, "duration_s", &x);
+	fprintf(f, ", %.1f s\n", json_object_get_double(x));
+	if (json_object_object_get_ex(rep, "throughput_gbps", &tput)) {
+		json_object_object_foreach(tput, phase, dirs) {
+			fprintf(f, "    throughput %-12s", phase);
+			json_object_object_foreach(dirs, d, v)
+				fprintf(f, "  %s %.3f Gb/s", d, json_object_get_double(v));
+			fprintf(f, "\n");
+		}
+	}
+	if (!json_object_object_get_ex(rep, "hosts", &hosts))
+		return;
+	json_object_object_foreach(hosts, hn, ho) {
+		json_object *mon = NULL, *cap = NULL, *pfc, *txf, *rxf, *share, *g;
+		int p;
+
+		json_object_object_get_ex(ho, "counters", &mon);
+		json_object_object_get_ex(ho, "capture", &cap);
+		fprintf(f, "    host %s\n", hn);
+		if (mon && json_object_object_get_ex(mon, "pfc_tx_frames", &txf) &&
+		    json_object_object_get_ex(mon, "pfc_rx_frames", &rxf) &&
+		    json_object_object_get_ex(mon, "paused_share_rx", &share)) {
+			bool any = false;
+
+			fprintf(f, "      PFC counters   ");
+			for (p = 0; p < 8; p++) {
+				char k[8];
+				json_object *a, *b, *s;
+
+				run_path(k, sizeof(k), "prio%d", p);
+				json_object_object_get_ex(txf, k, &a);
+				json_object_object_get_ex(rxf, k, &b);
+				json_object_object_get_ex(share, k, &s);
+				if (!a && !b)
+					continue;
+				any = true;
+				fprintf(f, " prio%d tx %s rx %s paused %s", p, na_int(txf, k, b1, sizeof(b1)),
+					na_int(rxf, k, b2, sizeof(b2)),
+					pct(s, b3, sizeof(b3)));
+			}
+			fprintf(f, "%s\n", any ? "" : " n/a (not counted by this NIC)");
+		}
+		if (cap && json_object_object_get_ex(cap, "pfc", &pfc)) {
+			bool any = false;
+
+			fprintf(f, "      PFC captured   ");
+			json_object_object_foreach(pfc, k, e) {
+				json_object *s;
+				char sb[32];
+
+				any = true;
+				json_object_object_get_ex(e, "paused_share", &s);
+				fprintf(f, " %s %s frames (%s XOFF, %s XON) paused %s", k, na_int(e, "frames", b1, sizeof(b1)),
+					na_int(e, "xoff", b2, sizeof(b2)), na_int(e, "xon", b3, sizeof(b3)),
+					pct(s, sb, sizeof(sb)));
+			}
+			fprintf(f, "%s\n", any ? "" : " none");
+		}
+		fprintf(f, "      CNP            sent %s handled %s (counters), captured %s\n",
+			na_int(mon, "cnp_sent", b1, sizeof(b1)), na_int(mon, "cnp_handled", b2, sizeof(b2)),
+			na_int(cap, "cnp", b3, sizeof(b3)));
+		fprintf(f, "      ECN            marked %s (counters), CE captured %s\n",
+			na_int(mon, "ecn_marked", b1, sizeof(b1)), na_int(cap, "roce_ce", b2, sizeof(b2)));
+		if (mon && json_object_object_get_ex(mon, "gpu_pcie", &g)) {
+			json_object *rx, *tx;
+
+			json_object_object_get_ex(g, "rx_Bps_mean", &rx);
+			json_object_object_get_ex(g, "tx_Bps_mean", &tx);
+			if (rx || tx)
+				fprintf(f, "      GPU PCIe       rx %.3f GB/s tx %.3f GB/s (mean)\n",
+					rx ? json_object_get_double(rx) / 1e9 : NAN, tx ? json_object_get_double(tx) / 1e9 : NAN);
+			else
+				fprintf(f, "      GPU PCIe       n/a\n");
+		}
+		fprintf(f, "      drops          NIC discards %s, capture kernel drops %s\n",
+			na_int(mon, "discards", b1, sizeof(b1)), na_int(cap, "kernel_drops", b2, sizeof(b2)));
+	}
+}
+
+int summary_make(const char *dir, char *err, size_t errlen)
+{
+	json_object *sum = json_object_new_object(), *points = json_object_new_array(), *man, *x;
+	char path[PATH_MAX], pdir[PATH_MAX];
+	char **pts = NULL;
+	size_t npts, i, j, valid_n = 0, total_n = 0;
+	struct exp *e = NULL;
+	FILE *f;
+	int rc = 0;
+
+	run_path(path, sizeof(path), "%s/experiment.yaml", dir);
+	if (exp_load(path, &e, err, errlen)) {
+		json_object_put(sum);
+		json_object_put(points);
+		return -EINVAL;
+	}
+	run_path(path, sizeof(path), "%s/manifest.json", dir);
+	man = json_object_from_file(path);
+	json_object_object_add(sum, "format", json_object_new_string("pfclab-run-summary-1"));
+	json_object_object_add(sum, "experiment", json_object_new_string(e->name));
+	json_object_object_add(sum, "run_id", man && json_object_object_get_ex(man, "run_id", &x) ? json_object_get(x) : NULL);
+	json_object_object_add(sum, "status", man && json_object_object_get_ex(man, "status", &x) ? json_object_get(x) : NULL);
+	run_path(pdir, sizeof(pdir), "%s/points", dir);
+	npts = list_dir(pdir, "p", true, &pts);
+	for (i = 0; i < npts; i++) {
+		json_object *pj = json_object_new_object(), *reps = json_object_new_array();
+		json_object *agg = json_object_new_object();
+		char ppath[PATH_MAX], **rl;
+		size_t nr, pidx;
+		struct exp_point ep;
+		bool have_point;
+
+		run_path(ppath, sizeof(ppath), "%s/%s", pdir, pts[i]);
+		pidx = strtoul(pts[i] + 1, NULL, 10);
+		have_point = !exp_point_build(e, pidx, &ep, err, errlen);
+		json_object_object_add(pj, "point", json_object_new_string(pts[i]));
+		json_object_object_add(pj, "label", json_object_new_string(have_point ? ep.label : ""));
+		{
+			json_object *vals = json_object_new_object();
+
+			for (j = 0; have_point && j < e->nsweep; j++)
+				json_object_object_add(vals, e->sweep[j].name, json_object_new_string(ep.values[j]));
+			json_object_object_add(pj, "values", vals);
+		}
+		nr = list_dir(ppath, "rep", true, &rl);
+		for (j = 0; j < nr; j++) {
+			json_object *rep, *st, *hosts, *tput;
+			char rpath[PATH_MAX];
+			double dur;
+			size_t h;
+
+			if (!is_rep(rl[j]))
+				continue;
+			run_path(rpath, sizeof(rpath), "%s/%s/status.json", ppath, rl[j]);
+			st = json_object_from_file(rpath);
+			if (!st)
+				continue; /* never finished writing: nothing to judge */
+			rep = json_object_new_object();
+			json_object_object_add(rep, "repetition", json_object_new_int(atoi(rl[j] + 3)));
+			json_object_object_add(rep, "attempt", json_object_object_get_ex(st, "attempt", &x) ? json_object_get(x) : NULL);
+			json_object_object_add(rep, "valid", json_object_object_get_ex(st, "valid", &x) ? json_object_get(x) : json_object_new_boolean(0));
+			json_object_object_add(rep, "reasons", json_object_object_get_ex(st, "reasons", &x) ? json_object_get(x) : json_object_new_array());
+			json_object_object_add(rep, "phases", json_object_object_get_ex(st, "phases", &x) ? json_object_get(x) : NULL);
+			dur = point_duration(st);
+			json_object_object_add(rep, "duration_s", json_object_new_double(dur));
+			hosts = json_object_new_object();
+			tput = json_object_new_object();
+			for (h = 0; h < e->nhosts; h++) {
+				json_object *ho = json_object_new_object();
+				char hdir[PATH_MAX];
+
+				run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
+				host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, ho, tput);
+				json_object_object_add(hosts, e->hosts[h].name, ho);
+			}
+			json_object_object_add(rep, "throughput_gbps", tput);
+			json_object_object_add(rep, "hosts", hosts);
+			total_n++;
+			if (json_object_object_get_ex(st, "valid", &x) && json_object_get_boolean(x)) {
+				valid_n++;
+				aggregate(agg, rep);
+			}
+			json_object_array_add(reps, rep);
+			json_object_put(st);
+		}
+		free_list(rl, nr);
+		json_object_object_add(pj, "repetitions", reps);
+		json_object_object_add(pj, "over_valid_repetitions", agg);
+		json_object_array_add(points, pj);
+		if (have_point)
+			exp_point_free(&ep);
+	}
+	free_list(pts, npts);
+	json_object_object_add(sum, "points", points);
+	json_object_object_add(sum, "repetitions_valid", json_object_new_int((int)valid_n));
+	json_object_object_add(sum, "repetitions_total", json_object_new_int((int)total_n));
+	run_path(path, sizeof(path), "%s/summary.json", dir);
+	rc = run_json_write(path, sum);
+	if (rc) {
+		run_path(err, errlen, "%s: cannot write: %s", path, strerror(-rc));
+		goto out;
+	}
+	run_path(path, sizeof(path), "%s/summary.txt", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		rc = -errno;
+		run_path(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "%s: %s, %zu of %zu repetitions valid", e->name,
+		man && json_object_object_get_ex(man, "status", &x) ? json_object_get_string(x) : "status n/a",
+		valid_n, total_n);
+	fprintf(f, "\n");
+	for (i = 0; i < json_object_array_length(points); i++) {
+		json_object *pj = json_object_array_get_idx(points, i), *reps, *agg, *lb, *pt;
+
+		json_object_object_get_ex(pj, "point", &pt);
+		json_object_object_get_ex(pj, "label", &lb);
+		fprintf(f, "point %s%s%s\n", json_object_get_string(pt), *json_object_get_string(lb) ? ": " : "",
+			json_object_get_string(lb));
+		json_object_object_get_ex(pj, "repetitions", &reps);
+		for (j = 0; j < json_object_array_length(reps); j++)
+			text_rep(f, json_object_array_get_idx(reps, j));
+		json_object_object_get_ex(pj, "over_valid_repetitions", &agg);
+		if (json_object_array_length(reps) > 1) {
+			json_object_object_foreach(agg, k, o) {
+				json_object *mean, *mn, *mx, *n;
+
+				json_object_object_get_ex(o, "mean", &mean);
+				json_object_object_get_ex(o, "min", &mn);
+				json_object_object_get_ex(o, "max", &mx);
+				json_object_object_get_ex(o, "n", &n);
+				fprintf(f, "  over %d valid: %-40s mean %.4g min %.4g max %.4g\n", json_object_get_int(n), k,
+					json_object_get_double(mean), json_object_get_double(mn), json_object_get_double(mx));
+			}
+		}
+	}
+	if (fclose(f)) {
+		rc = -EIO;
+		run_path(err, errlen, "%s: write error", path);
+	}
+out:
+	json_object_put(man);
+	json_object_put(sum);
+	exp_free(e);
+	return rc;
+}

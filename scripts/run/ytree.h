@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ytree.h: a YAML file read with libyaml into a small tree whose every node knows its line,
+ * so that an experiment error can name file, line and key.
+ */
+#ifndef PFCLAB_RUN_YTREE_H
+#define PFCLAB_RUN_YTREE_H
+
+#include <stddef.h>
+
+enum ynode_type { YN_SCALAR, YN_MAP, YN_SEQ };
+
+struct ynode {
+	enum ynode_type type;
+	int line;	   /* 1-based line of the node's start */
+	char *str;	   /* YN_SCALAR: the value (never NULL) */
+	size_t n;	   /* YN_MAP: pairs; YN_SEQ: items */
+	char **keys;	   /* YN_MAP: key of each item */
+	int *key_lines;	   /* YN_MAP: line of each key */
+	struct ynode **v;  /* YN_MAP / YN_SEQ: the items */
+};
+
+/* Parse PATH. 0, or -EINVAL with a message "FILE:LINE: why" in ERR, or -errno when the
+ * file cannot be read. Aliases and anchors are refused, as are duplicate keys. */
+int ytree_load(const char *path, struct ynode **root, char *err, size_t errlen);
+/* The same from a string; NAME is used in messages. */
+int ytree_parse(const char *name, const char *text, size_t len, struct ynode **root, char *err,
+		size_t errlen);
+void ytree_free(struct ynode *n);
+
+/* The value of KEY in map M, or NULL (also when M is not a map). */
+struct ynode *ytree_get(const struct ynode *m, const char *key);
+const char *ytree_type_name(enum ynode_type t);
+
+#endif

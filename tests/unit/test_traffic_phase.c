@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_traffic_phase.c: every transition of a traffic phase (traffic/phase.h) driven with
+ * made-up times, counters and peer messages: duration end, Ctrl-C, completion error, all
+ * sends done, peer STATS/DONE/ABORT/PING, a peer's early stop, unexpected messages, report
+ * rows and STATS, DONE, heartbeats, stalled sends and a silent peer. No RDMA device.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "traffic/phase.h"
+
+#define MS 1000000ULL
+#define S 1000000000ULL
+#define T0 (100 * S)
+
+static void cfg(struct phase_cfg *c, bool send, bool peer_sends, uint64_t dur)
+{
+	*c = (struct phase_cfg){
+		.phase = 2, .size = 4096, .send = send, .peer_sends = peer_sends, .t0 = T0,
+		.duration_ns = dur, .interval_ns = 1 * S, .stall_ns = 10 * S,
+		.peer_timeout_ns = 2 * S, .dev = "rxe0",
+	};
+}
+
+static struct xchg_msg ctr_msg(uint8_t type, uint32_t phase, uint64_t bytes, uint32_t flags)
+{
+	struct xchg_msg m = { .type = type };
+
+	m.u.ctr = (struct xchg_counters){ .phase = phase, .flags = flags, .bytes = bytes,
+					  .msgs = bytes / 4096, .elapsed_ns = 1 * S };
+	return m;
+}
+
+static void test_clock(void **state)
+{
+	struct phase_state ps;
+	struct phase_cfg c;
+
+	(void)state;
+	/* Duration over: stop once, not interrupted; a sender is not done until its sends
+	 * complete.
+	 */
+	cfg(&c, true, false, 5 * S);
+	phase_init(&ps, &c);
+	assert_false(phase_step_clock(&ps, T0 + 4 * S, false));
+	assert_true(phase_step_clock(&ps, T0 + 5 * S, false));
+	assert_false(phase_step_clock(&ps, T0 + 6 * S, false));
+	assert_true(ps.stopped);
+	assert_false(ps.interrupted);
+	assert_false(ps.local_done);
+	assert_true(phase_wants_local(&ps));
+	/* Ctrl-C on a receive-only side: stopped, interrupted, and its part is over. */
+	cfg(&c, false, true, 5 * S);
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 1 * S, true));
+	assert_true(ps.interrupted);
+	assert_true(ps.local_done);
+	assert_int_equal(ps.local_done_at, T0 + 1 * S);
+	assert_false(phase_wants_local(&ps));
+	/* A message count (-n) has no end of time. */
+	cfg(&c, true, false, 0);
+	phase_init(&ps, &c);
+	assert_false(phase_step_clock(&ps, T0 + 1000 * S, false));
+}
+
+static void test_local(void **state)
+{
+	struct phase_state ps;
+	struct phase_cfg c;
+
+	(void)state;
+	cfg(&c, true, false, 0);
+	phase_init(&ps, &c);
+	assert_int_equal(phase_step_local(&ps, 0, "", T0 + 1 * S), 0);
+	assert_false(ps.local_done);
+	/* Completion error: its text becomes the phase's reason. */
+	assert_int_equal(phase_step_local(&ps, -EIO, "rxe0: QP 0x11: retry exceeded", T0), -EIO);
+	assert_string_equal(ps.why, "rxe0: QP 0x11: retry exceeded");
+	/* Every send completed. */
+	assert_int_equal(phase_step_local(&ps, 1, "", T0 + 3 * S), 0);
+	assert_true(ps.local_done);
+	assert_int_equal(ps.local_done_at, T0 + 3 * S);
+	assert_false(phase_wants_local(&ps));
+	/* --imm receivers keep polling receives after their own sends are done. */
+	c.imm = true;
+	phase_init(&ps, &c);
+	ps.local_done = true;
+	assert_true(phase_wants_local(&ps));
+}
+
+static void test_peer_messages(void **state)
+{
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct xchg_msg m;
+	bool stop;
+
+	(void)state;
+	cfg(&c, true, true, 5 * S);
+	phase_init(&ps, &c);
+	m = (struct xchg_msg){ .type = XCHG_PING };
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 1 * S, &stop), 0);
+	assert_int_equal(ps.last_heard, T0 + 1 * S);
+	m = ctr_msg(XCHG_STATS, 2, 8192, 0);
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 2 * S, &stop), 0);
+	assert_int_equal(ps.rx_now.bytes, 8192);
+	assert_false(ps.peer_done);
+	/* STATS of another phase, a READY, an ENDPOINT: not part of a running phase. */
+	m = ctr_msg(XCHG_STATS, 1, 8192, 0);
+	assert_int_equal(phase_step_msg(&ps, &m, T0, &stop), -EPROTO);
+	assert_non_null(strstr(ps.why, "unexpected STATS"));
+	m = (struct xchg_msg){ .type = XCHG_READY };
+	assert_int_equal(phase_step_msg(&ps, &m, T0, &stop), -EPROTO);
+	m = (struct xchg_msg){ .type = XCHG_ENDPOINT };
+	assert_int_equal(phase_step_msg(&ps, &m, T0, &stop), -EPROTO);
+	/* DONE: the peer's final counters. */
+	m = ctr_msg(XCHG_DONE, 2, 40960, 0);
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 5 * S, &stop), 0);
+	assert_false(stop);
+	assert_true(ps.peer_done);
+	assert_int_equal(ps.rx_final.bytes, 40960);
+	assert_false(ps.local_done);	/* this side still sends */
+	/* Nothing but heartbeats after a DONE. */
+	m = (struct xchg_msg){ .type = XCHG_PING };
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 6 * S, &stop), 0);
+	m = ctr_msg(XCHG_STATS, 2, 1, 0);
+	assert_int_equal(phase_step_msg(&ps, &m, T0, &stop), -EPROTO);
+	assert_non_null(strstr(ps.why, "after its DONE"));
+	/* ABORT: the peer's reason. */
+	m = (struct xchg_msg){ .type = XCHG_ABORT };
+	strcpy(m.u.reason, "rxe1: completion error");
+	assert_int_equal(phase_step_msg(&ps, &m, T0, &stop), -ECONNABORTED);
+	assert_string_equal(ps.why, "peer gave up: rxe1: completion error");
+}
+
+static void test_peer_stopped(void **state)
+{
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct xchg_msg m;
+	bool stop;
+
+	(void)state;
+	/* The peer's Ctrl-C: its DONE says stopped, this side stops posting too. */
+	cfg(&c, true, true, 60 * S);
+	phase_init(&ps, &c);
+	m = ctr_msg(XCHG_DONE, 2, 4096, XCHG_CTR_STOPPED);
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 3 * S, &stop), 0);
+	assert_true(stop);
+	assert_true(ps.stopped && ps.interrupted);
+	/* Receive-only side: the peer's DONE ends its part. */
+	cfg(&c, false, true, 60 * S);
+	phase_init(&ps, &c);
+	m = ctr_msg(XCHG_DONE, 2, 4096, 0);
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 3 * S, &stop), 0);
+	assert_false(stop);
+	assert_true(ps.local_done);
+	assert_int_equal(ps.local_done_at, T0 + 3 * S);
+}
+
+static void test_report(void **state)
+{
+	struct traffic_counters ctr = { .bytes = 1000, .msgs = 10, .cqes = 2, .rx_cqes = 0 };
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct traffic_row row;
+	struct xchg_msg m;
+	bool send_stats, stop;
+
+	(void)state;
+	cfg(&c, true, true, 10 * S);
+	phase_init(&ps, &c);
+	assert_false(phase_step_report(&ps, T0 + 999 * MS, &ctr, &row, &m, &send_stats));
+	m = ctr_msg(XCHG_STATS, 2, 3000, 0);
+	phase_step_msg(&ps, &m, T0 + 900 * MS, &stop);
+	assert_true(phase_step_report(&ps, T0 + 1 * S, &ctr, &row, &m, &send_stats));
+	assert_true(send_stats);
+	assert_int_equal(m.type, XCHG_STATS);
+	assert_int_equal(m.u.ctr.phase, 2);
+	assert_int_equal(m.u.ctr.bytes, 1000);
+	assert_int_equal(m.u.ctr.elapsed_ns, 1 * S);
+	assert_false(row.summary);
+	assert_int_equal(row.size, 4096);
+	assert_true(row.tx.valid && row.rx.valid);
+	assert_int_equal(row.tx.bytes, 1000);
+	assert_int_equal(row.rx.bytes, 3000);
+	assert_true(row.tx.secs > 0.999 && row.tx.secs < 1.001);
+	/* The next row holds the difference; a late loop skips the missed intervals. */
+	ctr.bytes = 2500;
+	assert_true(phase_step_report(&ps, T0 + 3500 * MS, &ctr, &row, &m, &send_stats));
+	assert_int_equal(row.tx.bytes, 1500);
+	assert_int_equal(ps.next_report, T0 + 4 * S);
+	/* After this side's DONE: rows go on, STATS do not. */
+	ps.local_done = true;
+	assert_true(phase_step_done(&ps, T0 + 3600 * MS, &ctr, &m));
+	assert_true(phase_step_report(&ps, T0 + 4 * S, &ctr, &row, &m, &send_stats));
+	assert_false(send_stats);
+}
+
+static void test_done(void **state)
+{
+	struct traffic_counters ctr = { .bytes = 40960, .msgs = 10, .cqes = 1 };
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct traffic_row row;
+	struct xchg_msg m;
+	bool stop;
+
+	(void)state;
+	cfg(&c, true, true, 5 * S);
+	phase_init(&ps, &c);
+	assert_false(phase_step_done(&ps, T0, &ctr, &m));
+	phase_step_clock(&ps, T0 + 2 * S, true);	/* Ctrl-C */
+	phase_step_local(&ps, 1, "", T0 + 2100 * MS);
+	assert_true(phase_step_done(&ps, T0 + 2200 * MS, &ctr, &m));
+	assert_int_equal(m.type, XCHG_DONE);
+	assert_int_equal(m.u.ctr.flags, XCHG_CTR_STOPPED);
+	assert_int_equal(m.u.ctr.elapsed_ns, 2100 * MS);
+	assert_int_equal(m.u.ctr.bytes, 40960);
+	assert_false(phase_step_done(&ps, T0 + 2300 * MS, &ctr, &m));	/* once */
+	assert_false(phase_finished(&ps));
+	assert_true(phase_wants_msgs(&ps));
+	m = ctr_msg(XCHG_DONE, 2, 8192, XCHG_CTR_STOPPED);
+	phase_step_msg(&ps, &m, T0 + 2400 * MS, &stop);
+	assert_true(phase_finished(&ps));
+	assert_false(phase_wants_msgs(&ps));
+	phase_summary(&ps, T0 + 2500 * MS, &ctr, &row);
+	assert_true(row.summary && row.interrupted);
+	assert_int_equal(row.tx.bytes, 40960);
+	assert_true(row.tx.secs > 2.099 && row.tx.secs < 2.101);
+	assert_int_equal(row.rx.bytes, 8192);
+}
+
+static void test_heartbeat(void **state)
+{
+	struct traffic_counters ctr = { 0 };
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct xchg_msg m;
+	bool stop;
+
+	(void)state;
+	cfg(&c, false, true, 60 * S);
+	phase_init(&ps, &c);
+	/* A ping is due after a quarter of the peer timeout without anything sent. */
+	assert_false(phase_step_ping(&ps, T0 + 499 * MS));
+	assert_true(phase_step_ping(&ps, T0 + 500 * MS));
+	phase_sent(&ps, T0 + 500 * MS);
+	assert_false(phase_step_ping(&ps, T0 + 900 * MS));
+	/* The peer silent for the whole timeout: gone. */
+	m = (struct xchg_msg){ .type = XCHG_PING };
+	phase_step_msg(&ps, &m, T0 + 1 * S, &stop);
+	assert_int_equal(phase_step_check(&ps, T0 + 3 * S, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 3001 * MS, &ctr), -ETIMEDOUT);
+	assert_non_null(strstr(ps.why, "no message from the peer for 2.0 s"));
+	/* Once both DONEs crossed, silence is expected. */
+	ps.done_sent = ps.peer_done = true;
+	assert_int_equal(phase_step_check(&ps, T0 + 100 * S, &ctr), 0);
+	assert_false(phase_step_ping(&ps, T0 + 100 * S));
+}
+
+static void test_stall(void **state)
+{
+	struct traffic_counters ctr = { .cqes = 5, .msgs = 320 };
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct xchg_msg m = { .type = XCHG_PING };
+	bool stop;
+
+	(void)state;
+	cfg(&c, true, false, 60 * S);
+	c.peer_timeout_ns = 100 * S;
+	phase_init(&ps, &c);
+	assert_int_equal(phase_step_check(&ps, T0 + 1 * S, &ctr), 0);	/* progress */
+	phase_step_msg(&ps, &m, T0 + 10 * S, &stop);
+	assert_int_equal(phase_step_check(&ps, T0 + 11 * S, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 11001 * MS, &ctr), -ETIMEDOUT);
+	assert_non_null(strstr(ps.why, "rxe0: no send completed for 10.0 s (320 messages done)"));
+	/* A receive-only side never stalls on sends. */
+	cfg(&c, false, true, 60 * S);
+	c.peer_timeout_ns = 100 * S;
+	phase_init(&ps, &c);
+	assert_int_equal(phase_step_check(&ps, T0 + 50 * S, &ctr), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_local),
+		cmocka_unit_test(test_peer_messages),
+		cmocka_unit_test(test_peer_stopped),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_done),
+		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_stall),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t_traffic_sec.sh (vlab guest): the traffic exchange under strangers and stopped peers:
+# a stranger without the key (a hand-made HELLO and forged proof, a pfclab client with no
+# key, one with the wrong key) gets no memory key and the server goes on to serve the real
+# client; 30 idle connections do not stop a real client; a mismatched HELLO (-D) does not
+# end the server; a stopped peer (SIGSTOP) is noticed within about 2 s on either side.
+source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+
+need_cmd traffic-sec od timeout || finish
+[ -x "$PFCLAB" ] || { fail traffic-sec "no pfclab binary at $PFCLAB"; finish; }
+
+now_ms() { date +%s%3N; }
+KEY=$VLAB_OUT/psk
+BADKEY=$VLAB_OUT/psk-other
+(umask 077; printf '%s\n' "$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >"$KEY"
+ printf '%s\n' "$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >"$BADKEY")
+
+server() { # TAG PORT ARGS...
+	local tag=$1 port=$2
+	shift 2
+	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 120s "$@" \
+		>"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
+	SPID=$!
+	defer kill -9 $SPID
+}
+client() { # TAG PORT ARGS... (foreground; sets CRC)
+	local tag=$1 port=$2
+	shift 2
+	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "$@" "$VLAB_IP_A" \
+		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err"
+	CRC=$?
+}
+listening() { # PORT: wait until the server listens
+	local i
+	for i in $(seq 100); do
+		ss -ltn | grep -q ":$1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# types FILE: the type byte of each exchange message in FILE, one per line
+types() {
+	local -a b
+	local off=0 n blen
+	read -r -a b < <(od -An -tx1 -v "$1" | tr '\n' ' ')
+	n=${#b[@]}
+	while [ $((off + 12)) -le "$n" ]; do
+		echo $((16#${b[off + 6]}))
+		blen=$((16#${b[off + 8]}${b[off + 9]}${b[off + 10]}${b[off + 11]}))
+		off=$((off + 12 + blen))
+	done
+}
+z32='\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
+
+# 1. strangers without the key, then the real client
+server stranger 18710 --psk "$KEY" -n 20 -s 4K
+listening 18710
+# A hand-made HELLO claiming a key (parameters of -n 20 -s 4K), then a forged zero proof.
+exec 3<>/dev/tcp/$VLAB_IP_A/18710
+printf "PFCT\x00\x02\x01\x00\x00\x00\x00\x5a\x01${z32}${z32}\x01\x04\x00\x01\x01\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x14\x00\x00\x00\x00\x00\x00\x00\x00" >&3
+printf "PFCT\x00\x02\x06\x00\x00\x00\x00\x20${z32}" >&3
+timeout 5 cat <&3 >"$VLAB_OUT/stranger.bin"
+exec 3>&-
+t=$(types "$VLAB_OUT/stranger.bin" | tr '\n' ' ')
+if [ "$t" = "1 5 " ]; then ok "forged proof: the stranger gets HELLO then ABORT, no ENDPOINT (memory key)"
+else fail "forged proof gets no memory key" "message types received: '$t'"; fi
+client nokey 18710 -n 20 -s 4K
+if [ $CRC -eq 1 ] && grep -q 'requires a key' "$VLAB_OUT/nokey-client.err"; then ok "client without --psk refused: $(tail -n1 "$VLAB_OUT/nokey-client.err")"
+else fail "client without --psk refused" "rc $CRC: $(tr '\n' ' ' <"$VLAB_OUT/nokey-client.err")"; fi
+client badkey 18710 -n 20 -s 4K --psk "$BADKEY"
+if [ $CRC -eq 1 ] && grep -q 'wrong key' "$VLAB_OUT/badkey-client.err"; then ok "client with the wrong key refused: $(tail -n1 "$VLAB_OUT/badkey-client.err")"
+else fail "client with the wrong key refused" "rc $CRC: $(tr '\n' ' ' <"$VLAB_OUT/badkey-client.err")"; fi
+client real 18710 -n 20 -s 4K --psk "$KEY"
+wait $SPID; src=$?
+e=$VLAB_OUT/stranger-server.err
+if [ $CRC -eq 0 ] && [ $src -eq 0 ]; then ok "after three strangers the real client is served"
+else fail "after three strangers the real client is served" "server $src client $CRC: $(tr '\n' ' ' <"$e")"; fi
+if [ "$(grep -c '^pfclab traffic: .*rejected ' "$e")" -eq 3 ] && grep -q 'no key' "$e" &&
+	[ "$(grep -c 'wrong key' "$e")" -eq 2 ]; then
+	ok "server names each stranger in one line (no key, wrong key x2)"
+else
+	fail "server names each stranger" "$(tr '\n' ' ' <"$e")"
+fi
+if grep -q 'anyone who reaches port' "$e"; then fail "no open-port warning with --psk" "$(tr '\n' ' ' <"$e")"
+else ok "with --psk the server does not warn about an open port"; fi
+
+# 2. 30 idle connections, then a real client (without keys: the server says once that
+#    anyone can write into its buffer)
+server idle 18711 -n 20 -s 4K
+listening 18711
+for i in $(seq 30); do exec {fd}<>/dev/tcp/$VLAB_IP_A/18711; idle+=($fd); done
+client idle 18711 -n 20 -s 4K
+wait $SPID; src=$?
+for fd in "${idle[@]}"; do exec {fd}>&-; done
+if [ $CRC -eq 0 ] && [ $src -eq 0 ]; then ok "30 idle connections do not stop a real client"
+else fail "30 idle connections do not stop a real client" "server $src client $CRC: $(tail -n 3 "$VLAB_OUT/idle-server.err" | tr '\n' ' ')"; fi
+if [ "$(grep -c 'anyone who reaches port 18711' "$VLAB_OUT/idle-server.err")" -eq 1 ]; then ok "without --psk the server warns once"
+else fail "without --psk the server warns once" "$(head -n 3 "$VLAB_OUT/idle-server.err" | tr '\n' ' ')"; fi
+
+# 3. a mismatched HELLO (-D) is refused on both sides and the server keeps waiting
+server mismatch 18712 --psk "$KEY" -D 2 -s 4K
+listening 18712
+client mismatch 18712 --psk "$KEY" -D 3 -s 4K
+if [ $CRC -eq 1 ] && grep -q 'run length' "$VLAB_OUT/mismatch-client.err" && kill -0 $SPID 2>/dev/null &&
+	grep -q 'rejected .*run length' "$VLAB_OUT/mismatch-server.err"; then
+	ok "mismatched -D: client exits 1 naming it, the server names it and keeps waiting"
+else
+	fail "mismatched -D does not end the server" "client $CRC: $(cat "$VLAB_OUT"/mismatch-*.err | tr '\n' ' ')"
+fi
+client mismatch2 18712 --psk "$KEY" -D 2 -s 4K
+wait $SPID; src=$?
+if [ $CRC -eq 0 ] && [ $src -eq 0 ]; then ok "after the mismatch the matching client is served"
+else fail "after the mismatch the matching client is served" "server $src client $CRC"; fi
+
+# 4. a stopped peer: SIGSTOP one side mid-run, time until the other exits
+running() {
+	local i
+	for i in $(seq 150); do
+		grep -q '"type":"interval"' "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
+	local tag=$1 victim=$2 survivor=$3 err=$4 t0 t1 i rc ms
+	t0=$(now_ms)
+	kill -STOP "$victim"
+	for i in $(seq 200); do kill -0 "$survivor" 2>/dev/null || break; sleep 0.02; done
+	t1=$(now_ms)
+	wait "$survivor"; rc=$?
+	kill -9 "$victim" 2>/dev/null
+	ms=$((t1 - t0))
+	echo "$tag ${ms}" >>"$VLAB_OUT/stopped-peer-ms.txt"
+	# Heartbeats every 0.5 s and a 2 s peer timeout: the survivor gives up 1.5..2.0 s
+	# after the stop, plus its 100 ms check period and the guest's scheduling (TCG).
+	if [ $rc -eq 1 ] && [ $ms -ge 1400 ] && [ $ms -le 2500 ] && grep -q 'no message from the peer for' "$err"; then
+		ok "$tag: noticed after ${ms} ms: $(tail -n 1 "$err")"
+	else
+		fail "$tag: noticed within about 2 s" "rc $rc after ${ms} ms: $(tr '\n' ' ' <"$err")"
+	fi
+}
+server stopc 18713 -b -D 60 -s 64K --json
+"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18713 -b -D 60 -s 64K --json "$VLAB_IP_A" \
+	>"$VLAB_OUT/stopc-client.out" 2>"$VLAB_OUT/stopc-client.err" &
+CPID=$!
+defer kill -9 $CPID
+if running "$VLAB_OUT/stopc-server.out"; then
+	stop_and_time "SIGSTOP client" $CPID $SPID "$VLAB_OUT/stopc-server.err"
+else
+	fail "SIGSTOP client" "run did not start: $(cat "$VLAB_OUT"/stopc-*.err | tr '\n' ' ')"
+fi
+server stops 18714 -D 60 -s 64K --json
+"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18714 -D 60 -s 64K --json "$VLAB_IP_A" \
+	>"$VLAB_OUT/stops-client.out" 2>"$VLAB_OUT/stops-client.err" &
+CPID=$!
+defer kill -9 $CPID
+if running "$VLAB_OUT/stops-client.out"; then
+	stop_and_time "SIGSTOP server (one-way: the writer notices)" $SPID $CPID "$VLAB_OUT/stops-client.err"
+else
+	fail "SIGSTOP server" "run did not start: $(cat "$VLAB_OUT"/stops-*.err | tr '\n' ' ')"
+fi
+finish

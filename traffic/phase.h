@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* phase.h: the protocol of one traffic phase (one message size) as a state struct and
+ * step functions. The steps only decide: they do no I/O, so a unit test drives every
+ * transition with made-up times, counters and peer messages. traffic.c does the I/O:
+ * it posts and polls, reads and sends exchange messages, prints rows.
+ *
+ *   RUNNING --(duration over / Ctrl-C / peer's DONE says stopped)--> STOPPING
+ *   RUNNING, STOPPING --(all sends completed, or nothing to send)--> local done: DONE sent
+ *   local done + peer's DONE --> finished (summary)
+ *   any --(completion error / peer ABORT / peer silent > peer timeout / sends stalled /
+ *          malformed or unexpected message)--> failed (why says which)
+ *
+ * While the phase runs each side sends STATS every interval, and a PING whenever it sent
+ * nothing for a quarter of the peer timeout, also after its own DONE: a peer that says
+ * nothing for the peer timeout (stopped, hung, unreachable) ends the phase.
+ */
+#ifndef PFCLAB_TRAFFIC_PHASE_H
+#define PFCLAB_TRAFFIC_PHASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "traffic/report.h"
+#include "traffic/verbs.h"
+#include "traffic/xchg.h"
+
+struct phase_cfg {
+	uint32_t phase;
+	uint32_t size;
+	bool send;			/* this side writes */
+	bool peer_sends;		/* the peer writes into this side */
+	bool imm;			/* --imm: receive completions exist */
+	uint64_t t0;			/* measurement start (CLOCK_MONOTONIC ns) */
+	uint64_t duration_ns;		/* 0: run until the message count is done */
+	uint64_t interval_ns;
+	uint64_t stall_ns;		/* sends without a completion for this long: stalled */
+	uint64_t peer_timeout_ns;	/* peer silent for this long: gone */
+	const char *dev;		/* for messages */
+};
+
+struct phase_state {
+	struct phase_cfg c;
+	bool stopped;			/* no new sends (duration over or stop) */
+	bool interrupted;		/* stopped early by Ctrl-C on either side */
+	bool local_done;		/* this side's part is over */
+	bool done_sent;
+	bool peer_done;
+	uint64_t local_done_at;
+	uint64_t next_report, last_report;
+	uint64_t last_heard, last_sent;
+	uint64_t last_cqes, last_progress;
+	struct traffic_counters tx_prev;
+	uint64_t rx_cqes_prev;
+	struct xchg_counters rx_now, rx_prev, rx_final;
+	char why[600];
+};
+
+void phase_init(struct phase_state *ps, const struct phase_cfg *c);
+
+/* The clock and Ctrl-C. true once, when the caller must stop posting new sends now. */
+bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested);
+
+/* Whether the caller should run the post/poll loop (sends, or --imm receives). */
+bool phase_wants_local(const struct phase_state *ps);
+
+/* The post/poll loop's result: rc < 0 a failure (completion error) with its text in
+ * local_why, 1 every send completed, 0 still running. Returns 0 or rc with ps->why set.
+ */
+int phase_step_local(struct phase_state *ps, int rc, const char *local_why, uint64_t now);
+
+/* One message from the peer. 0, or -errno with ps->why: -ECONNABORTED for its ABORT,
+ * -EPROTO for a message that does not belong here. *stop_local is set when the peer's
+ * DONE says it stopped early: the caller stops posting too.
+ */
+int phase_step_msg(struct phase_state *ps, const struct xchg_msg *m, uint64_t now,
+		   bool *stop_local);
+
+/* Whether messages from the peer are still expected in this phase. */
+bool phase_wants_msgs(const struct phase_state *ps);
+
+/* Report row and STATS when an interval is over. Returns true with *row filled (and
+ * *stats when *send_stats) when one is due.
+ */
+bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
+		       struct traffic_row *row, struct xchg_msg *stats, bool *send_stats);
+
+/* DONE when the local part is over and DONE was not sent yet. */
+bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
+		     struct xchg_msg *done);
+
+/* A heartbeat is due (nothing sent for a quarter of the peer timeout). */
+bool phase_step_ping(const struct phase_state *ps, uint64_t now);
+/* Tell the state that a message went to the peer. */
+void phase_sent(struct phase_state *ps, uint64_t now);
+
+/* Sends stalled, or the peer silent too long: -ETIMEDOUT with ps->why; else 0. */
+int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr);
+
+bool phase_finished(const struct phase_state *ps);
+
+/* The summary row of a finished phase (rx_cqes: receive completions counted here). */
+void phase_summary(const struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
+		   struct traffic_row *row);
+
+#endif
