@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n'pfclab COMMAND --help' describes one command.\n"
+	fprintf(f, "\n'pfclab help COMMAND' (or 'pfclab COMMAND --help') describes one command;\n"
+		   "'man pfclab-COMMAND' once installed.\n"
 		   "Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
 }
 
@@ -69,9 +70,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {	/* pfclab help CMD: the command's --help */
+		static char help[] = "--help";
+
+		argv[1] = argv[2];
+		argv[2] = help;
+		argc = 3;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
 		return version_main(1, argv);
