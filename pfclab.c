@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "lab/doctor/doctor.h"
 #include "traffic/traffic.h"
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
 {
 	static char prog[64];
 	size_t i;
+	int rc, err;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -89,7 +91,14 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(prog, sizeof(prog), "pfclab %s", cmds[i].name);
 		pfc_set_progname(prog);
-		return cmds[i].main(argc - 1, argv + 1);
+		rc = cmds[i].main(argc - 1, argv + 1);
+		/* Output lost on a full disk or a closed pipe is a failure, said once here. */
+		err = out_stdout_check();
+		if (err) {
+			pfc_errno(-err, "writing standard output");
+			return 1;
+		}
+		return rc;
 	}
 	pfc_err("'%s' is not a pfclab command; 'pfclab --help' lists them", argv[1]);
 	return 2;

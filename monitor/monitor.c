@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/catalog.h"
 #include "monitor/frames/src_frames.h"
@@ -277,8 +278,7 @@ static void on_event(void *arg, const struct mon_event *ev)
 			json_object_object_add(o, "device", json_object_new_string(ev->src->dev));
 		}
 		json_object_object_add(o, "message", json_object_new_string(ev->msg));
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
+		out_json_print(stdout, o, false);
 		json_object_put(o);
 	}
 	if (x->rec) {
@@ -368,7 +368,7 @@ static void render_text(struct mon_ctx *x, const struct mon_sample *s)
 			printf("#%" PRIu64 " gap: %s on %s: n/a\n", s->seq, src->ops->name,
 			       src->dev);
 		}
-	fflush(stdout);
+	out_stdout_check();
 }
 
 static void render_json(struct mon_ctx *x, const struct mon_sample *s)
@@ -415,9 +415,7 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 		json_object_object_add(ch, c[i].metric[0] && !x->o.raw ? c[i].metric : c[i].key, m);
 	}
 	json_object_object_add(o, "changed", ch);
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(stdout);
+	out_json_print(stdout, o, false);
 	json_object_put(o);
 }
 
@@ -528,6 +526,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		}
 		if (x->o.stats)
 			work_ns += thread_cpu_ns();
+		if (!x->o.quiet && out_stdout_check())
+			break;	/* output lost: the front door says so and exits 1 */
 		if ((x->o.count && n >= x->o.count) ||
 		    (x->o.duration_ns && time_mono_ns() - t0 >= x->o.duration_ns))
 			break;

@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/record.h"
 #include "version.h" /* generated: $(BUILD)/gen */
@@ -226,8 +227,7 @@ static int meta_write(struct mon_rec *r, bool finished)
 	json_object_object_add(m, "gap_events", json_object_new_uint64(r->gaps));
 	json_object_object_add(m, "overruns_total",
 			       json_object_new_uint64(r->last ? r->last->overruns_total : 0));
-	txt = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-					     JSON_C_TO_STRING_NOSLASHESCAPE);
+	txt = out_json_text(m, true);
 	snprintf(path, sizeof(path), "%s/meta.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", r->dir);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -341,8 +341,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 
 static int jsonl_write(struct mon_rec *r, json_object *o)
 {
-	const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *t = out_json_text(o, false);
 	int rc;
 
 	r->len = 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/frames/capture.h"
 #include "monitor/frames/capture_engine.h"
@@ -96,8 +97,7 @@ static void summary_json(const struct frames_cap *cap, double secs)
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "interfaces", a);
-	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	out_json_print(stdout, root, true);
 	json_object_put(root);
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/frames/decode.h"
 #include "monitor/frames/pcapfile.h"
@@ -418,8 +419,7 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 		json_object_array_add(arr, fo);
 	}
 	json_object_object_add(root, "ecn_flows", arr);
-	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	out_json_print(stdout, root, true);
 	json_object_put(root);
 }
 

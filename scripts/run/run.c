@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "run.h"
 #include "scripts/run/run_main.h"
@@ -82,7 +83,7 @@ int run_json_write(const char *path, json_object *o)
 	char tmp[PATH_MAX];
 
 	run_path(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED))
+	if (json_object_to_file_ext(tmp, o, OUT_JSON_PRETTY))
 		return -EIO;
 	if (rename(tmp, path))
 		return -errno;
