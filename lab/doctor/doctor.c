@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* doctor.c: 'pfclab doctor': runs the host checks and prints the report as text or JSON. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,30 +7,26 @@
 #include <json-c/json.h>
 
 #include "lab/doctor/doctor.h"
+#include "lib/opt.h"
 #include "lib/out.h"
 #include "lib/util.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: pfclab doctor [--json] [--section NAME]\n"
-		"\n"
-		"Preflight report for this host: what stands between it and a GPUDirect RDMA\n"
-		"congestion experiment. One line per item: OK, INFO, WARN or FAIL, with the fix.\n"
-		"\n"
-		"Sections: kernel (release, IOMMU), nvidia (driver, open or proprietary modules,\n"
-		"nvidia-peermem, memory_peers), gpu (model, BAR1 vs video memory, Resizable BAR,\n"
-		"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
-		"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m).\n"
-		"\n"
-		"Options:\n"
-		"  -j, --json           print the report as one JSON object\n"
-		"  -s, --section NAME   only this section (repeatable)\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Exit status: 0 no FAIL item, 1 at least one FAIL item, 2 usage error.\n"
-		"Missing tools, libraries or devices are reported as items, never as errors.\n");
-}
+static const char doctor_usage[] =
+	"Usage: pfclab doctor [--json] [--section NAME]\n"
+	"\n"
+	"Preflight report for this host: what stands between it and a GPUDirect RDMA\n"
+	"congestion experiment. One line per item: OK, INFO, WARN or FAIL, with the fix.\n"
+	"\n"
+	"Sections: kernel (release, IOMMU), nvidia (driver, open or proprietary modules,\n"
+	"nvidia-peermem, memory_peers), gpu (model, BAR1 vs video memory, Resizable BAR,\n"
+	"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
+	"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m).\n"
+	"\n"
+	"Options:\n";
+static const char doctor_tail[] =
+	"\n"
+	"Exit status: 0 no FAIL item, 1 at least one FAIL item, 2 usage error.\n"
+	"Missing tools, libraries or devices are reported as items, never as errors.\n";
 
 static bool section_wanted(const char *const *want, int nwant, const char *s)
 {
@@ -58,6 +53,25 @@ static void count(const struct doctor_report *r, const char *const *want, int nw
 
 /* Findings in section order (kernel, nvidia, gpu, rdma, qos, pci), in check order within. */
 static const char *const section_order[] = { "kernel", "nvidia", "gpu", "rdma", "qos", "pci" };
+
+struct sections {
+	const char *want[8];
+	int n;
+};
+
+static int parse_section(void *dst, const char *v, char *why, size_t len)
+{
+	struct sections *s = dst;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(section_order); i++)
+		if (!strcmp(v, section_order[i]) && s->n < (int)ARRAY_SIZE(s->want)) {
+			s->want[s->n++] = section_order[i];
+			return 0;
+		}
+	snprintf(why, len, "not a section (kernel, nvidia, gpu, rdma, qos, pci)");
+	return -1;
+}
 
 /* One renderer for both forms: each field named once (lib/out.h). */
 static int render(const struct doctor_report *r, const char *const *want, int nwant, bool json)
@@ -110,47 +124,27 @@ static int render(const struct doctor_report *r, const char *const *want, int nw
 
 int doctor_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "section", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct doctor_report rep;
-	const char *want[8];
-	bool json = false, known;
-	unsigned int i, c[4];
-	int opt, nwant = 0;
+	struct sections sec = { .n = 0 };
+	bool json = false;
+	const struct opt opts[] = {
+		{ "json", 'j', OPT_FLAG, .dst = &json, .help = "print the report as one JSON object" },
+		{ "section", 's', OPT_FN, .dst = &sec, .fn = parse_section, .arg = "NAME",
+		  .help = "only this section (repeatable)" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "doctor", doctor_usage, doctor_tail, opts };
+	const char *const *want = sec.want;
+	unsigned int c[4];
+	int first = opt_parse(&cmd, argc, argv), nwant;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "js:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			known = false;
-			for (i = 0; i < ARRAY_SIZE(section_order); i++)
-				known |= !strcmp(optarg, section_order[i]);
-			if (!known || nwant >= (int)ARRAY_SIZE(want)) {
-				pfc_err("--section %s: not a section (kernel, nvidia, gpu, rdma, qos, pci)",
-					optarg);
-				return 2;
-			}
-			want[nwant++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		pfc_err("unexpected argument '%s'; see 'pfclab doctor --help'", argv[optind]);
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	if (first < argc) {
+		pfc_err("unexpected argument '%s'; see 'pfclab doctor --help'", argv[first]);
 		return 2;
 	}
+	nwant = sec.n;
 	memset(&rep, 0, sizeof(rep));
 	doctor_check_kernel(&rep);
 	doctor_check_nvidia(&rep);
