@@ -12,6 +12,7 @@
 #include "monitor/frames/review.h"
 #include "monitor/monitor.h"
 #include "scripts/run/run_main.h"
+#include "monitor/top/top.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
 struct pfclab_cmd {
@@ -26,6 +27,7 @@ static int version_main(int argc, char **argv);
 static const struct pfclab_cmd cmds[] = {
 	{ "version", "print the pfclab version", version_main },
 	{ "monitor", "sample PFC/ECN/CNP/link/GPU PCIe counters every ms; record runs", monitor_main },
+	{ "top", "live dashboard of PFC/ECN/CNP/PCIe per host, side by side; replay", top_main },
 	{ "capture", "capture PAUSE/PFC, CNP and RoCEv2 frames with live counts", capture_main },
 	{ "review", "summarise captures: PFC paused time, CNPs per QP, CE share", review_main },
 	{ "inject", "send PAUSE/PFC/CNP frames; CNP-on-CE and PFC-on-backlog modes", inject_main },

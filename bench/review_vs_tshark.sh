@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # review_vs_tshark.sh: pfclab review against tshark computing the same summary (frames
 # per kind, PFC frames and quanta per priority, CNPs per (source, dest QP), CE per
-# RoCEv2 flow) on one >= 1 GB pcap made locally with pfclab inject. The file lives in
+# RoCEv2 flow) on one >= 1 GB pcap made locally with pfclab inject; the two tools'
+# counts must agree (exit 1 when they do not). The file lives in
 # the build folder (git-ignored); both tools read it from the page cache.
-#   BENCH_PCAP_MB (default 1100) sets the size.
+#   BENCH_PCAP_MB (default 1100) sets the size (the file is named after it), BENCH_RUNS
+#   (default 3) the rounds, BENCH_TSHARK=0 leaves tshark out (a memory check on a 4 GB
+#   file: BENCH_PCAP_MB=4100 BENCH_TSHARK=0).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
@@ -14,8 +17,9 @@ command -v tshark >/dev/null || { echo "BENCH $name: skipped (tshark not install
 [ -x "$PFCLAB" ] || { echo "BENCH $name: skipped (no pfclab at $PFCLAB)"; exit 0; }
 dir=$root/$build/bench
 mkdir -p "$dir"
-pcap=$dir/review-1g.pcap
 mb=${BENCH_PCAP_MB:-1100}
+pcap=$dir/review-1g.pcap
+[ "$mb" = 1100 ] || pcap=$dir/review-${mb}m.pcap
 n_roce=$((mb * 1000000 / 1100))
 
 if [ ! -f "$pcap" ] || [ "$(stat -c %s "$pcap")" -lt $((mb * 1000000)) ]; then
@@ -32,30 +36,50 @@ fi
 size=$(stat -c %s "$pcap")
 cat "$pcap" >/dev/null # page cache, for both tools alike
 
-t0=$(date +%s.%N)
-"$PFCLAB" review --json "$pcap" >"$dir/review.json" || exit 1
-t1=$(date +%s.%N)
-tshark -r "$pcap" -T fields -E separator=/t -E occurrence=f \
-	-e macc.opcode -e macc.cbfc.enbv -e macc.pause_time \
-	-e macc.cbfc.pause_time.c0 -e macc.cbfc.pause_time.c1 -e macc.cbfc.pause_time.c2 \
-	-e macc.cbfc.pause_time.c3 -e macc.cbfc.pause_time.c4 -e macc.cbfc.pause_time.c5 \
-	-e macc.cbfc.pause_time.c6 -e macc.cbfc.pause_time.c7 \
-	-e infiniband.bth.opcode -e infiniband.bth.destqp -e ip.src -e ip.dst \
-	-e ip.dsfield.ecn 2>/dev/null |
-awk -F'\t' '
-	$1 == "0x0001" { pause++; pq += $3 }
-	function hex(s,   i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
-		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v }
-	$1 == "0x0101" { pfc++; en = hex($2); for (p = 0; p < 8; p++) if (int(en / 2 ^ p) % 2) { pf[p]++; qs[p] += $(4 + p) } }
-	$12 == "129" { cnp[$14 " " $13]++ }
-	$12 != "" && $12 != "129" { roce[$14 " " $15 " " $13]++; if ($16 == 3) ce[$14 " " $15 " " $13]++ }
-	END { printf "pause %d pfc %d cnp_pairs %d flows %d\n", pause, pfc, length(cnp), length(roce) }' \
-	>"$dir/tshark.txt" || exit 1
-t2=$(date +%s.%N)
-
-awk -v s="$size" -v a="$t0" -v b="$t1" -v c="$t2" -v n="$name" 'BEGIN {
-	p = s / 1e6 / (b - a); t = s / 1e6 / (c - b)
-	printf "BENCH %s: pfclab %.0f MB/s, tshark %.1f MB/s, ratio %.1f (target >= 50); %.2f GB pcap, pfclab %.2f s, tshark %.1f s\n", n, p, t, p / t, s / 1e9, b - a, c - b }'
-echo "  pfclab: $(jq -c '{kinds, cnp_pairs: (.cnp | length), flows: (.ecn_flows | length)}' "$dir/review.json")"
+runs=${BENCH_RUNS:-3}
+for run in $(seq "$runs"); do
+	t0=$(date +%s.%N)
+	/usr/bin/time -f "%U %S %M" -o "$dir/review.time" \
+		"$PFCLAB" review --json "$pcap" >"$dir/review.json" || exit 1
+	t1=$(date +%s.%N)
+	if [ "${BENCH_TSHARK:-1}" = 1 ]; then
+		tshark -r "$pcap" -T fields -E separator=/t -E occurrence=f \
+			-e macc.opcode -e macc.cbfc.enbv -e macc.pause_time \
+			-e macc.cbfc.pause_time.c0 -e macc.cbfc.pause_time.c1 -e macc.cbfc.pause_time.c2 \
+			-e macc.cbfc.pause_time.c3 -e macc.cbfc.pause_time.c4 -e macc.cbfc.pause_time.c5 \
+			-e macc.cbfc.pause_time.c6 -e macc.cbfc.pause_time.c7 \
+			-e infiniband.bth.opcode -e infiniband.bth.destqp -e ip.src -e ip.dst \
+			-e ip.dsfield.ecn 2>/dev/null |
+		awk -F'\t' '
+			$1 == "0x0001" { pause++; pq += $3 }
+			function hex(s,   i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+				for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+				return v }
+			$1 == "0x0101" { pfc++; en = hex($2); for (p = 0; p < 8; p++) if (int(en / 2 ^ p) % 2) { pf[p]++; qs[p] += $(4 + p) } }
+			$12 == "129" { cnp[$14 " " $13]++; ncnp++ }
+			$12 != "" && $12 != "129" { roce[$14 " " $15 " " $13]++; nroce++; if ($16 == 3) { ce[$14 " " $15 " " $13]++; nce++ } }
+			END { printf "pause %d pfc %d pfc3_quanta %.0f cnp %d cnp_pairs %d roce %d ce %d flows %d\n",
+				pause, pfc, qs[3], ncnp, length(cnp), nroce, nce, length(roce) }' \
+			>"$dir/tshark.txt" || exit 1
+	fi
+	t2=$(date +%s.%N)
+	read -r ucpu scpu rss <"$dir/review.time"
+	# pfclab's CPU time beside the wall time: on a shared host the wall time also holds
+	# the time the process waited for a CPU.
+	awk -v s="$size" -v a="$t0" -v b="$t1" -v c="$t2" -v n="$name" -v r="$run" \
+		-v u="$ucpu" -v k="$scpu" -v m="$rss" -v ts="${BENCH_TSHARK:-1}" 'BEGIN {
+		p = s / 1e6 / (b - a)
+		printf "BENCH %s run %d: pfclab %.0f MB/s (%.2f s wall, %.2f s CPU, %.0f MB/s per CPU second, max RSS %.1f MiB)", n, r, p, b - a, u + k, s / 1e6 / (u + k), m / 1024
+		if (ts == 1) { t = s / 1e6 / (c - b); printf ", tshark %.1f MB/s (%.1f s), ratio %.1f (target >= 50)", t, c - b, p / t }
+		printf "; %.2f GB pcap\n", s / 1e9 }'
+done
+[ "${BENCH_TSHARK:-1}" = 1 ] || exit 0
+# both tools' counts must agree, or the speed comparison means nothing
+jq -r '"pause \(.kinds.pause) pfc \(.kinds.pfc) pfc3_quanta \([.pause.priorities[] | select(.priority == 3) | .quanta] | add // 0) cnp \(.kinds.cnp) cnp_pairs \(.cnp | length) roce \(.kinds.roce) ce \([.ecn_flows[].ce] | add // 0) flows \(.ecn_flows | length)"' \
+	"$dir/review.json" >"$dir/pfclab.txt"
+echo "  pfclab: $(cat "$dir/pfclab.txt")"
 echo "  tshark: $(cat "$dir/tshark.txt")"
+if ! cmp -s "$dir/pfclab.txt" "$dir/tshark.txt"; then
+	echo "BENCH $name: FAIL: pfclab and tshark counts disagree (above)"
+	exit 1
+fi

@@ -209,9 +209,18 @@ void nl_sock_close(struct nl_sock *s)
 	s->buf = NULL;
 }
 
+/* Requests are small; libmnl before 1.0.5 leaves an attribute's alignment padding as it
+ * was (the DCB request's interface name), so the request area starts zeroed: no byte of
+ * an earlier reply goes out to the kernel.
+ */
+#define NL_REQ_MAX 1024
+
 struct nlmsghdr *nl_sock_req(struct nl_sock *s, uint16_t type, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(s->buf);
+	struct nlmsghdr *nlh;
+
+	memset(s->buf, 0, NL_REQ_MAX < s->bufsz ? NL_REQ_MAX : s->bufsz);
+	nlh = mnl_nlmsg_put_header(s->buf);
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;

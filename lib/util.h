@@ -31,6 +31,14 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Durations: 10ms, 1s, 250us, 2m, 1h; a bare number means seconds. Result in ns. */
 int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out);
 
+/* What to say when ibv_get_device_list fails with ENOSYS: the kernel has no RDMA (uverbs)
+ * support at all, so neither a driver nor Soft-RoCE can help on this host.
+ */
+#define PFC_NO_RDMA_KERNEL \
+	"this kernel has no RDMA support (ibv_get_device_list: no uverbs in the kernel)"
+#define PFC_NO_RDMA_KERNEL_FIX \
+	"try pfclab on this machine in the virtual lab: lab/vlab/vlab run SCRIPT (QEMU guests with Soft-RoCE, see README)"
+
 uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);
 

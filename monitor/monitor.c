@@ -33,11 +33,13 @@ struct mon_opts {
 	uint64_t count;
 	uint64_t duration_ns;
 	const char *record;
+	bool force;
 	const char *catalog;
 	const char *sources;
 	const char *frames;	/* capture interface for the "frames" source */
 	bool frames_on;
 	bool json, raw, quiet, stats;
+	bool all;		/* --json: every value each interval, not only changed ones */
 };
 
 struct mon_ctx {
@@ -66,7 +68,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu N] [--interval 10ms]\n"
 "                      [--count N] [--duration 10s] [--record DIR] [--json] [--raw]\n"
-"                      [--frames[=IFACE]]\n"
+"                      [--frames[=IFACE]] [--all]\n"
 "\n"
 "Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, from 1 ms up, and\n"
 "prints per interval the metrics that changed, with deltas, rates and units.\n"
@@ -78,14 +80,19 @@ static void usage(FILE *f)
 "      --frames[=IFACE]   also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
 "                         IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
 "                         names work) and count them per interval beside the counters\n"
-"  -I, --interval DUR     sampling interval, >= 1ms (default 1s): 500us, 10ms, 1s\n"
+"  -I, --interval DUR     sampling interval, 100us to 1h (default 1s): 500us, 10ms, 1s\n"
 "  -c, --count N          stop after N samples\n"
 "  -t, --duration DUR     stop after DUR\n"
-"  -r, --record DIR       record to DIR: samples.csv, samples.jsonl, meta.json\n"
+"  -r, --record DIR       record to DIR: samples.csv, samples.jsonl, meta.json; a DIR\n"
+"                         that holds a run already is refused\n"
+"      --force            with --record: replace the run in DIR\n"
 "  -j, --json             print JSON lines instead of text\n"
+"      --all              with --json: every value each interval under \"values\" (null\n"
+"                         when not read), not only those that changed\n"
 "      --raw              also show counters the catalog does not name, by raw name\n"
 "  -q, --quiet            print nothing per interval (with --record)\n"
 "      --stats            at the end, print samples, overruns and CPU time per sample\n"
+"                         (recording's share apart)\n"
 "      --sources LIST     only these sources: ethtool,pause,dcb,link,pci,rdma,nvml\n"
 "      --catalog FILE     use FILE instead of the built-in counter catalog\n"
 "  -h, --help             this help\n"
@@ -117,7 +124,8 @@ static bool src_wanted(const struct mon_opts *o, const char *name)
 
 static int parse_opts(int argc, char **argv, struct mon_opts *o)
 {
-	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS, OPT_FRAMES };
+	enum { OPT_GPU = 256, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS, OPT_FRAMES, OPT_ALL,
+	       OPT_FORCE };
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "rdma", required_argument, NULL, 'd' },
@@ -126,6 +134,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 't' },
 		{ "record", required_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -133,6 +142,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "sources", required_argument, NULL, OPT_SOURCES },
 		{ "catalog", required_argument, NULL, OPT_CATALOG },
 		{ "frames", optional_argument, NULL, OPT_FRAMES },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -178,10 +188,10 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			o->gpu = (int)u;
 			break;
 		case 'I':
-			if (parse_duration_ns(optarg, 1000000ULL, 3600000000000ULL,
+			if (parse_duration_ns(optarg, 100000ULL, 3600000000000ULL,
 					      &o->interval_ns)) {
-				pfc_err("--interval '%s': expected a duration from 1ms to 1h "
-					"(e.g. 10ms, 1s)", optarg);
+				pfc_err("--interval '%s': expected a duration from 100us to 1h "
+					"(e.g. 500us, 10ms, 1s)", optarg);
 				return 2;
 			}
 			break;
@@ -199,6 +209,9 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		case 'r':
 			o->record = optarg;
 			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -210,6 +223,9 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			break;
 		case OPT_STATS:
 			o->stats = true;
+			break;
+		case OPT_ALL:
+			o->all = true;
 			break;
 		case OPT_SOURCES:
 			o->sources = optarg;
@@ -229,8 +245,21 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		pfc_err("unexpected argument '%s'; see 'pfclab monitor --help'", argv[optind]);
 		return 2;
 	}
+	if (o->force && !o->record) {
+		pfc_err("--force needs --record DIR");
+		return 2;
+	}
+	if (o->record && !o->force && mon_rec_check_dir(o->record) == -EEXIST) {
+		pfc_err("%s already holds a monitor run (meta.json, samples); give a new "
+			"folder, or --force to replace it", o->record);
+		return 1;
+	}
 	if (!o->iface && !o->rdma && o->gpu < 0) {
 		pfc_err("nothing to monitor: give -i IFACE, -d RDMADEV and/or --gpu N");
+		return 2;
+	}
+	if (o->all && !o->json) {
+		pfc_err("--all goes with --json; add --json");
 		return 2;
 	}
 	if (o->frames_on && !o->frames && !o->iface) {
@@ -397,10 +426,16 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 		const struct mon_val *v = &s->v[i];
 		json_object *m;
 
-		if (!(v->flags & MON_V_CHANGED) || !shown(x, &c[i]))
+		if ((!x->o.all && !(v->flags & MON_V_CHANGED)) || !shown(x, &c[i]))
+			continue;
+		/* A metric two sources report (dcb and ethtool): a reading beats a null. */
+		if (x->o.all && !(v->flags & MON_V_VALID) &&
+		    json_object_object_get_ex(ch, c[i].metric[0] && !x->o.raw ? c[i].metric :
+					      c[i].key, NULL))
 			continue;
 		m = json_object_new_object();
-		json_object_object_add(m, "value", json_object_new_uint64(v->raw));
+		json_object_object_add(m, "value", v->flags & MON_V_VALID ?
+				       json_object_new_uint64(v->raw) : NULL);
 		if (c[i].kind == MON_COUNTER) {
 			json_object_object_add(m, "delta", v->flags & MON_V_DELTA ?
 					       json_object_new_uint64(v->delta) : NULL);
@@ -414,7 +449,7 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 			json_object_object_add(m, "wrapped", json_object_new_boolean(1));
 		json_object_object_add(ch, c[i].metric[0] && !x->o.raw ? c[i].metric : c[i].key, m);
 	}
-	json_object_object_add(o, "changed", ch);
+	json_object_object_add(o, x->o.all ? "values" : "changed", ch);
 	out_json_print(stdout, o, false);
 	json_object_put(o);
 }
@@ -473,7 +508,7 @@ static uint64_t thread_cpu_ns(void)
 static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
-	uint64_t t0, n = 0, work_ns = 0;
+	uint64_t t0, n = 0, work_ns = 0, rec_ns = 0;
 	double cpu0;
 	int failed, rc;
 	size_t i;
@@ -514,9 +549,15 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			work_ns -= thread_cpu_ns();
 		mon_engine_sample(x->e, &s);
 		n++;
-		if (x->rec && !x->rec_failed && mon_rec_sample(x->rec, s)) {
-			pfc_err("%s; recording stopped", mon_rec_error(x->rec));
-			x->rec_failed = true;
+		if (x->rec && !x->rec_failed) {
+			if (x->o.stats)
+				rec_ns -= thread_cpu_ns();
+			if (mon_rec_sample(x->rec, s)) {
+				pfc_err("%s; recording stopped", mon_rec_error(x->rec));
+				x->rec_failed = true;
+			}
+			if (x->o.stats)
+				rec_ns += thread_cpu_ns();
 		}
 		if (!x->o.quiet) {
 			if (x->o.json)
@@ -526,6 +567,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		}
 		if (x->o.stats)
 			work_ns += thread_cpu_ns();
+		if (x->rec_failed)
+			break; /* the record is what was asked for: end the run, exit 1 */
 		if (!x->o.quiet && out_stdout_check())
 			break;	/* output lost: the front door says so and exits 1 */
 		if ((x->o.count && n >= x->o.count) ||
@@ -545,6 +588,9 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			"computing and writing: %.1f us per sample; the rest is the timer wakeup)\n",
 			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
 			wall > 0 ? 100.0 * cpu / wall : 0.0, (double)work_ns / 1e3 / (double)n);
+		if (x->rec)
+			fprintf(stderr, "pfclab monitor: recording %.1f us per sample\n",
+				(double)rec_ns / 1e3 / (double)n);
 	}
 	return x->rec_failed ? 1 : 0;
 }
@@ -600,9 +646,13 @@ int monitor_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	rc = run(x, argc, argv);
 out:
-	if (x->rec && mon_rec_close(x->rec)) {
-		pfc_err("finishing the record in %s", x->o.record);
-		rc = 1;
+	if (x->rec) {
+		int crc = mon_rec_close(x->rec);
+
+		if (crc && !x->rec_failed) /* a failure already reported is not said twice */
+			pfc_errno(-crc, "finishing the record in %s", x->o.record);
+		if (crc)
+			rc = 1;
 	}
 	mon_engine_free(x->e);
 	mon_catalog_free(cat);

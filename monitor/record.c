@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* record.c: writes a monitor run to a folder so that a kill -9 at any moment leaves
- * every complete line parseable: each CSV row and JSON line is built in memory and
- * handed to the kernel in one write() on an O_APPEND file; meta.json is replaced by
- * write-to-temporary, fsync, rename.
+ * every complete line parseable: CSV rows and JSON lines are built in memory, gathered
+ * for up to FLUSH_NS or FLUSH_BYTES and handed to the kernel whole on O_APPEND files
+ * (a failed write is cut back to the last whole line); meta.json is replaced by
+ * write-to-temporary, fsync, rename. A full disk stops the recording: the space kept
+ * in a small reserve file is given back so that meta.json can still be finished.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +25,29 @@
 #include "monitor/record.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
+/* Lines waiting for one write(): at 1 ms, about 100 samples per system call. */
+#define FLUSH_NS    100000000ULL
+#define FLUSH_BYTES (64u * 1024)
+#define RESERVE_BYTES (256u * 1024) /* meta.json with a few thousand columns */
+
+struct rec_out {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	off_t done;		/* bytes in the file that hold whole lines */
+};
+
 struct mon_rec {
 	struct mon_engine *e;
 	char dir[4096];
 	int csv_fd;
 	int jsonl_fd;
+	struct rec_out csv, jsonl;
+	uint64_t pending;	/* samples in the buffers, not yet written */
+	uint64_t flushed_ns;	/* sample time of the last flush */
+	bool failed;		/* a write failed: nothing more is recorded */
+	bool reserve;		/* <dir>/.reserve holds RESERVE_BYTES */
+	char failure[512];	/* the first failure, for meta.json */
 	unsigned layout;	/* engine layout the current CSV segment was written for */
 	unsigned segment;	/* 1 = samples.csv, 2 = samples-2.csv ... */
 	size_t csv_ncol;	/* columns in the current segment */
@@ -40,9 +61,10 @@ struct mon_rec {
 	 * sample (no allocation per value): tmpl holds values{} and rates{}, and jv/jr the
 	 * per-column number objects (NULL while the value is null).
 	 */
-	json_object *tmpl, *jvals, *jrates;
-	json_object **jv, **jr;
 	size_t jn;
+	char **jkey;		/* per column, its name as a JSON string and a colon */
+	char **jsrc;		/* per source, "source:device" as a JSON string */
+	size_t nsrc;
 	char err[512];
 };
 
@@ -118,6 +140,124 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static int out_reserve(struct rec_out *o, size_t n)
+{
+	if (o->len + n > o->cap) {
+		size_t ncap = (o->len + n) * 2 > FLUSH_BYTES * 2 ? (o->len + n) * 2 :
+			      FLUSH_BYTES * 2;
+		char *p = realloc(o->buf, ncap);
+
+		if (!p)
+			return -ENOMEM;
+		o->buf = p;
+		o->cap = ncap;
+	}
+	return 0;
+}
+
+static int out_put(struct rec_out *o, const char *s, size_t n)
+{
+	int rc = out_reserve(o, n);
+
+	if (rc)
+		return rc;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	return 0;
+}
+
+/* Hands the buffered lines to the kernel; on failure the file is cut back to its last
+ * whole line, so that a reader never meets half a row. */
+static int out_flush(struct rec_out *o)
+{
+	int rc;
+
+	if (!o->len || o->fd < 0)
+		return 0;
+	rc = write_all(o->fd, o->buf, o->len);
+	if (rc) {
+		if (ftruncate(o->fd, o->done))
+			(void)0; /* the reader then sees one cut line at the end, as after kill -9 */
+		o->len = 0;
+		return rc;
+	}
+	o->done += (off_t)o->len;
+	o->len = 0;
+	return 0;
+}
+
+static char *u64_put(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* A rate with 10 significant digits, as "%.10g" would print it (the last digit may
+ * round differently): rates are derived, the raw values beside them are exact. */
+static char *rate_put(char *p, double v)
+{
+	char d[24];
+	uint64_t m;
+	int e, i, nd, last;
+
+	if (!isfinite(v))
+		return memcpy(p, "null", 4), p + 4;
+	if (v < 0) {
+		*p++ = '-';
+		v = -v;
+	}
+	if (v == 0) {
+		*p++ = '0';
+		return p;
+	}
+	e = (int)floor(log10(v));
+	m = (uint64_t)llround(v * pow(10.0, 9 - e));
+	if (m >= 10000000000ULL) {
+		m /= 10;
+		e++;
+	} else if (m < 1000000000ULL) {
+		m = (uint64_t)llround(v * pow(10.0, 10 - e));
+		e--;
+	}
+	nd = (int)(u64_put(d, m) - d); /* 10 digits */
+	for (last = nd - 1; last > 0 && d[last] == '0'; last--)
+		;
+	if (e >= 10 || e < -5) { /* d.ddde+XX */
+		*p++ = d[0];
+		if (last > 0) {
+			*p++ = '.';
+			memcpy(p, d + 1, (size_t)last);
+			p += last;
+		}
+		p += sprintf(p, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+		return p;
+	}
+	if (e < 0) {
+		*p++ = '0';
+		*p++ = '.';
+		for (i = -1; i > e; i--)
+			*p++ = '0';
+		memcpy(p, d, (size_t)last + 1);
+		return p + last + 1;
+	}
+	memcpy(p, d, (size_t)e + 1);
+	p += e + 1;
+	if (last > e) {
+		*p++ = '.';
+		memcpy(p, d + e + 1, (size_t)(last - e));
+		p += last - e;
+	}
+	return p;
+}
+
 /* CSV-safe: our names never hold commas or quotes, but keep the file parseable anyway. */
 static int csv_field(struct mon_rec *r, const char *s)
 {
@@ -154,6 +294,8 @@ static void seg_name(unsigned seg, char *buf, size_t n)
 		snprintf(buf, n, "samples-%u.csv", seg);
 }
 
+static int rec_flush(struct mon_rec *r);
+
 static int meta_write(struct mon_rec *r, bool finished)
 {
 	json_object *m = json_object_new_object(), *srcs = json_object_new_array();
@@ -166,6 +308,8 @@ static int meta_write(struct mon_rec *r, bool finished)
 	unsigned k;
 	int fd, rc;
 
+	if (!r->failed)
+		(void)rec_flush(r); /* the counts below then match the files */
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	uname(&u);
@@ -227,6 +371,8 @@ static int meta_write(struct mon_rec *r, bool finished)
 	json_object_object_add(m, "gap_events", json_object_new_uint64(r->gaps));
 	json_object_object_add(m, "overruns_total",
 			       json_object_new_uint64(r->last ? r->last->overruns_total : 0));
+	json_object_object_add(m, "error", r->failure[0] ?
+			       json_object_new_string(r->failure) : NULL);
 	txt = out_json_text(m, true);
 	snprintf(path, sizeof(path), "%s/meta.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", r->dir);
@@ -245,8 +391,10 @@ static int meta_write(struct mon_rec *r, bool finished)
 	json_object_put(m);
 	if (!rc && rename(tmp, path))
 		rc = -errno;
-	if (rc)
+	if (rc) {
+		unlink(tmp);
 		return rec_fail(r, rc, "writing %s", path);
+	}
 	fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);
@@ -255,7 +403,97 @@ static int meta_write(struct mon_rec *r, bool finished)
 	return 0;
 }
 
-static void tmpl_free(struct mon_rec *r);
+static void tmpl_free(struct mon_rec *r)
+{
+	size_t i;
+
+	for (i = 0; r->jkey && i < r->jn; i++)
+		free(r->jkey[i]);
+	for (i = 0; r->jsrc && i < r->nsrc; i++)
+		free(r->jsrc[i]);
+	free(r->jkey);
+	free(r->jsrc);
+	r->jkey = r->jsrc = NULL;
+	r->jn = r->nsrc = 0;
+}
+
+/* s as a JSON string (json-c escapes it), with `tail` appended. */
+static char *json_str(const char *s, const char *tail)
+{
+	json_object *o = json_object_new_string(s);
+	const char *t = out_json_text(o, false);
+	char *out = malloc(strlen(t) + strlen(tail) + 1);
+
+	if (out)
+		strcat(strcpy(out, t), tail);
+	json_object_put(o);
+	return out;
+}
+
+/* The JSON names of the current layout, escaped once by json-c; each sample line is
+ * then these names and numbers, with no allocation per value. */
+static int tmpl_build(struct mon_rec *r)
+{
+	const struct mon_col *c;
+	size_t i, n;
+
+	tmpl_free(r);
+	c = mon_engine_cols(r->e, &n);
+	r->nsrc = mon_engine_nsrc(r->e);
+	r->jkey = calloc(n ? n : 1, sizeof(*r->jkey));
+	r->jsrc = calloc(r->nsrc ? r->nsrc : 1, sizeof(*r->jsrc));
+	if (!r->jkey || !r->jsrc)
+		return rec_fail(r, -ENOMEM, "recording");
+	r->jn = n;
+	for (i = 0; i < n; i++)
+		if (!(r->jkey[i] = json_str(col_name(c, n, i), ":")))
+			return rec_fail(r, -ENOMEM, "recording");
+	for (i = 0; i < r->nsrc; i++) {
+		const struct mon_src *src = mon_engine_src(r->e, i);
+		char k[160];
+
+		snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
+		if (!(r->jsrc[i] = json_str(k, "")))
+			return rec_fail(r, -ENOMEM, "recording");
+	}
+	return 0;
+}
+
+/* Every failure after the start ends the recording; the first one is kept for
+ * meta.json. */
+static int rec_stop(struct mon_rec *r, int rc)
+{
+	if (!r->failed) {
+		r->failed = true;
+		snprintf(r->failure, sizeof(r->failure), "%s", r->err);
+	}
+	return rc;
+}
+
+/* Writes out what the buffers hold; the samples in them count as recorded once both
+ * files have them. */
+static int rec_flush(struct mon_rec *r)
+{
+	off_t csv_done;
+	int rc;
+
+	if (r->failed)
+		return -EIO;
+	csv_done = r->csv.done;
+	rc = out_flush(&r->csv);
+	if (rc)
+		return rec_stop(r, rec_fail(r, rc, "%s: writing samples.csv", r->dir));
+	rc = out_flush(&r->jsonl);
+	if (rc) {
+		/* the rows just written to the CSV go too: both files hold the same samples */
+		if (!ftruncate(r->csv.fd, csv_done))
+			r->csv.done = csv_done;
+		return rec_stop(r, rec_fail(r, rc, "%s: writing samples.jsonl", r->dir));
+	}
+	r->samples += r->pending;
+	r->pending = 0;
+	return 0;
+}
 
 static int csv_segment_open(struct mon_rec *r)
 {
@@ -264,15 +502,21 @@ static int csv_segment_open(struct mon_rec *r)
 	size_t i, n;
 	int rc;
 
+	rc = rec_flush(r);
+	if (rc)
+		return rc;
 	if (r->csv_fd >= 0)
 		close(r->csv_fd);
-	tmpl_free(r);	/* the JSON template follows the new layout */
+	r->csv.fd = -1;
+	tmpl_free(r);	/* the JSON names follow the new layout */
 	r->segment++;
 	seg_name(r->segment, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
 	r->csv_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (r->csv_fd < 0)
 		return rec_fail(r, -errno, "%s", path);
+	r->csv.fd = r->csv_fd;
+	r->csv.done = 0;
 	c = mon_engine_cols(r->e, &n);
 	r->len = 0;
 	line_printf(r, "seq,mono_ns,wall_ns,dt_ns,overruns,gaps");
@@ -281,7 +525,9 @@ static int csv_segment_open(struct mon_rec *r)
 		csv_field(r, col_name(c, n, i));
 	}
 	line_put(r, "\n", 1);
-	rc = write_all(r->csv_fd, r->line, r->len);
+	rc = out_put(&r->csv, r->line, r->len);
+	if (!rc)
+		rc = out_flush(&r->csv);
 	if (rc)
 		return rec_fail(r, rc, "%s", path);
 	r->csv_ncol = n;
@@ -309,6 +555,48 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+int mon_rec_check_dir(const char *dir)
+{
+	static const char *const names[] = { "meta.json", "samples.csv", "samples.jsonl" };
+	char path[4200];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!lstat(path, &st))
+			return -EEXIST;
+	}
+	return 0;
+}
+
+/* Space for the final meta.json when the disk fills up: taken now, given back then. */
+static void reserve_take(struct mon_rec *r)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.reserve", r->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	r->reserve = posix_fallocate(fd, 0, RESERVE_BYTES) == 0;
+	close(fd);
+	if (!r->reserve)
+		unlink(path);
+}
+
+static void reserve_give_back(struct mon_rec *r)
+{
+	char path[4200];
+
+	if (!r->reserve)
+		return;
+	snprintf(path, sizeof(path), "%s/.reserve", r->dir);
+	unlink(path);
+	r->reserve = false;
+}
+
 int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		 struct mon_rec **out)
 {
@@ -320,7 +608,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		return -ENOMEM;
 	*out = r;
 	r->e = e;
-	r->csv_fd = r->jsonl_fd = -1;
+	r->csv_fd = r->jsonl_fd = r->csv.fd = r->jsonl.fd = -1;
 	r->first_wall_ns = time_real_ns();
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	rc = mkdir_p(dir);
@@ -331,10 +619,12 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		for (i = 0; i < argc; i++)
 			json_object_array_add(r->argv, json_object_new_string(argv[i]));
 	}
+	reserve_take(r);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	r->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (r->jsonl_fd < 0)
 		return rec_fail(r, -errno, "%s", path);
+	r->jsonl.fd = r->jsonl_fd;
 	rc = csv_segment_open(r);
 	return rc;
 }
@@ -344,179 +634,185 @@ static int jsonl_write(struct mon_rec *r, json_object *o)
 	const char *t = out_json_text(o, false);
 	int rc;
 
-	r->len = 0;
-	line_put(r, t, strlen(t));
-	rc = line_put(r, "\n", 1);
+	rc = out_put(&r->jsonl, t, strlen(t));
 	if (!rc)
-		rc = write_all(r->jsonl_fd, r->line, r->len);
+		rc = out_put(&r->jsonl, "\n", 1);
 	if (rc)
 		return rec_fail(r, rc, "%s/samples.jsonl", r->dir);
 	return 0;
 }
 
-static void gaps_text(struct mon_rec *r, const struct mon_sample *s, char *buf, size_t n)
+/* Room for one number and its separators. */
+#define NUM_MAX 40
+
+static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 {
-	size_t i, o = 0;
+	struct rec_out *o = &r->csv;
+	char gbuf[1024], *p;
+	size_t i, n = r->csv_ncol < s->ncol ? r->csv_ncol : s->ncol;
+	int rc;
 
-	buf[0] = '\0';
-	for (i = 0; i < mon_engine_nsrc(r->e) && o + 1 < n; i++) {
-		const struct mon_src *src = mon_engine_src(r->e, i);
-		int w;
+	if (r->nsrc && s->gap_mask) {
+		size_t off = 0;
 
+		gbuf[0] = '\0';
+		for (i = 0; i < r->nsrc && off + 1 < sizeof(gbuf); i++) {
+			const struct mon_src *src = mon_engine_src(r->e, i);
+			int w;
+
+			if (!(s->gap_mask & (1u << i)))
+				continue;
+			w = snprintf(gbuf + off, sizeof(gbuf) - off, "%s%s:%s", off ? ";" : "",
+				     src->ops->name, src->dev);
+			if (w < 0)
+				break;
+			off += (size_t)w;
+		}
+		gbuf[sizeof(gbuf) - 1] = '\0';
+	} else {
+		gbuf[0] = '\0';
+	}
+	rc = out_reserve(o, 5 * NUM_MAX + 2 * sizeof(gbuf) + 2 + n * NUM_MAX);
+	if (rc)
+		return rc;
+	p = o->buf + o->len;
+	p = u64_put(p, s->seq);
+	*p++ = ',';
+	p = u64_put(p, s->mono_ns);
+	*p++ = ',';
+	p = u64_put(p, s->wall_ns);
+	*p++ = ',';
+	p = u64_put(p, s->dt_ns);
+	*p++ = ',';
+	p = u64_put(p, s->overruns);
+	*p++ = ',';
+	o->len = (size_t)(p - o->buf);
+	r->len = 0;
+	csv_field(r, gbuf);
+	memcpy(o->buf + o->len, r->line ? r->line : "", r->len);
+	p = o->buf + o->len + r->len;
+	for (i = 0; i < n; i++) {
+		*p++ = ',';
+		if (s->v[i].flags & MON_V_VALID) {
+			p = u64_put(p, s->v[i].raw);
+		} else {
+			memcpy(p, "n/a", 3);
+			p += 3;
+		}
+	}
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
+	return 0;
+}
+
+static int sample_json(struct mon_rec *r, const struct mon_sample *s)
+{
+	static const char head[] = "{\"type\":\"sample\",\"seq\":";
+	struct rec_out *o = &r->jsonl;
+	const struct mon_col *c;
+	size_t i, n, need = sizeof(head) + 5 * NUM_MAX + 64;
+	bool first;
+	char *p;
+	int rc;
+
+	c = mon_engine_cols(r->e, &n);
+	n = n < s->ncol ? n : s->ncol;
+	n = n < r->jn ? n : r->jn;
+	for (i = 0; i < r->nsrc; i++)
+		need += strlen(r->jsrc[i]) + 1;
+	for (i = 0; i < n; i++)
+		need += 2 * (strlen(r->jkey[i]) + NUM_MAX);
+	rc = out_reserve(o, need);
+	if (rc)
+		return rc;
+	p = o->buf + o->len;
+	memcpy(p, head, sizeof(head) - 1);
+	p = u64_put(p + sizeof(head) - 1, s->seq);
+	p = u64_put(stpcpy(p, ",\"mono_ns\":"), s->mono_ns);
+	p = u64_put(stpcpy(p, ",\"wall_ns\":"), s->wall_ns);
+	p = u64_put(stpcpy(p, ",\"dt_ns\":"), s->dt_ns);
+	p = u64_put(stpcpy(p, ",\"overruns\":"), s->overruns);
+	p = stpcpy(p, ",\"gaps\":[");
+	for (i = 0, first = true; i < r->nsrc; i++) {
 		if (!(s->gap_mask & (1u << i)))
 			continue;
-		w = snprintf(buf + o, n - o, "%s%s:%s", o ? ";" : "", src->ops->name, src->dev);
-		if (w < 0)
-			break;
-		o += (size_t)w;
+		if (!first)
+			*p++ = ',';
+		p = stpcpy(p, r->jsrc[i]);
+		first = false;
 	}
-	if (o >= n)
-		buf[n - 1] = '\0';
-}
-
-static const char rate_fmt[] = "%.10g";
-
-static void tmpl_free(struct mon_rec *r)
-{
-	if (r->tmpl)
-		json_object_put(r->tmpl);
-	free(r->jv);
-	free(r->jr);
-	r->tmpl = r->jvals = r->jrates = NULL;
-	r->jv = r->jr = NULL;
-	r->jn = 0;
-}
-
-static int tmpl_build(struct mon_rec *r)
-{
-	const struct mon_col *c;
-	size_t i, n;
-
-	tmpl_free(r);
-	c = mon_engine_cols(r->e, &n);
-	r->jv = calloc(n ? n : 1, sizeof(*r->jv));
-	r->jr = calloc(n ? n : 1, sizeof(*r->jr));
-	if (!r->jv || !r->jr)
-		return rec_fail(r, -ENOMEM, "recording");
-	r->tmpl = json_object_new_object();
-	r->jvals = json_object_new_object();
-	r->jrates = json_object_new_object();
-	json_object_object_add(r->tmpl, "type", json_object_new_string("sample"));
-	json_object_object_add(r->tmpl, "seq", json_object_new_uint64(0));
-	json_object_object_add(r->tmpl, "mono_ns", json_object_new_uint64(0));
-	json_object_object_add(r->tmpl, "wall_ns", json_object_new_uint64(0));
-	json_object_object_add(r->tmpl, "dt_ns", json_object_new_uint64(0));
-	json_object_object_add(r->tmpl, "overruns", json_object_new_uint64(0));
-	json_object_object_add(r->tmpl, "gaps", json_object_new_array());
-	/* Every column has its key from the start (null until read), in column order. */
+	p = stpcpy(p, "],\"values\":{");
 	for (i = 0; i < n; i++) {
-		json_object_object_add(r->jvals, col_name(c, n, i), NULL);
-		if (c[i].kind == MON_COUNTER)
-			json_object_object_add(r->jrates, col_name(c, n, i), NULL);
+		if (i)
+			*p++ = ',';
+		p = stpcpy(p, r->jkey[i]);
+		if (s->v[i].flags & MON_V_VALID)
+			p = u64_put(p, s->v[i].raw);
+		else
+			p = stpcpy(p, "null");
 	}
-	json_object_object_add(r->tmpl, "values", r->jvals);
-	json_object_object_add(r->tmpl, "rates", r->jrates);
-	r->jn = n;
+	p = stpcpy(p, "},\"rates\":{");
+	for (i = 0, first = true; i < n; i++) {
+		if (c[i].kind != MON_COUNTER)
+			continue;
+		if (!first)
+			*p++ = ',';
+		first = false;
+		p = stpcpy(p, r->jkey[i]);
+		if (s->v[i].flags & MON_V_DELTA)
+			p = rate_put(p, s->v[i].rate);
+		else
+			p = stpcpy(p, "null");
+	}
+	p = stpcpy(p, "}}\n");
+	o->len = (size_t)(p - o->buf);
 	return 0;
 }
 
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 {
-	json_object *o, *gaps;
-	const struct mon_col *c;
-	char gbuf[1024];
-	size_t i, n;
+	size_t n;
 	int rc;
 
+	if (r->failed)
+		return -EIO;
 	if (mon_engine_layout(r->e) != r->layout) {
 		rc = csv_segment_open(r);
 		if (rc)
-			return rc;
+			return rec_stop(r, rc);
 	}
-	c = mon_engine_cols(r->e, &n);
-	gaps_text(r, s, gbuf, sizeof(gbuf));
-	r->len = 0;
-	line_printf(r, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", s->seq,
-		    s->mono_ns, s->wall_ns, s->dt_ns, s->overruns);
-	csv_field(r, gbuf);
-	for (i = 0; i < r->csv_ncol && i < s->ncol; i++) {
-		if (s->v[i].flags & MON_V_VALID)
-			line_printf(r, ",%" PRIu64, s->v[i].raw);
-		else
-			line_put(r, ",n/a", 4);
-	}
-	rc = line_put(r, "\n", 1);
-	if (!rc)
-		rc = write_all(r->csv_fd, r->line, r->len);
-	if (rc)
-		return rec_fail(r, rc, "%s: writing CSV", r->dir);
-
-	if (!r->tmpl || r->jn != n) {
+	mon_engine_cols(r->e, &n);
+	if (!r->jkey || r->jn != n || r->nsrc != mon_engine_nsrc(r->e)) {
 		rc = tmpl_build(r);
 		if (rc)
-			return rc;
+			return rec_stop(r, rc);
 	}
-	o = r->tmpl;
-	json_object_set_uint64(json_object_object_get(o, "seq"), s->seq);
-	json_object_set_uint64(json_object_object_get(o, "mono_ns"), s->mono_ns);
-	json_object_set_uint64(json_object_object_get(o, "wall_ns"), s->wall_ns);
-	json_object_set_uint64(json_object_object_get(o, "dt_ns"), s->dt_ns);
-	json_object_set_uint64(json_object_object_get(o, "overruns"), s->overruns);
-	gaps = json_object_new_array();
-	for (i = 0; i < mon_engine_nsrc(r->e); i++) {
-		const struct mon_src *src = mon_engine_src(r->e, i);
-		char k[160];
-
-		if (!(s->gap_mask & (1u << i)))
-			continue;
-		snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
-		json_object_array_add(gaps, json_object_new_string(k));
-	}
-	json_object_object_add(o, "gaps", gaps);
-	for (i = 0; i < s->ncol && i < r->jn; i++) {
-		const struct mon_val *v = &s->v[i];
-
-		if (v->flags & MON_V_VALID) {
-			if (r->jv[i]) {
-				json_object_set_uint64(r->jv[i], v->raw);
-			} else {
-				r->jv[i] = json_object_new_uint64(v->raw);
-				json_object_object_add(r->jvals, col_name(c, n, i), r->jv[i]);
-			}
-		} else if (r->jv[i]) {
-			json_object_object_add(r->jvals, col_name(c, n, i), NULL);
-			r->jv[i] = NULL;
-		}
-		if (c[i].kind != MON_COUNTER)
-			continue;
-		if (v->flags & MON_V_DELTA) {
-			if (r->jr[i]) {
-				json_object_set_double(r->jr[i], v->rate);
-			} else {
-				r->jr[i] = json_object_new_double(v->rate);
-				/* 10 significant digits: rates are derived, the raw values exact;
-				 * "%.17g" costs more than the rest of the line.
-				 */
-				json_object_set_serializer(r->jr[i], json_object_double_to_json_string,
-							   (void *)rate_fmt, NULL);
-				json_object_object_add(r->jrates, col_name(c, n, i), r->jr[i]);
-			}
-		} else if (r->jr[i]) {
-			json_object_object_add(r->jrates, col_name(c, n, i), NULL);
-			r->jr[i] = NULL;
-		}
-	}
-	rc = jsonl_write(r, o);
-	r->samples++;
+	rc = sample_csv(r, s);
+	if (!rc)
+		rc = sample_json(r, s);
+	if (rc)
+		return rec_stop(r, rec_fail(r, rc, "%s: recording", r->dir));
+	r->pending++;
 	r->last = s;
-	return rc;
+	if (!r->flushed_ns)
+		r->flushed_ns = s->mono_ns;
+	if (r->csv.len + r->jsonl.len >= FLUSH_BYTES || s->mono_ns - r->flushed_ns >= FLUSH_NS) {
+		r->flushed_ns = s->mono_ns;
+		rc = rec_flush(r);
+		if (rc)
+			return rec_stop(r, rc);
+	}
+	return 0;
 }
 
 int mon_rec_event(struct mon_rec *r, const struct mon_event *ev)
 {
-	json_object *o = json_object_new_object();
+	json_object *o;
 	int rc;
 
+	if (r->failed)
+		return -EIO;
+	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("event"));
 	json_object_object_add(o, "event", json_object_new_string(mon_event_name(ev->type)));
 	json_object_object_add(o, "seq", json_object_new_uint64(ev->seq));
@@ -534,15 +830,18 @@ int mon_rec_event(struct mon_rec *r, const struct mon_event *ev)
 		r->gaps++;
 	if (!rc && (ev->type == MON_EV_LAYOUT || ev->type == MON_EV_UNSUPPORTED))
 		rc = meta_write(r, false);
-	return rc;
+	return rc ? rec_stop(r, rc) : 0;
 }
 
 int mon_rec_close(struct mon_rec *r)
 {
-	int rc = 0;
+	int rc = 0, frc;
 
 	if (!r)
 		return 0;
+	frc = r->failed ? -EIO : rec_flush(r);
+	/* after a full disk the reserve makes room for the final meta.json */
+	reserve_give_back(r);
 	if (r->jsonl_fd >= 0 && r->csv_fd >= 0)
 		rc = meta_write(r, true);
 	if (r->csv_fd >= 0)
@@ -552,7 +851,9 @@ int mon_rec_close(struct mon_rec *r)
 	if (r->argv)
 		json_object_put(r->argv);
 	tmpl_free(r);
+	free(r->csv.buf);
+	free(r->jsonl.buf);
 	free(r->line);
 	free(r);
-	return rc;
+	return rc ? rc : frc;
 }

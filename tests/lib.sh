@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh: helpers for pfclab's shell tests, in the manner of the kernel's
 # tools/testing/selftests/net/lib.sh. Each test prints one line: OK, FAIL or SKIP.
-# Source it; register cleanups as resources are created; the EXIT trap runs them.
+# Source it, declare the number of tests with `plan N`, register cleanups as resources
+# are created (the EXIT trap runs them) and end with `finish`. The runner checks the plan
+# and the DONE line `finish` prints (tests/verdict.sh): a script that dies, or prints
+# fewer results than planned, fails.
 
 PFCLAB_ROOT=${PFCLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 PFCLAB=${PFCLAB:-$PFCLAB_ROOT/pfclab}
@@ -58,8 +61,12 @@ need_cmd() {
 	done
 }
 
-# exit status for a test script: non-zero when any check failed.
-finish() { exit "$TEST_FAILED"; }
+# plan N: this script prints N results (a script that skips as a whole may print fewer,
+# all SKIP). Call it before the first result.
+plan() { echo "PLAN $1"; }
+
+# exit status for a test script: non-zero when any check failed; DONE says it got here.
+finish() { echo DONE; exit "$TEST_FAILED"; }
 
 # Inside a vlab guest: the topology variables and vlab_impair.
 if [ "${VLAB:-}" = 1 ] && [ -f /vlab/guest-env.sh ]; then

@@ -34,50 +34,68 @@ tally() { # reads OK/FAIL/SKIP lines from stdin, echoes them, counts them
 	done
 }
 
-# Unit tests speak TAP through cmocka; one result line per test case.
+source "$root/tests/verdict.sh"
+
+# Unit tests speak TAP through cmocka; one result line per test case. cmocka prints a
+# skip as "not ok N # SKIP name". The TAP plan ("1..N") must match the cases reported.
 run_unit() { # $1 = binary, $2 = label prefix
-	local bin=$1 tag=$2 name out rc
+	local bin=$1 tag=$2 name out rc plan n
 	name=$(basename "$bin")
 	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$bin" 2>"$logs/$tag-$name.err")
 	rc=$?
 	echo "$out" >"$logs/$tag-$name.tap"
-	local n=0
 	tally < <(echo "$out" | awk -v p="$tag/$name" '
-		/^not ok/ { sub(/^not ok [0-9]+ - /, ""); print "FAIL " p "/" $0; n++; next }
-		/^ok .*# SKIP/ { sub(/^ok [0-9]+ - /, ""); print "SKIP " p "/" $0; n++; next }
-		/^ok / { sub(/^ok [0-9]+ - /, ""); print "OK " p "/" $0; n++; next }
-		END { if (n == 0) print "FAIL " p ": no test ran" }')
-	if [ $rc -ne 0 ] && ! echo "$out" | grep -q '^not ok'; then
+		/^not ok [0-9]+ # SKIP/ { sub(/^not ok [0-9]+ # SKIP */, ""); print "SKIP " p "/" $0 ": skipped by the test"; next }
+		/^ok [0-9]+ .*# SKIP/ { sub(/^ok [0-9]+ - /, ""); print "SKIP " p "/" $0; next }
+		/^not ok/ { sub(/^not ok [0-9]+ - /, ""); print "FAIL " p "/" $0; next }
+		/^ok / { sub(/^ok [0-9]+ - /, ""); print "OK " p "/" $0; next }')
+	plan=$(echo "$out" | sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' | head -n 1)
+	n=$(echo "$out" | grep -cE '^(not )?ok [0-9]+')
+	if [ -z "$plan" ] || [ "$plan" -eq 0 ] || [ "$n" -ne "$plan" ]; then
+		tally <<<"FAIL $tag/$name: $n results for a TAP plan of ${plan:-none} (see $logs/$tag-$name.tap)"
+	fi
+	if [ $rc -ne 0 ] && ! echo "$out" | grep -q '^not ok [0-9]* - '; then
 		tally <<<"FAIL $tag/$name: exit $rc (see $logs/$tag-$name.err)"
 		tail -n 20 "$logs/$tag-$name.err" >&2
 	fi
 }
 
-run_script() { # $1 = script; its OK/FAIL/SKIP lines are counted
+run_script() { # $1 = script; its results are judged by verdict_log
 	local s=$1 name log rc
 	name=$(basename "$s" .sh)
 	log="$logs/$(basename "$(dirname "$s")")-$name.log"
+	if [ ! -x "$s" ]; then
+		tally <<<"FAIL $name: $s is not executable"
+		return
+	fi
 	"$s" >"$log" 2>&1
 	rc=$?
-	tally <"$log"
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
-		tally <<<"FAIL $name: exit $rc (see $log)"
-		tail -n 20 "$log" >&2
-	fi
+	tally < <(verdict_log "$name" "$log" "$rc")
+	[ $rc -eq 0 ] || tail -n 20 "$log" >&2
+}
+
+# every unit test source has its binary, plain and sanitized
+run_units() { # $1 = folder of the binaries, $2 = label prefix
+	local c b
+	for c in tests/unit/test_*.c; do
+		b=$1/$(basename "$c" .c)
+		if [ -x "$b" ]; then run_unit "$b" "$2"
+		else tally <<<"FAIL $2/$(basename "$b"): $b not built (make unit)"; fi
+	done
 }
 
 if want unit; then
-	for b in "$build"/tests/test_*; do [ -x "$b" ] && run_unit "$b" unit; done
-	for b in "$build"/asan/tests/test_*; do [ -x "$b" ] && run_unit "$b" asan; done
+	run_units "$build/tests" unit
+	run_units "$build/asan/tests" asan
 fi
 if want host; then
-	for s in tests/integration/*.sh; do [ -x "$s" ] && run_script "$s"; done
+	for s in tests/integration/*.sh; do run_script "$s"; done
 fi
 if want vlab; then
 	run_script tests/vlab/run.sh
 fi
 if want gpu; then
-	for s in tests/gpu/*.sh; do [ -x "$s" ] && run_script "$s"; done
+	for s in tests/gpu/*.sh; do run_script "$s"; done
 fi
 
 echo "logs: $logs"

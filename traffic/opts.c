@@ -90,7 +90,8 @@ void traffic_opts_usage(FILE *f)
 "      --psk FILE          pre-shared key (also $PFCLAB_PSK_FILE): both sides prove it\n"
 "                          before any memory key is sent; at least 16 bytes, one trailing\n"
 "                          newline ignored, the file readable by its owner only\n"
-"      --peer-timeout DUR  a peer silent for DUR is gone (heartbeats; default 2s)\n"
+"      --peer-timeout DUR  a silent peer (stopped, unreachable) is declared gone\n"
+"                          within DUR (heartbeats; default 2s)\n"
 "      --timeout DUR       connect / exchange step timeout (default 10s)\n"
 "      --wait DUR          server: give up when no client came within DUR (default: wait)\n"
 "Traffic:\n"
@@ -223,12 +224,217 @@ uint32_t traffic_opts_max_size(const struct traffic_opts *o)
 	return m;
 }
 
-int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err, size_t n)
+struct seen {
+	bool s, a, D, n, cq, dscp, tclass, l;	/* options given, for the combination checks */
+};
+
+/* Connection, exchange and output options. 0 when handled, 1 when c is not one of them, -EINVAL with err set. */
+static int opt_conn(int c, const char *a, struct traffic_opts *o, struct seen *g, char *err, size_t n)
 {
-	bool got_s = false, got_a = false, got_D = false, got_n = false, got_cq = false;
-	bool got_dscp = false, got_tclass = false, got_l = false;
+	uint32_t u;
+	int rc;
+
+	switch (c) {
+	case 'd': o->dev = a; break;
+	case 'i':
+		if ((rc = parse_u32(a, 1, 255, &o->ib_port)))
+			return bad(err, n, "-i '%s': %s (1..255)", a, range_word(rc));
+		break;
+	case 'x':
+		if ((rc = parse_u32(a, 0, 65535, &u)))
+			return bad(err, n, "-x '%s': %s (0..65535)", a, range_word(rc));
+		o->gid_index = (int)u;
+		break;
+	case 'p':
+		if ((rc = parse_u32(a, 1, 65535, &u)))
+			return bad(err, n, "-p '%s': %s (1..65535)", a, range_word(rc));
+		o->port = (uint16_t)u;
+		break;
+	case OPT_BIND: o->bind_addr = a; break;
+	case OPT_PSK:
+		if (!*a)
+			return bad(err, n, "--psk '': give the path of a key file");
+		o->psk_file = a;
+		break;
+	case OPT_PEER_TIMEOUT:
+		if ((rc = parse_duration_ns(a, 100000000ULL, 3600ULL * 1000000000ULL, &o->peer_timeout_ns)))
+			return bad(err, n, "--peer-timeout '%s': %s (100ms .. 1h)", a,
+				   rc == -ERANGE ? "out of range" : "not a duration");
+		break;
+	case OPT_TIMEOUT:
+		if ((rc = parse_duration_ns(a, 10000000ULL, 3600ULL * 1000000000ULL, &o->timeout_ns)))
+			return bad(err, n, "--timeout '%s': %s (10ms .. 1h)", a,
+				   rc == -ERANGE ? "out of range" : "not a duration");
+		break;
+	case OPT_WAIT:
+		if ((rc = parse_duration_ns(a, 10000000ULL, 30ULL * 86400 * 1000000000ULL, &o->wait_ns)))
+			return bad(err, n, "--wait '%s': %s (10ms .. 30 days)", a,
+				   rc == -ERANGE ? "out of range" : "not a duration");
+		break;
+	case OPT_INTERVAL:
+		if ((rc = parse_duration_ns(a, 10000000ULL, 3600ULL * 1000000000ULL, &o->interval_ns)))
+			return bad(err, n, "--interval '%s': %s (10ms .. 1h)", a,
+				   rc == -ERANGE ? "out of range" : "not a duration");
+		break;
+	case OPT_JSON: o->json = true; break;
+	case 'Z': o->quiet = true; break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* What is sent: sizes, QPs, depths, run length. 0 when handled, 1 when c is not one of them, -EINVAL with err set. */
+static int opt_traffic(int c, const char *a, struct traffic_opts *o, struct seen *g, char *err, size_t n)
+{
+	uint32_t u;
+	int rc;
+
+	switch (c) {
+	case 'q':
+		if ((rc = parse_u32(a, 1, TRAFFIC_MAX_QPS, &o->qps)))
+			return bad(err, n, "-q '%s': %s (1..%d)", a, range_word(rc), TRAFFIC_MAX_QPS);
+		break;
+	case 's':
+		g->s = true;
+		if ((rc = parse_sizes(a, o, err, n)))
+			return rc;
+		break;
+	case 'a':
+		g->a = true;
+		o->nsizes = 0;
+		for (u = 2; u <= (8u << 20); u <<= 1)
+			o->sizes[o->nsizes++] = u;
+		break;
+	case 'b': o->bidir = true; break;
+	case OPT_IMM: o->imm = true; break;
+	case 't':
+		if ((rc = parse_u32(a, 1, 16384, &o->tx_depth)))
+			return bad(err, n, "-t '%s': %s (1..16384)", a, range_word(rc));
+		break;
+	case OPT_RX_DEPTH:
+		if ((rc = parse_u32(a, 1, 16384, &o->rx_depth)))
+			return bad(err, n, "--rx-depth '%s': %s (1..16384)", a, range_word(rc));
+		break;
+	case 'l':
+		g->l = true;
+		o->post_list_auto = false;
+		if ((rc = parse_u32(a, 1, 64, &o->post_list)))
+			return bad(err, n, "-l '%s': %s (1..64)", a, range_word(rc));
+		break;
+	case 'Q':
+		g->cq = true;
+		if ((rc = parse_u32(a, 1, 16384, &o->cq_mod)))
+			return bad(err, n, "-Q '%s': %s (1..16384)", a, range_word(rc));
+		break;
+	case 'I':
+		if ((rc = parse_u32(a, 0, 4096, &o->inline_size)))
+			return bad(err, n, "-I '%s': %s (0..4096)", a, range_word(rc));
+		break;
+	case 'm':
+		if ((rc = parse_u32(a, 256, 4096, &o->mtu)) || (o->mtu & (o->mtu - 1)))
+			return bad(err, n, "-m '%s': the MTU is one of 256, 512, 1024, 2048, 4096", a);
+		break;
+	case 'D':
+		g->D = true;
+		if ((rc = parse_duration_ns(a, 1000000ULL, 30ULL * 86400 * 1000000000ULL, &o->duration_ns)))
+			return bad(err, n, "-D '%s': %s (e.g. 10, 500ms, 2m; 1ms .. 30 days)", a,
+				   rc == -ERANGE ? "out of range" : "not a duration");
+		break;
+	case 'n':
+		g->n = true;
+		if ((rc = parse_u64(a, 1, 1ULL << 40, &o->iters)))
+			return bad(err, n, "-n '%s': %s (1 .. 2^40)", a, range_word(rc));
+		break;
+	case OPT_WARMUP:
+		if ((rc = parse_duration_ns(a, 0, 3600ULL * 1000000000ULL, &o->warmup_ns)))
+			return bad(err, n, "--warmup '%s': %s (0 .. 1h)", a,
+				   rc == -ERANGE ? "out of range" : "not a duration");
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* Marking, transport, rate and memory options. 0 when handled, 1 when c is not one of them, -EINVAL with err set. */
+static int opt_other(int c, const char *a, struct traffic_opts *o, struct seen *g, char *err, size_t n)
+{
 	uint32_t u;
 	char *end;
+	int rc;
+
+	switch (c) {
+	case OPT_TCLASS:
+		g->tclass = true;
+		if ((rc = parse_u32(a, 0, 255, &u)))
+			return bad(err, n, "--tclass '%s': %s (0..255)", a, range_word(rc));
+		o->tclass = (int)u;
+		break;
+	case OPT_DSCP:
+		g->dscp = true;
+		if ((rc = parse_u32(a, 0, 63, &u)))
+			return bad(err, n, "--dscp '%s': %s (0..63)", a, range_word(rc));
+		o->tclass = (int)(u << 2);
+		break;
+	case 'S':
+		if ((rc = parse_u32(a, 0, 15, &o->sl)))
+			return bad(err, n, "-S '%s': %s (0..15)", a, range_word(rc));
+		break;
+	case OPT_RATE:
+		errno = 0;
+		o->rate_gbps = strtod(a, &end);
+		if (end == a || *end || errno || !(o->rate_gbps > 0) || o->rate_gbps > 1000)
+			return bad(err, n, "--rate '%s': a rate in Gb/s above 0 and up to 1000", a);
+		break;
+	case OPT_RATE_MODE:
+		if (!strcmp(a, "auto"))
+			o->rate_mode = TRAFFIC_RATE_AUTO;
+		else if (!strcmp(a, "hw"))
+			o->rate_mode = TRAFFIC_RATE_HW;
+		else if (!strcmp(a, "sw"))
+			o->rate_mode = TRAFFIC_RATE_SW;
+		else
+			return bad(err, n, "--rate-mode '%s': one of auto, hw, sw", a);
+		break;
+	case OPT_QP_TIMEOUT:
+		if ((rc = parse_u32(a, 1, 31, &o->qp_timeout)))
+			return bad(err, n, "--qp-timeout '%s': %s (1..31)", a, range_word(rc));
+		break;
+	case OPT_RETRY:
+		if ((rc = parse_u32(a, 0, 7, &o->retry)))
+			return bad(err, n, "--retry '%s': %s (0..7)", a, range_word(rc));
+		break;
+	case OPT_MEM:
+	case OPT_CHECK_MEM:
+		if (!mem_ops_find(a))
+			return bad(err, n, "%s '%s': unknown memory type; 'pfclab traffic --help' lists them",
+				   c == OPT_MEM ? "--mem" : "--check-mem", a);
+		if (c == OPT_MEM)
+			o->mem = a;
+		else
+			o->check_mem = a;
+		break;
+	case OPT_GPU: o->gpu = a; break;
+	case OPT_HUGE: o->hugepages = true; break;
+	case OPT_NUMA:
+		if ((rc = parse_u32(a, 0, 63, &u)))
+			return bad(err, n, "--numa '%s': %s (0..63)", a, range_word(rc));
+		o->numa_node = (int)u;
+		break;
+	case OPT_CHECK_SIZE:
+		if ((rc = parse_size(a, 4096, 16ULL << 30, &o->check_size)))
+			return bad(err, n, "--check-size '%s': %s (4K .. 16G)", a, range_word(rc));
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err, size_t n)
+{
+	struct seen g = { 0 };
 	int c, rc;
 
 	defaults(o);
@@ -238,171 +444,14 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		const char *a = optarg;
 
-		switch (c) {
-		case 'd': o->dev = a; break;
-		case 'i':
-			if ((rc = parse_u32(a, 1, 255, &o->ib_port)))
-				return bad(err, n, "-i '%s': %s (1..255)", a, range_word(rc));
-			break;
-		case 'x':
-			if ((rc = parse_u32(a, 0, 65535, &u)))
-				return bad(err, n, "-x '%s': %s (0..65535)", a, range_word(rc));
-			o->gid_index = (int)u;
-			break;
-		case 'p':
-			if ((rc = parse_u32(a, 1, 65535, &u)))
-				return bad(err, n, "-p '%s': %s (1..65535)", a, range_word(rc));
-			o->port = (uint16_t)u;
-			break;
-		case OPT_BIND: o->bind_addr = a; break;
-		case OPT_PSK:
-			if (!*a)
-				return bad(err, n, "--psk '': give the path of a key file");
-			o->psk_file = a;
-			break;
-		case OPT_PEER_TIMEOUT:
-			if ((rc = parse_duration_ns(a, 100000000ULL, 3600ULL * 1000000000ULL, &o->peer_timeout_ns)))
-				return bad(err, n, "--peer-timeout '%s': %s (100ms .. 1h)", a,
-					   rc == -ERANGE ? "out of range" : "not a duration");
-			break;
-		case 'q':
-			if ((rc = parse_u32(a, 1, TRAFFIC_MAX_QPS, &o->qps)))
-				return bad(err, n, "-q '%s': %s (1..%d)", a, range_word(rc), TRAFFIC_MAX_QPS);
-			break;
-		case 's':
-			got_s = true;
-			if ((rc = parse_sizes(a, o, err, n)))
+		if ((rc = opt_conn(c, a, o, &g, err, n)) != 1 ||
+		    (rc = opt_traffic(c, a, o, &g, err, n)) != 1 ||
+		    (rc = opt_other(c, a, o, &g, err, n)) != 1) {
+			if (rc)
 				return rc;
-			break;
-		case 'a':
-			got_a = true;
-			o->nsizes = 0;
-			for (u = 2; u <= (8u << 20); u <<= 1)
-				o->sizes[o->nsizes++] = u;
-			break;
-		case 'b': o->bidir = true; break;
-		case OPT_IMM: o->imm = true; break;
-		case 't':
-			if ((rc = parse_u32(a, 1, 16384, &o->tx_depth)))
-				return bad(err, n, "-t '%s': %s (1..16384)", a, range_word(rc));
-			break;
-		case OPT_RX_DEPTH:
-			if ((rc = parse_u32(a, 1, 16384, &o->rx_depth)))
-				return bad(err, n, "--rx-depth '%s': %s (1..16384)", a, range_word(rc));
-			break;
-		case 'l':
-			got_l = true;
-			o->post_list_auto = false;
-			if ((rc = parse_u32(a, 1, 64, &o->post_list)))
-				return bad(err, n, "-l '%s': %s (1..64)", a, range_word(rc));
-			break;
-		case 'Q':
-			got_cq = true;
-			if ((rc = parse_u32(a, 1, 16384, &o->cq_mod)))
-				return bad(err, n, "-Q '%s': %s (1..16384)", a, range_word(rc));
-			break;
-		case 'I':
-			if ((rc = parse_u32(a, 0, 4096, &o->inline_size)))
-				return bad(err, n, "-I '%s': %s (0..4096)", a, range_word(rc));
-			break;
-		case 'm':
-			if ((rc = parse_u32(a, 256, 4096, &o->mtu)) || (o->mtu & (o->mtu - 1)))
-				return bad(err, n, "-m '%s': the MTU is one of 256, 512, 1024, 2048, 4096", a);
-			break;
-		case 'D':
-			got_D = true;
-			if ((rc = parse_duration_ns(a, 1000000ULL, 30ULL * 86400 * 1000000000ULL, &o->duration_ns)))
-				return bad(err, n, "-D '%s': %s (e.g. 10, 500ms, 2m; 1ms .. 30 days)", a,
-					   rc == -ERANGE ? "out of range" : "not a duration");
-			break;
-		case 'n':
-			got_n = true;
-			if ((rc = parse_u64(a, 1, 1ULL << 40, &o->iters)))
-				return bad(err, n, "-n '%s': %s (1 .. 2^40)", a, range_word(rc));
-			break;
-		case OPT_WARMUP:
-			if ((rc = parse_duration_ns(a, 0, 3600ULL * 1000000000ULL, &o->warmup_ns)))
-				return bad(err, n, "--warmup '%s': %s (0 .. 1h)", a,
-					   rc == -ERANGE ? "out of range" : "not a duration");
-			break;
-		case OPT_TCLASS:
-			got_tclass = true;
-			if ((rc = parse_u32(a, 0, 255, &u)))
-				return bad(err, n, "--tclass '%s': %s (0..255)", a, range_word(rc));
-			o->tclass = (int)u;
-			break;
-		case OPT_DSCP:
-			got_dscp = true;
-			if ((rc = parse_u32(a, 0, 63, &u)))
-				return bad(err, n, "--dscp '%s': %s (0..63)", a, range_word(rc));
-			o->tclass = (int)(u << 2);
-			break;
-		case 'S':
-			if ((rc = parse_u32(a, 0, 15, &o->sl)))
-				return bad(err, n, "-S '%s': %s (0..15)", a, range_word(rc));
-			break;
-		case OPT_RATE:
-			errno = 0;
-			o->rate_gbps = strtod(a, &end);
-			if (end == a || *end || errno || !(o->rate_gbps > 0) || o->rate_gbps > 1000)
-				return bad(err, n, "--rate '%s': a rate in Gb/s above 0 and up to 1000", a);
-			break;
-		case OPT_RATE_MODE:
-			if (!strcmp(a, "auto"))
-				o->rate_mode = TRAFFIC_RATE_AUTO;
-			else if (!strcmp(a, "hw"))
-				o->rate_mode = TRAFFIC_RATE_HW;
-			else if (!strcmp(a, "sw"))
-				o->rate_mode = TRAFFIC_RATE_SW;
-			else
-				return bad(err, n, "--rate-mode '%s': one of auto, hw, sw", a);
-			break;
-		case OPT_QP_TIMEOUT:
-			if ((rc = parse_u32(a, 1, 31, &o->qp_timeout)))
-				return bad(err, n, "--qp-timeout '%s': %s (1..31)", a, range_word(rc));
-			break;
-		case OPT_RETRY:
-			if ((rc = parse_u32(a, 0, 7, &o->retry)))
-				return bad(err, n, "--retry '%s': %s (0..7)", a, range_word(rc));
-			break;
-		case OPT_TIMEOUT:
-			if ((rc = parse_duration_ns(a, 10000000ULL, 3600ULL * 1000000000ULL, &o->timeout_ns)))
-				return bad(err, n, "--timeout '%s': %s (10ms .. 1h)", a,
-					   rc == -ERANGE ? "out of range" : "not a duration");
-			break;
-		case OPT_WAIT:
-			if ((rc = parse_duration_ns(a, 10000000ULL, 30ULL * 86400 * 1000000000ULL, &o->wait_ns)))
-				return bad(err, n, "--wait '%s': %s (10ms .. 30 days)", a,
-					   rc == -ERANGE ? "out of range" : "not a duration");
-			break;
-		case OPT_INTERVAL:
-			if ((rc = parse_duration_ns(a, 10000000ULL, 3600ULL * 1000000000ULL, &o->interval_ns)))
-				return bad(err, n, "--interval '%s': %s (10ms .. 1h)", a,
-					   rc == -ERANGE ? "out of range" : "not a duration");
-			break;
-		case OPT_JSON: o->json = true; break;
-		case 'Z': o->quiet = true; break;
-		case OPT_MEM:
-		case OPT_CHECK_MEM:
-			if (!mem_ops_find(a))
-				return bad(err, n, "%s '%s': unknown memory type; 'pfclab traffic --help' lists them",
-					   c == OPT_MEM ? "--mem" : "--check-mem", a);
-			if (c == OPT_MEM)
-				o->mem = a;
-			else
-				o->check_mem = a;
-			break;
-		case OPT_GPU: o->gpu = a; break;
-		case OPT_HUGE: o->hugepages = true; break;
-		case OPT_NUMA:
-			if ((rc = parse_u32(a, 0, 63, &u)))
-				return bad(err, n, "--numa '%s': %s (0..63)", a, range_word(rc));
-			o->numa_node = (int)u;
-			break;
-		case OPT_CHECK_SIZE:
-			if ((rc = parse_size(a, 4096, 16ULL << 30, &o->check_size)))
-				return bad(err, n, "--check-size '%s': %s (4K .. 16G)", a, range_word(rc));
-			break;
+			continue;
+		}
+		switch (c) {
 		case 'h':
 			return 1;
 		case ':':
@@ -418,13 +467,13 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 		return bad(err, n, "unexpected argument '%s': only one HOST may be given", argv[optind]);
 
 	/* Combinations. */
-	if (got_s && got_a)
+	if (g.s && g.a)
 		return bad(err, n, "-s and -a both given: pick a size list or the sweep");
-	if (got_D && got_n)
+	if (g.D && g.n)
 		return bad(err, n, "-D and -n both given: run for a duration or a message count");
-	if (got_tclass && got_dscp)
+	if (g.tclass && g.dscp)
 		return bad(err, n, "--tclass and --dscp both given: --dscp N is --tclass N<<2");
-	if (!got_D && !got_n)
+	if (!g.D && !g.n)
 		o->duration_ns = 5ULL * 1000000000ULL;
 	if (!o->psk_file) {
 		const char *env = getenv("PFCLAB_PSK_FILE");
@@ -436,12 +485,12 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 		return 0;
 	if (!o->dev)
 		return bad(err, n, "no RDMA device: give -d DEV (see 'rdma link' or 'ibv_devices')");
-	if (!got_cq && o->cq_mod > o->tx_depth)
+	if (!g.cq && o->cq_mod > o->tx_depth)
 		o->cq_mod = o->tx_depth;
 	if (o->cq_mod > o->tx_depth)
 		return bad(err, n, "-Q %u is larger than the tx depth -t %u: completions would never come",
 			   o->cq_mod, o->tx_depth);
-	if (!got_l && o->post_list > o->tx_depth)
+	if (!g.l && o->post_list > o->tx_depth)
 		o->post_list = o->tx_depth;
 	if (o->post_list > o->tx_depth)
 		return bad(err, n, "-l %u is larger than the tx depth -t %u", o->post_list, o->tx_depth);

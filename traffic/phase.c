@@ -12,7 +12,7 @@ void phase_init(struct phase_state *ps, const struct phase_cfg *c)
 	memset(ps, 0, sizeof(*ps));
 	ps->c = *c;
 	ps->next_report = c->t0 + c->interval_ns;
-	ps->last_report = ps->last_heard = ps->last_sent = ps->last_progress = c->t0;
+	ps->last_report = ps->last_heard = ps->last_progress = c->t0;
 }
 
 bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested)
@@ -180,14 +180,9 @@ bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_
 	return true;
 }
 
-bool phase_step_ping(const struct phase_state *ps, uint64_t now)
+uint64_t phase_silence_limit(const struct phase_cfg *c)
 {
-	return phase_wants_msgs(ps) && now - ps->last_sent >= ps->c.peer_timeout_ns / 4;
-}
-
-void phase_sent(struct phase_state *ps, uint64_t now)
-{
-	ps->last_sent = now;
+	return c->peer_timeout_ns / 4 * 3;
 }
 
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr)
@@ -201,10 +196,10 @@ int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_
 			 ps->c.dev, (double)(now - ps->last_progress) / 1e9, ctr->msgs);
 		return -ETIMEDOUT;
 	}
-	/* The peer sends STATS or PING at least every quarter of the timeout, after its
-	 * DONE too: silence means it stopped (SIGSTOP), hung or became unreachable.
+	/* The peer's heartbeat thread sends a PING every eighth of the timeout, after its
+	 * DONE too: silence means the process stopped (SIGSTOP) or became unreachable.
 	 */
-	if (phase_wants_msgs(ps) && now - ps->last_heard > ps->c.peer_timeout_ns) {
+	if (phase_wants_msgs(ps) && now - ps->last_heard > phase_silence_limit(&ps->c)) {
 		snprintf(ps->why, sizeof(ps->why),
 			 "no message from the peer for %.1f s (--peer-timeout %.1f s): it stopped, hung or became unreachable",
 			 (double)(now - ps->last_heard) / 1e9, (double)ps->c.peer_timeout_ns / 1e9);

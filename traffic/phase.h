@@ -10,9 +10,10 @@
  *   any --(completion error / peer ABORT / peer silent > peer timeout / sends stalled /
  *          malformed or unexpected message)--> failed (why says which)
  *
- * While the phase runs each side sends STATS every interval, and a PING whenever it sent
- * nothing for a quarter of the peer timeout, also after its own DONE: a peer that says
- * nothing for the peer timeout (stopped, hung, unreachable) ends the phase.
+ * While the phase runs each side sends STATS every interval, and its heartbeat thread a
+ * PING every eighth of the peer timeout (heartbeat.h), also after its DONE: a peer silent
+ * for three quarters of the peer timeout (stopped, unreachable) ends the phase, so it is
+ * noticed within the peer timeout of going silent.
  */
 #ifndef PFCLAB_TRAFFIC_PHASE_H
 #define PFCLAB_TRAFFIC_PHASE_H
@@ -47,7 +48,7 @@ struct phase_state {
 	bool peer_done;
 	uint64_t local_done_at;
 	uint64_t next_report, last_report;
-	uint64_t last_heard, last_sent;
+	uint64_t last_heard;
 	uint64_t last_cqes, last_progress;
 	struct traffic_counters tx_prev;
 	uint64_t rx_cqes_prev;
@@ -88,10 +89,8 @@ bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffi
 bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
 		     struct xchg_msg *done);
 
-/* A heartbeat is due (nothing sent for a quarter of the peer timeout). */
-bool phase_step_ping(const struct phase_state *ps, uint64_t now);
-/* Tell the state that a message went to the peer. */
-void phase_sent(struct phase_state *ps, uint64_t now);
+/* How long the peer may be silent before it is declared gone: 3/4 of the timeout. */
+uint64_t phase_silence_limit(const struct phase_cfg *c);
 
 /* Sends stalled, or the peer silent too long: -ETIMEDOUT with ps->why; else 0. */
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr);

@@ -25,6 +25,7 @@
 #include "traffic/auth.h"
 #include "traffic/conn.h"
 #include "traffic/handshake.h"
+#include "traffic/heartbeat.h"
 #include "traffic/mem.h"
 #include "traffic/opts.h"
 #include "traffic/phase.h"
@@ -87,6 +88,11 @@ static int check_mem(const struct traffic_opts *o)
 
 		/* Only a protection domain is needed to try registration. */
 		list = ibv_get_device_list(&n);
+		if (!list && errno == ENOSYS) {
+			pfc_err("--check-mem -d %s: %s; leave out -d to check without registration, or %s",
+				o->dev, PFC_NO_RDMA_KERNEL, PFC_NO_RDMA_KERNEL_FIX);
+			return EXIT_RUNTIME;
+		}
 		for (k = 0; list && k < n; k++)
 			if (!strcmp(ibv_get_device_name(list[k]), o->dev))
 				ctx = ibv_open_device(list[k]);
@@ -157,13 +163,24 @@ struct run {
 	struct xchg_hello mine;
 	struct xchg_hello theirs;
 	struct auth_key key;
+	struct heartbeat hb;
+	bool hb_ready;
 	struct phase_state ps;
 	char why[600];
 };
 
+/* Every message after the handshake goes through the heartbeat's lock. */
+static int xsend(struct run *r, const struct xchg_msg *m, uint64_t timeout_ns, char *why,
+		 size_t n)
+{
+	if (r->hb_ready)
+		return heartbeat_send(&r->hb, m, timeout_ns, why, n);
+	return conn_send(r->fd, m, timeout_ns, why, n);
+}
+
 static int send_msg(struct run *r, const struct xchg_msg *m)
 {
-	return conn_send(r->fd, m, r->o->timeout_ns, r->why, sizeof(r->why));
+	return xsend(r, m, r->o->timeout_ns, r->why, sizeof(r->why));
 }
 
 /* Tell the peer why we give up (best effort: it may be gone already). */
@@ -173,7 +190,7 @@ static void send_abort(struct run *r, const char *reason)
 	char ignored[64];
 
 	snprintf(m.u.reason, sizeof(m.u.reason), "%.*s", XCHG_MAX_REASON, reason);
-	conn_send(r->fd, &m, 200000000ULL, ignored, sizeof(ignored));
+	xsend(r, &m, 200000000ULL, ignored, sizeof(ignored));
 }
 
 /* Receive one message of `want` type, skipping heartbeats; silent_ns: how long the peer may
@@ -206,20 +223,12 @@ static int recv_expect(struct run *r, uint8_t want, struct xchg_msg *m, const ch
 	return 0;
 }
 
-static int send_ping(struct run *r)
-{
-	struct xchg_msg m = { .type = XCHG_PING };
-
-	return send_msg(r, &m);
-}
-
-/* Warm-up: traffic that is not measured, before the phase (each side on its own), with
- * heartbeats so that the peer does not take the quiet for a stopped process.
+/* Warm-up: traffic that is not measured, before the phase (each side on its own; the
+ * heartbeat thread keeps the peer informed).
  */
 static int warmup(struct run *r, uint32_t size, bool send)
 {
-	uint64_t end = time_mono_ns() + r->o->warmup_ns, ping = r->o->peer_timeout_ns / 4;
-	uint64_t last_ping = time_mono_ns(), now;
+	uint64_t end = time_mono_ns() + r->o->warmup_ns, now;
 	int rc;
 
 	if (!send || !r->o->warmup_ns)
@@ -229,11 +238,6 @@ static int warmup(struct run *r, uint32_t size, bool send)
 		rc = traffic_verbs_phase_run(&r->tv, now + CHECK_PERIOD_NS < end ? now + CHECK_PERIOD_NS : end);
 		if (rc < 0)
 			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
-		if (time_mono_ns() - last_ping >= ping) {
-			if ((rc = send_ping(r)))
-				return rc;
-			last_ping = time_mono_ns();
-		}
 	}
 	traffic_verbs_phase_stop(&r->tv);
 	do
@@ -252,8 +256,12 @@ static int phase_barrier(struct run *r, uint32_t phase)
 
 	if ((rc = send_msg(r, &m)))
 		return rc;
+	/* Before the first phase the peer may still be connecting its QPs (no heartbeats
+	 * there): --timeout; later it sends heartbeats through its warm-up.
+	 */
 	if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start",
-			      r->o->peer_timeout_ns)))
+			      phase || r->o->timeout_ns < r->o->peer_timeout_ns ?
+			      r->o->peer_timeout_ns : r->o->timeout_ns)))
 		return rc;
 	if (m.u.phase != phase) {
 		snprintf(r->why, sizeof(r->why), "peer is at phase %u, this side at %u", m.u.phase, phase);
@@ -328,19 +336,15 @@ static int phase_peer(struct run *r, struct phase_state *ps)
 
 static int phase_send(struct run *r, struct phase_state *ps, const struct xchg_msg *m)
 {
-	int rc = conn_send(r->fd, m, r->o->timeout_ns, ps->why, sizeof(ps->why));
-
-	if (!rc)
-		phase_sent(ps, time_mono_ns());
-	return rc;
+	return xsend(r, m, r->o->timeout_ns, ps->why, sizeof(ps->why));
 }
 
-/* Rows, STATS, DONE and heartbeats that are due. */
+/* Rows, STATS and DONE that are due. */
 static int phase_out(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();
 	struct traffic_row row;
-	struct xchg_msg m = { .type = XCHG_PING };
+	struct xchg_msg m;
 	bool send_stats;
 	int rc;
 
@@ -351,9 +355,6 @@ static int phase_out(struct run *r, struct phase_state *ps)
 			return rc;
 	}
 	if (phase_step_done(ps, now, &r->tv.ctr, &m) && (rc = phase_send(r, ps, &m)))
-		return rc;
-	m.type = XCHG_PING;
-	if (phase_step_ping(ps, now) && (rc = phase_send(r, ps, &m)))
 		return rc;
 	return 0;
 }
@@ -525,7 +526,20 @@ static int setup(struct run *r)
 		}
 		rc = server_accept(r);
 	}
-	return rc ? rc : exchange_endpoints(r);
+	if (rc)
+		return rc;
+	if ((rc = heartbeat_init(&r->hb, r->fd))) {
+		snprintf(r->why, sizeof(r->why), "cannot set up the heartbeat: %s", strerror(-rc));
+		return rc;
+	}
+	r->hb_ready = true;
+	if ((rc = exchange_endpoints(r)))
+		return rc;
+	/* A PING every eighth of --peer-timeout from now on, whatever the main loop does. */
+	rc = heartbeat_start(&r->hb, o->peer_timeout_ns / 8);
+	if (rc)
+		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s", strerror(-rc));
+	return rc;
 }
 
 static int run_traffic(const struct traffic_opts *o)
@@ -573,6 +587,8 @@ out:
 		if (r->fd >= 0 && rc != -ENOTCONN && rc != -ECONNRESET && rc != -ECONNABORTED)
 			send_abort(r, r->why);
 	}
+	if (r->hb_ready)
+		heartbeat_fini(&r->hb);
 	if (r->fd >= 0)
 		close(r->fd);
 	traffic_verbs_close(&r->tv);

@@ -110,6 +110,8 @@ static int open_device(struct traffic_verbs *tv)
 	int i, n = 0;
 
 	list = ibv_get_device_list(&n);
+	if (!list && errno == ENOSYS)
+		return fail(tv, -ENOSYS, "%s; %s", PFC_NO_RDMA_KERNEL, PFC_NO_RDMA_KERNEL_FIX);
 	if (!list)
 		return fail(tv, -errno, "cannot list RDMA devices: %s (is rdma-core installed?)",
 			    strerror(errno));

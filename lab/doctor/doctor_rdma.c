@@ -23,6 +23,7 @@
 #include "lib/hw/dcb.h"
 #include "lib/hw/sysfs.h"
 #include "lib/nl.h"
+#include "lib/util.h"
 
 #define GID_SCAN_MAX 256
 
@@ -222,6 +223,13 @@ void doctor_check_rdma(struct doctor_report *r)
 	bool nl_ok;
 
 	list = ibv_get_device_list(&n);
+	if (!list && errno == ENOSYS) {
+		doctor_add(r, "rdma", "devices", DOCTOR_FAIL, PFC_NO_RDMA_KERNEL_FIX, "%s",
+			   PFC_NO_RDMA_KERNEL);
+		doctor_add(r, "qos", "pfc/ecn", DOCTOR_INFO, NULL,
+			   "n/a: no RDMA device, so no netdev to read PFC and ECN from");
+		return;
+	}
 	if (!list || n == 0) {
 		doctor_add(r, "rdma", "devices", DOCTOR_FAIL,
 			   "load the NIC's RDMA driver (mlx5_ib) or, to try things out, Soft-RoCE: "

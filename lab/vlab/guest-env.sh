@@ -42,10 +42,10 @@ vlab_gid_index() {
 # vlab_write_bw PREFIX TO [ib_write_bw options...]: perftest between the two rxe devices
 # of the one-VM topology, the server on side TO (a: rxe0, b: rxe1) and the client on the
 # other side writing into it, both with the options given. The client is started again
-# while the server is not listening yet. Output in PREFIX-server.txt and
-# PREFIX-client.txt; the status is the server's.
+# while the server is not listening yet (only then). Output in PREFIX-server.txt and
+# PREFIX-client.txt; the status is 0 when both sides exited 0.
 vlab_write_bw() {
-	local out=$1 to=$2 sdev sip cdev cip i spid
+	local out=$1 to=$2 sdev sip cdev cip i spid crc=1 src
 	shift 2
 	if [ "$to" = a ]; then
 		sdev=$VLAB_DEV_A sip=$VLAB_IP_A cdev=$VLAB_DEV_B cip=$VLAB_IP_B
@@ -57,10 +57,14 @@ vlab_write_bw() {
 	for i in $(seq 20); do
 		sleep 0.5
 		ib_write_bw -d "$cdev" -x "$(vlab_gid_index "$cdev" "$cip")" "$@" "$sip" \
-			>"$out-client.txt" 2>&1 && break
+			>"$out-client.txt" 2>&1
+		crc=$?
+		[ $crc -eq 0 ] && break
 		grep -q 'Unable to init the socket\|Couldn.t connect' "$out-client.txt" || break
 	done
 	wait $spid
+	src=$?
+	[ $src -eq 0 ] && [ $crc -eq 0 ]
 }
 
 # vlab_impair on [RATE] | off: htb rate limit with RED+ECN under it on each test link's

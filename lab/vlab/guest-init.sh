@@ -43,6 +43,19 @@ setup_one() {
 	rdma link add rxe0 type rxe netdev va && rdma link add rxe1 type rxe netdev vb
 }
 
+# start_sshd: the SSH way in of `vlab up`: the user-networking NIC (found by its MAC) gets
+# QEMU's guest address, sshd listens there.
+start_sshd() {
+	local d n=
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$VLAB_SSH_MAC" ] && n=${d##*/}
+	done
+	[ -n "$n" ] || return 1
+	ip link set "$n" up && ip addr add 10.0.2.15/24 dev "$n" || return 1
+	mkdir -p /run/sshd && chmod 755 /run/sshd
+	/usr/sbin/sshd -f /vlab/ssh/sshd_config -E /out/sshd.log
+}
+
 setup_two() {
 	ip link set eth0 up && ip addr add "$VLAB_IP/24" dev eth0 || return 1
 	sysctl -qw net.ipv4.conf.eth0.accept_local=1 net.ipv4.conf.eth0.rp_filter=0
@@ -63,6 +76,10 @@ for _ in $(seq 50); do
 done
 export VLAB_GID
 [ -n "$VLAB_IMPAIR" ] && vlab_impair on "$VLAB_IMPAIR"
+if [ "${VLAB_SSH:-0}" = 1 ] && ! start_sshd; then
+	echo "FAIL vlab-ssh: sshd did not start: $(tail -n 3 /out/sshd.log 2>/dev/null | tr '\n' ' ')" | tee -a /out/results.txt
+	status=1
+fi
 { uname -r; rdma link show; ip -br addr; } >/out/setup.txt 2>&1
 echo "VLAB-READY role=$VLAB_ROLE topo=$VLAB_TOPO gid=$VLAB_GID"
 
@@ -76,6 +93,7 @@ for s in /vlab/scripts/*; do
 	echo "VLAB-BEGIN $name"
 	timeout -k 5 "$VLAB_SCRIPT_TIMEOUT" bash "$s" >"$VLAB_OUT/log.txt" 2>&1 </dev/null
 	rc=$?
+	echo $rc >"$VLAB_OUT/rc"
 	cat "$VLAB_OUT/log.txt"
 	grep -E '^(OK|FAIL|SKIP) ' "$VLAB_OUT/log.txt" >>/out/results.txt
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
@@ -90,6 +108,11 @@ for s in /vlab/scripts/*; do
 	vlab_impair off 2>/dev/null
 	[ -n "$VLAB_IMPAIR" ] && vlab_impair on "$VLAB_IMPAIR"
 done
+if [ "${VLAB_SSH:-0}" = 1 ]; then
+	# `vlab up`: stay up for SSH until the host stops QEMU.
+	echo "VLAB-UP status=$status"
+	while :; do sleep 3600; done
+fi
 echo $status >/out/status
 dmesg >/out/dmesg.txt 2>/dev/null
 tar -cf /dev/vda -C /out . 2>/dev/null || echo "vlab: results larger than the results disk"

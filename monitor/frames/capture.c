@@ -101,6 +101,16 @@ static void summary_json(const struct frames_cap *cap, double secs)
 	json_object_put(root);
 }
 
+/* Wake at least every 50 ms, and in time for the next time-based rotation. */
+static int poll_ms(const struct frames_cap *cap, uint64_t now)
+{
+	uint64_t due = frames_cap_next_rotation_ns(cap);
+
+	if (due == UINT64_MAX || due >= now + 50000000ull)
+		return 50;
+	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
 static int list_devices(void)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
@@ -138,7 +148,9 @@ static void usage(FILE *f)
 		"  -B, --buffer SIZE      kernel buffer per interface (default 64M)\n"
 		"      --no-immediate     let the kernel batch frames (fewer wakeups)\n"
 		"  -C, --rotate-size SIZE start FILE.N+1 after SIZE bytes\n"
-		"  -G, --rotate-time DUR  start FILE.N+1 every DUR\n"
+		"  -G, --rotate-time DUR  start FILE.N+1 every DUR (1ms or more)\n"
+		"  -W, --file-count N     with -C: reuse FILE.0 after FILE.N-1 (a ring of N\n"
+		"                         files); with -G alone: stop after N files\n"
 		"  -c, --count N          stop after N frames\n"
 		"  -d, --duration DUR     stop after DUR\n"
 		"      --speed RATE       link speed for pause time and pcapng if_speed\n"
@@ -170,6 +182,7 @@ int capture_main(int argc, char **argv)
 		{ "no-immediate", no_argument, NULL, O_NOIMM },
 		{ "rotate-size", required_argument, NULL, 'C' },
 		{ "rotate-time", required_argument, NULL, 'G' },
+		{ "file-count", required_argument, NULL, 'W' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "speed", required_argument, NULL, O_SPEED },
@@ -189,13 +202,19 @@ int capture_main(int argc, char **argv)
 	static char fbuf[2048];
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "i:w:f:s:B:C:G:c:d:qjh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:w:f:s:B:C:G:W:c:d:qjh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (o.nifs == FRAMES_CAP_MAX_IFS) {
 				pfc_err("at most %d interfaces", FRAMES_CAP_MAX_IFS);
 				return 2;
 			}
+			for (unsigned k = 0; k < o.nifs; k++)
+				if (!strcmp(o.ifnames[k], optarg)) {
+					pfc_err("-i %s given twice; every frame would be counted "
+						"and written twice", optarg);
+					return 2;
+				}
 			o.ifnames[o.nifs++] = optarg;
 			break;
 		case 'w': o.path = optarg; break;
@@ -219,7 +238,12 @@ int capture_main(int argc, char **argv)
 			break;
 		case 'G':
 			if (parse_duration_ns(optarg, 1000000, UINT64_MAX, &o.rotate_ns))
-				return pfc_bad_arg("--rotate-time", optarg, "give a duration such as 60s");
+				return pfc_bad_arg("--rotate-time", optarg,
+						   "give a duration of 1ms or more, such as 60s");
+			break;
+		case 'W':
+			if (parse_u32(optarg, 1, 1000000, &o.rotate_files))
+				return pfc_bad_arg("--file-count", optarg, "give 1 or more files");
 			break;
 		case 'c':
 			if (parse_u64(optarg, 1, UINT64_MAX, &count))
@@ -261,6 +285,10 @@ int capture_main(int argc, char **argv)
 		pfc_err("rotation needs -w FILE");
 		return 2;
 	}
+	if (o.rotate_files && !o.rotate_bytes && !o.rotate_ns) {
+		pfc_err("--file-count needs rotation (-C SIZE or -G DUR)");
+		return 2;
+	}
 	if (filter) {
 		o.filter = filter;
 	} else {
@@ -291,7 +319,9 @@ int capture_main(int argc, char **argv)
 			break;
 		if (count && cap.st.frames >= count)
 			break;
-		rc = frames_cap_poll(&cap, 50);
+		if (cap.full)
+			break;
+		rc = frames_cap_poll(&cap, poll_ms(&cap, now));
 		if (rc < 0) {
 			pfc_err("%s", cap.errmsg[0] ? cap.errmsg : strerror(-rc));
 			frames_cap_close(&cap);

@@ -89,9 +89,18 @@ static int file_open(struct frames_cap *cap)
 		}
 		cap->ifs[i].wr_idx = rc;
 	}
+	/* The header goes out now, so that a full or unwritable target is named at the
+	 * start and not after the run. */
+	rc = pcapf_writer_flush(&cap->w);
+	if (rc) {
+		snprintf(cap->errmsg, sizeof(cap->errmsg), "%.200s: cannot write: %s", path,
+			 strerror(-rc));
+		pcapf_writer_close(&cap->w);
+		return rc;
+	}
 	cap->writing = true;
-	cap->files++;
-	cap->file_t0 = time_mono_ns();
+	if (!cap->files++)
+		cap->file_t0 = time_mono_ns();
 	return 0;
 }
 
@@ -177,18 +186,51 @@ struct cb_ctx {
 	int n;
 };
 
+static void write_failed(struct frames_cap *cap, int rc)
+{
+	char path[4096];
+
+	if (cap->err)
+		return;
+	cap->err = rc;
+	snprintf(cap->errmsg, sizeof(cap->errmsg), "%.200s: write failed: %s",
+		 frames_cap_file(cap, path, sizeof(path)), strerror(-rc));
+}
+
 static void rotate_check(struct frames_cap *cap)
 {
 	bool by_size = cap->o.rotate_bytes && cap->w.bytes >= cap->o.rotate_bytes;
 	bool by_time = cap->o.rotate_ns && time_mono_ns() - cap->file_t0 >= cap->o.rotate_ns;
+	int rc;
 
 	if (!by_size && !by_time)
 		return;
-	pcapf_writer_close(&cap->w);
+	rc = pcapf_writer_close(&cap->w);
 	cap->writing = false;
+	if (rc) {
+		write_failed(cap, rc);
+		return;
+	}
+	if (cap->o.rotate_files && cap->files >= cap->o.rotate_files && !cap->o.rotate_bytes) {
+		cap->full = true; /* -W with -G alone: that many files, then stop */
+		return;
+	}
 	cap->file_no++;
-	if (file_open(cap))
-		cap->err = -EIO;
+	if (cap->o.rotate_files && cap->file_no >= cap->o.rotate_files)
+		cap->file_no = 0; /* -W with -C: a ring of that many files */
+	if (cap->o.rotate_ns) /* on the period's grid, not from the last frame */
+		cap->file_t0 += (time_mono_ns() - cap->file_t0) / cap->o.rotate_ns *
+				cap->o.rotate_ns;
+	rc = file_open(cap);
+	if (rc && !cap->err)
+		cap->err = rc;
+}
+
+uint64_t frames_cap_next_rotation_ns(const struct frames_cap *cap)
+{
+	if (!cap->writing || !cap->o.rotate_ns)
+		return UINT64_MAX;
+	return cap->file_t0 + cap->o.rotate_ns;
 }
 
 static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
@@ -198,19 +240,16 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *by
 	struct frames_pkt pk;
 	/* PCAP_TSTAMP_PRECISION_NANO: tv_usec holds nanoseconds */
 	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+	int rc;
 
 	frames_decode(cx->ci->link, bytes, h->caplen, h->len, &pk);
 	frames_stats_add(&cap->st, ts, &pk, cx->ci->speed_bps);
 	cx->n++;
 	if (!cap->writing)
 		return;
-	if (pcapf_writer_write(&cap->w, (unsigned)cx->ci->wr_idx, ts, bytes, h->caplen,
-			       h->len)) {
-		if (!cap->err) {
-			cap->err = -EIO;
-			snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: write failed: %s",
-				 cap->o.path, strerror(errno));
-		}
+	rc = pcapf_writer_write(&cap->w, (unsigned)cx->ci->wr_idx, ts, bytes, h->caplen, h->len);
+	if (rc) {
+		write_failed(cap, rc);
 		return;
 	}
 	cap->written++;
@@ -282,8 +321,12 @@ void frames_cap_close(struct frames_cap *cap)
 			pcap_close(cap->ifs[i].pc);
 		cap->ifs[i].pc = NULL;
 	}
-	if (cap->writing && pcapf_writer_close(&cap->w) && !cap->err)
-		cap->err = -EIO;
+	if (cap->writing) {
+		int rc = pcapf_writer_close(&cap->w);
+
+		if (rc)
+			write_failed(cap, rc);
+	}
 	cap->writing = false;
 	frames_stats_free(&cap->st);
 }

@@ -34,6 +34,8 @@ struct frames_cap_opts {
 	const char *path;     /* NULL: count only */
 	bool pcapng;
 	uint64_t rotate_bytes, rotate_ns; /* 0 = no rotation */
+	unsigned rotate_files; /* -W: with rotate_bytes a ring of this many files, with
+				* rotate_ns alone this many files and then stop; 0 = no limit */
 	uint64_t speed_bps;   /* overrides each interface's sysfs speed (pcapng if_speed) */
 };
 
@@ -59,6 +61,7 @@ struct frames_cap {
 	uint64_t file_t0;
 	uint64_t written, files;
 	int last_n;           /* frames the previous poll round handled */
+	bool full;            /* the -W file count was reached: capture is over */
 	int err;              /* first write error, -errno */
 	char errmsg[PCAP_ERRBUF_SIZE + 128];
 };
@@ -68,6 +71,8 @@ int frames_cap_open(struct frames_cap *cap, const struct frames_cap_opts *o);
 /* Waits up to timeout_ms for frames and processes what is there; returns frames
  * handled or -errno. */
 int frames_cap_poll(struct frames_cap *cap, int timeout_ms);
+/* Monotonic time of the next time-based rotation, UINT64_MAX when none is due. */
+uint64_t frames_cap_next_rotation_ns(const struct frames_cap *cap);
 /* Refreshes the per-interface pcap_stats figures. */
 void frames_cap_stats(struct frames_cap *cap);
 /* Name of the current output file (rotation appends .N). */

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include "lib/util.h"
@@ -19,6 +21,8 @@
 #include "monitor/frames/pcapfile.h"
 #include "monitor/frames/review.h"
 #include "monitor/frames/tx.h"
+
+#define FRAME_MAX 9216 /* --len 9000 and every header, VLAN tag included */
 
 volatile int inject_stop;
 
@@ -159,7 +163,7 @@ static int run_write(const struct inject_opts *o)
 {
 	struct pcapf_writer w;
 	uint64_t rate = o->rate ? o->rate : 1000, i, n = o->count;
-	uint8_t buf[9216];
+	uint8_t buf[FRAME_MAX];
 	int rc;
 
 	if (o->append)
@@ -222,14 +226,25 @@ static void sleep_until(uint64_t t)
 
 #define BATCH 64
 
+/* The interface's MTU (IP packet bytes), 0 when it cannot be read. */
+static unsigned if_mtu(int fd, const char *ifname)
+{
+	struct ifreq ifr = { 0 };
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	return ioctl(fd, SIOCGIFMTU, &ifr) < 0 ? 0 : (unsigned)ifr.ifr_mtu;
+}
+
 static int run_send(const struct inject_opts *o)
 {
-	static uint8_t bufs[BATCH][2048];
+	static uint8_t bufs[BATCH][FRAME_MAX];
 	const uint8_t *ptrs[BATCH];
 	size_t lens[BATCH];
 	struct frames_tx tx;
 	struct inject_opts oo = *o;
 	uint64_t t0, i = 0, n = o->count, deadline;
+	size_t flen, hdr;
+	unsigned mtu;
 	int rc;
 
 	rc = frames_tx_open(&tx, o->ifname, !o->via_qdisc);
@@ -241,8 +256,20 @@ static int run_send(const struct inject_opts *o)
 	}
 	if (!oo.have_src_mac)
 		memcpy(oo.l2.src, tx.mac, 6);
+	/* Every frame of a run has the length of the first: check it against the MTU once,
+	 * before anything is sent (the kernel refuses a longer one with EMSGSIZE). */
+	flen = craft_one(&oo, 0, bufs[0], sizeof(bufs[0]));
+	mtu = if_mtu(tx.fd, o->ifname);
+	hdr = 14 + (oo.l2.vlan >= 0 ? 4 : 0);
+	if (!flen || (mtu && flen > mtu + hdr)) {
+		pfc_err("%s: a %zu-byte frame does not fit the interface's MTU of %u; lower --len "
+			"by %zu or raise the MTU (ip link set %s mtu N)", o->ifname, flen, mtu,
+			flen - mtu - hdr, o->ifname);
+		frames_tx_close(&tx);
+		return 1;
+	}
 	/* bulk sending goes through the mapped ring; sendmmsg where the kernel refuses it */
-	(void)frames_tx_ring(&tx, sizeof(bufs[0]));
+	(void)frames_tx_ring(&tx, flen);
 	t0 = time_mono_ns();
 	deadline = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
 	while (!inject_stop && (n == 0 || i < n)) {
@@ -344,7 +371,8 @@ static void usage(FILE *f)
 		"      --psn PSN, --dscp N, --sport PORT\n"
 		"      --ecn not-ect|ect0|ect1|ce   ECN of roce frames (default ect0)\n"
 		"      --ce-every N     mark every Nth roce frame CE\n"
-		"      --len BYTES      roce payload bytes (default 1024)\n"
+		"      --len BYTES      roce payload bytes, 0 to 9000 (default 1024); with -i the\n"
+		"                       frame must fit the interface's MTU\n"
 		"Reactive modes:\n"
 		"      --cnp-gap DUR    least time between CNPs to one QP (default 50us)\n"
 		"      --cnp-dscp N     DSCP of the CNPs (default 48)\n"

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -53,13 +54,68 @@ static int fail(struct pcapf_reader *pr, const char *why)
 	return -EINVAL;
 }
 
-int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len)
+#define WINDOW (1u << 20)
+#define RECORD_MAX 0x4000000u /* 64 MiB: larger records or blocks are corrupt */
+
+/* At least n bytes from the cursor in pr->r, reading more from the descriptor when
+ * needed; false when the stream ends (or fails) first. */
+static bool more_slow(struct pcapf_reader *pr, size_t n)
 {
-	struct rd r = rd_init(buf, len);
+	size_t left = pr->r.len - pr->r.off;
+
+	if (pr->fd < 0 || pr->eof || pr->r.bad)
+		return false;
+	if (n > pr->cap || pr->r.off) {
+		size_t ncap = pr->cap;
+		uint8_t *b = pr->buf;
+
+		while (ncap < n)
+			ncap *= 2;
+		if (ncap != pr->cap) {
+			b = malloc(ncap);
+			if (!b) {
+				pr->read_err = -ENOMEM;
+				return false;
+			}
+		}
+		memmove(b, pr->r.p + pr->r.off, left);
+		if (b != pr->buf) {
+			free(pr->buf);
+			pr->buf = b;
+			pr->cap = ncap;
+		}
+		pr->r = rd_init(pr->buf, left);
+	}
+	while (pr->r.len < n) {
+		ssize_t got = read(pr->fd, pr->buf + pr->r.len, pr->cap - pr->r.len);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			pr->read_err = -errno;
+			return false;
+		}
+		if (got == 0) {
+			pr->eof = true;
+			return false;
+		}
+		pr->r.len += (size_t)got;
+	}
+	return true;
+}
+
+static inline bool more(struct pcapf_reader *pr, size_t n)
+{
+	return pr->r.len - pr->r.off >= n || more_slow(pr, n);
+}
+
+static int reader_start(struct pcapf_reader *pr)
+{
+	struct rd r;
 	uint32_t magic;
 
-	memset(pr, 0, sizeof(*pr));
-	pr->r = rd_init(buf, len);
+	more(pr, 24);
+	r = pr->r;
 	magic = rd_be32(&r);
 	if (!rd_ok(&r))
 		return fail(pr, "file shorter than a pcap header");
@@ -87,32 +143,92 @@ int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len)
 	return 0;
 }
 
+int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->fd = -1;
+	pr->r = rd_init(buf, len);
+	return reader_start(pr);
+}
+
+int pcapf_reader_open_fd(struct pcapf_reader *pr, int fd)
+{
+	int rc;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->fd = fd;
+	pr->cap = WINDOW;
+	pr->buf = malloc(pr->cap);
+	if (!pr->buf)
+		return -ENOMEM;
+	pr->r = rd_init(pr->buf, 0);
+	rc = reader_start(pr);
+	if (rc && pr->read_err)
+		return pr->read_err;
+	return rc;
+}
+
+void pcapf_reader_free(struct pcapf_reader *pr)
+{
+	free(pr->buf);
+	pr->buf = NULL;
+	pr->cap = 0;
+}
+
+/* The end of the bytes: 0 at a record boundary, else the file was cut short. */
+static int at_end(struct pcapf_reader *pr)
+{
+	if (pr->read_err) {
+		pr->why = "read failed";
+		pr->r.bad = true;
+		return pr->read_err;
+	}
+	return 0;
+}
+
+static int cut(struct pcapf_reader *pr, const char *why)
+{
+	if (pr->read_err)
+		return at_end(pr);
+	pr->cut_short = true;
+	return fail(pr, why);
+}
+
 static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
 {
 	struct rd *r = &pr->r;
 	uint32_t sec, frac;
 
-	if (rd_left(r) == 0)
-		return 0;
+	if (!more(pr, 1))
+		return at_end(pr);
+	if (!more(pr, 16))
+		return cut(pr, "record header cut short (file truncated)");
 	sec = get32(r, pr->le);
 	frac = get32(r, pr->le);
 	rec->caplen = get32(r, pr->le);
 	rec->wirelen = get32(r, pr->le);
 	if (!rd_ok(r))
-		return fail(pr, "record header cut short (file truncated)");
-	if (rec->caplen > 0x4000000)
+		return cut(pr, "record header cut short (file truncated)");
+	if (rec->caplen > RECORD_MAX)
 		return fail(pr, "record length above 64 MiB (corrupt file)");
-	if (!rd_need(r, rec->caplen))
-		return fail(pr, "record data cut short (file truncated)");
+	if (!more(pr, rec->caplen) || !rd_need(r, rec->caplen))
+		return cut(pr, "record data cut short (file truncated)");
 	rec->data = rd_ptr(r);
 	rd_skip(r, rec->caplen);
+	if (frac >= 1000000000u / pr->ifs[0].ts_mul)
+		pr->bad_frac++; /* counted; the time is still sec + frac as written */
 	rec->ts_ns = (uint64_t)sec * 1000000000ull + (uint64_t)frac * pr->ifs[0].ts_mul;
+	if (rec->ts_ns < pr->last_ts[0])
+		pr->backwards++;
+	pr->last_ts[0] = rec->ts_ns;
 	rec->ifidx = 0;
 	rec->ifc = &pr->ifs[0];
 	return 1;
 }
 
-static void tsresol_set(struct pcapf_if *ifc, uint8_t v)
+/* false when the resolution is beyond what a 64-bit nanosecond clock can use (it is
+ * then clamped). */
+static bool tsresol_set(struct pcapf_if *ifc, uint8_t v)
 {
 	unsigned n = v & 0x7f;
 	unsigned i;
@@ -120,18 +236,24 @@ static void tsresol_set(struct pcapf_if *ifc, uint8_t v)
 	ifc->ts_mul = 1;
 	ifc->ts_div = 1;
 	if (v & 0x80) { /* 2^-n seconds */
-		if (n > 63)
+		bool ok = n <= 63;
+
+		if (!ok)
 			n = 63;
 		ifc->ts_mul = 1000000000ull;
 		ifc->ts_div = 1ull << n;
-		return;
+		return ok;
 	}
-	if (n > 19)
+	if (n > 19) {
 		n = 19;
+		ifc->ts_div = 10000000000ull;
+		return false;
+	}
 	for (i = n; i < 9; i++)
 		ifc->ts_mul *= 10;
 	for (i = 9; i < n; i++)
 		ifc->ts_div *= 10;
+	return true;
 }
 
 static int parse_idb(struct pcapf_reader *pr, struct rd *b)
@@ -157,8 +279,8 @@ static int parse_idb(struct pcapf_reader *pr, struct rd *b)
 			break;
 		if (!rd_sub(b, len, &v) || !rd_skip(b, (4 - len % 4) % 4))
 			return fail(pr, "interface option runs past its block");
-		if (code == 9 && len >= 1)
-			tsresol_set(ifc, rd_u8(&v));
+		if (code == 9 && len >= 1 && !tsresol_set(ifc, rd_u8(&v)))
+			pr->bad_tsresol++;
 		else if (code == 8 && len >= 8)
 			ifc->speed_bps = get64(&v, pr->le);
 		else if (code == 2)
@@ -168,9 +290,19 @@ static int parse_idb(struct pcapf_reader *pr, struct rd *b)
 	return 0;
 }
 
-static uint64_t ts_to_ns(const struct pcapf_if *ifc, uint64_t ts)
+static uint64_t ts_to_ns(struct pcapf_reader *pr, unsigned ifidx, uint64_t ts)
 {
-	return (uint64_t)((unsigned __int128)ts * ifc->ts_mul / ifc->ts_div);
+	const struct pcapf_if *ifc = &pr->ifs[ifidx];
+	unsigned __int128 ns = (unsigned __int128)ts * ifc->ts_mul / ifc->ts_div;
+
+	if (ns > UINT64_MAX) { /* an if_tsresol the 64-bit ns clock cannot hold */
+		pr->ts_overflow++;
+		ns = UINT64_MAX;
+	}
+	if ((uint64_t)ns < pr->last_ts[ifidx])
+		pr->backwards++;
+	pr->last_ts[ifidx] = (uint64_t)ns;
+	return (uint64_t)ns;
 }
 
 static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
@@ -182,8 +314,25 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 		struct rd b;
 		int rc;
 
-		if (rd_left(r) == 0)
-			return 0;
+		if (!more(pr, 1))
+			return at_end(pr);
+		if (!more(pr, 12))
+			return cut(pr, "block header cut short (file truncated)");
+		{
+			/* the whole block into the window first */
+			struct rd peek = *r;
+			uint32_t t = rd_be32(&peek), l = rd_be32(&peek), bom = rd_be32(&peek);
+			bool le = pr->le;
+
+			if (t == NG_SHB)
+				le = bom != NG_BOM;
+			if (le)
+				l = __builtin_bswap32(l);
+			if (l > RECORD_MAX)
+				return fail(pr, "block length above 64 MiB (corrupt file)");
+			if (l >= 12 && !more(pr, l))
+				return cut(pr, "block runs past the end of the file (file truncated)");
+		}
 		type = rd_be32(r);
 		if (type == NG_SHB) {
 			/* The byte-order magic decides how this section is read. */
@@ -199,12 +348,13 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			else
 				return fail(pr, "section header with an unknown byte-order magic");
 			pr->nifs = 0;
+			memset(pr->last_ts, 0, sizeof(pr->last_ts)); /* new interfaces, new clocks */
 		} else if (pr->le) {
 			type = __builtin_bswap32(type);
 		}
 		blen = get32(r, pr->le);
 		if (!rd_ok(r))
-			return fail(pr, "block header cut short (file truncated)");
+			return cut(pr, "block header cut short (file truncated)");
 		if (blen < 12 || blen % 4)
 			return fail(pr, "block length below 12 or not a multiple of 4");
 		if (!rd_sub(r, blen - 12, &b) || !rd_skip(r, 4))
@@ -233,7 +383,7 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 				return fail(pr, "packet data runs past its block");
 			rec->data = rd_ptr(&b);
 			rec->ifc = &pr->ifs[rec->ifidx];
-			rec->ts_ns = ts_to_ns(rec->ifc, (uint64_t)hi << 32 | lo);
+			rec->ts_ns = ts_to_ns(pr, rec->ifidx, (uint64_t)hi << 32 | lo);
 			return 1;
 		}
 		case NG_SPB:
@@ -265,7 +415,7 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 				return fail(pr, "corrupt obsolete packet block");
 			rec->data = rd_ptr(&b);
 			rec->ifc = &pr->ifs[rec->ifidx];
-			rec->ts_ns = ts_to_ns(rec->ifc, (uint64_t)hi << 32 | lo);
+			rec->ts_ns = ts_to_ns(pr, rec->ifidx, (uint64_t)hi << 32 | lo);
 			return 1;
 		}
 		default:
@@ -328,7 +478,7 @@ static int put(struct pcapf_writer *w, const void *p, size_t n)
 {
 	/* a writer belongs to one thread: no stream lock per record */
 	if (fwrite_unlocked(p, 1, n, w->f) != n)
-		return -EIO;
+		return errno ? -errno : -EIO;
 	w->bytes += n;
 	return 0;
 }
@@ -478,6 +628,13 @@ int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
 		rc = put(w, h, sizeof(h));
 		return rc ? rc : put(w, p, caplen);
 	}
+}
+
+int pcapf_writer_flush(struct pcapf_writer *w)
+{
+	if (w->f && fflush_unlocked(w->f))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 int pcapf_writer_close(struct pcapf_writer *w)

@@ -24,7 +24,21 @@ struct pcapf_if {
 };
 
 struct pcapf_reader {
-	struct rd r;
+	struct rd r;      /* the bytes at hand: the whole file, or the current window */
+	/* Reading from a descriptor (pcapf_reader_open_fd): a window of the stream, so
+	 * memory stays fixed however long the file; fd < 0 for a buffer in memory. */
+	int fd;
+	uint8_t *buf;
+	size_t cap;
+	bool eof;
+	int read_err;     /* -errno of a failed read() */
+	/* Records whose timestamps cannot be right, counted for one warning per file. */
+	uint64_t bad_frac;   /* pcap: fraction >= 1 s (us >= 1e6, ns >= 1e9) */
+	uint64_t backwards;  /* earlier than the record before it (same interface) */
+	uint64_t ts_overflow;/* pcapng: timestamp * if_tsresol beyond 64-bit ns */
+	uint64_t bad_tsresol;/* pcapng: interfaces with an if_tsresol beyond 10^-19 s or 2^-63 s */
+	uint64_t last_ts[PCAPF_MAX_IFS];
+	bool cut_short;   /* the file ends inside a record */
 	bool ng;
 	bool le;          /* byte order of the current section / file */
 	unsigned nifs;    /* interfaces of the current pcapng section (pcap: 1) */
@@ -43,8 +57,14 @@ struct pcapf_rec {
 
 /* 0, or -EINVAL when the buffer holds neither pcap nor pcapng (r->why says more). */
 int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len);
-/* 1 and *rec filled, 0 at the end, -EINVAL on a corrupt record (pr->why); after an
- * error the rest of the file is not trusted. */
+/* The same over a file descriptor (a file, a pipe, a FIFO, standard input), read in
+ * windows of about 1 MiB (more for a record that needs it, up to 64 MiB): 0, -EINVAL
+ * (not a capture, pr->why), or -errno of a failed read. pcapf_reader_free releases it. */
+int pcapf_reader_open_fd(struct pcapf_reader *pr, int fd);
+void pcapf_reader_free(struct pcapf_reader *pr);
+/* 1 and *rec filled, 0 at the end, -EINVAL on a corrupt record (pr->why; cut_short
+ * when the file ends inside one), -errno when reading failed; after an error the rest
+ * of the file is not trusted. rec->data stays valid until the next call. */
 int pcapf_reader_next(struct pcapf_reader *pr, struct pcapf_rec *rec);
 
 /* A read-only mapping of a whole file. */
@@ -77,6 +97,8 @@ int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
 			const char *name, uint64_t speed_bps);
 int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
 		       const uint8_t *p, uint32_t caplen, uint32_t wirelen);
+/* Pushes buffered bytes to the file now: 0 or -errno (ENOSPC, EIO, EBADF...). */
+int pcapf_writer_flush(struct pcapf_writer *w);
 int pcapf_writer_close(struct pcapf_writer *w);
 
 #endif

@@ -4,12 +4,15 @@
  * timeline.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <pcap/pcap.h>
 
 #include "lib/out.h"
 #include "lib/util.h"
@@ -31,8 +34,19 @@ struct review_file {
 	const char *path;
 	uint64_t frames;
 	const char *error; /* corrupt record: the rest of the file was skipped */
+	bool cut_short;    /* the file ends inside a record (a capture still being written,
+			    * or a copy cut off) */
 	bool unread;       /* could not be opened or is not a capture */
+	uint64_t bad_ts;   /* records with impossible timestamps, all kinds together */
+	int bad_link;      /* a link type the decoder does not know (first seen), or -1 */
+	uint64_t bad_link_frames;
 };
+
+static bool link_known(int link)
+{
+	return link == FRAMES_LINK_EN10MB || link == FRAMES_LINK_LINUX_SLL ||
+	       link == FRAMES_LINK_LINUX_SLL2;
+}
 
 int frames_speed_parse(const char *s, uint64_t *bps)
 {
@@ -62,38 +76,80 @@ int frames_speed_parse(const char *s, uint64_t *bps)
 
 static int review_file_run(struct frames_stats *st, struct review_file *rf)
 {
-	struct pcapf_map m;
 	struct pcapf_reader pr;
 	struct pcapf_rec rec;
 	struct frames_pkt pk;
-	int rc;
+	bool is_stdin = !strcmp(rf->path, "-");
+	int fd, rc, link = -1;
 
-	rc = pcapf_map_open(&m, rf->path);
-	if (rc) {
-		pfc_errno(-rc, "%s: cannot read the capture file", rf->path);
+	rf->bad_link = -1;
+	fd = is_stdin ? STDIN_FILENO : open(rf->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pfc_errno(errno, "%s: cannot read the capture file", rf->path);
 		rf->unread = true;
-		return rc;
+		return -errno;
 	}
-	rc = pcapf_reader_init(&pr, m.p, m.len);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a pipe says ESPIPE: no matter */
+	rc = pcapf_reader_open_fd(&pr, fd);
 	if (rc) {
-		pfc_err("%s: %s; give a pcap or pcapng file (tcpdump -w, pfclab capture)",
-			rf->path, pr.why);
+		if (pr.read_err || rc != -EINVAL)
+			pfc_errno(-rc, "%s: cannot read the capture file", rf->path);
+		else
+			pfc_err("%s: %s; give a pcap or pcapng file (tcpdump -w, pfclab capture)",
+				rf->path, pr.why);
 		rf->unread = true;
-		pcapf_map_close(&m);
-		return rc;
+		goto out;
 	}
 	while ((rc = pcapf_reader_next(&pr, &rec)) > 0) {
-		frames_decode(rec.ifc->link, rec.data, rec.caplen, rec.wirelen, &pk);
+		if (rec.ifc->link != link) {
+			link = rec.ifc->link;
+			if (!link_known(link) && rf->bad_link < 0)
+				rf->bad_link = link;
+		}
+		if (rf->bad_link >= 0 && !link_known(link))
+			rf->bad_link_frames++;
+		frames_decode(link, rec.data, rec.caplen, rec.wirelen, &pk);
 		frames_stats_add(st, rec.ts_ns, &pk, rec.ifc->speed_bps);
 		rf->frames++;
 	}
 	if (rc < 0) {
 		rf->error = pr.why;
-		pfc_warn("%s: frame %" PRIu64 ": %s; the rest of the file is skipped",
-			 rf->path, rf->frames + 1, pr.why);
+		rf->cut_short = pr.cut_short;
+		if (pr.cut_short)
+			pfc_warn("%s: cut short after %" PRIu64 " frames (%s); the report covers "
+				 "them, exit status 3", rf->path, rf->frames, pr.why);
+		else if (pr.read_err)
+			pfc_errno(-pr.read_err, "%s: reading failed after %" PRIu64 " frames",
+				  rf->path, rf->frames);
+		else
+			pfc_warn("%s: frame %" PRIu64 ": %s; the rest of the file is skipped "
+				 "(exit status 3)", rf->path, rf->frames + 1, pr.why);
 	}
-	pcapf_map_close(&m);
-	return 0;
+	/* one warning per kind per file, with the count */
+	if (pr.bad_frac)
+		pfc_warn("%s: %" PRIu64 " records with a sub-second field of 1 s or more "
+			 "(microseconds >= 1e6 or nanoseconds >= 1e9); their times are wrong",
+			 rf->path, pr.bad_frac);
+	if (pr.backwards)
+		pfc_warn("%s: time goes backwards at %" PRIu64 " records; gaps and pause times "
+			 "around them are unreliable", rf->path, pr.backwards);
+	if (pr.bad_tsresol || pr.ts_overflow)
+		pfc_warn("%s: %" PRIu64 " interfaces with an if_tsresol finer than pfclab's "
+			 "64-bit nanoseconds can use, %" PRIu64 " timestamps beyond its range",
+			 rf->path, pr.bad_tsresol, pr.ts_overflow);
+	if (rf->bad_link >= 0)
+		pfc_warn("%s: link type %d (%s) is not supported (Ethernet, Linux cooked v1/v2 "
+			 "are); its %" PRIu64 " frames are counted as invalid", rf->path,
+			 rf->bad_link, pcap_datalink_val_to_name(rf->bad_link) ?
+			 pcap_datalink_val_to_name(rf->bad_link) : "unknown",
+			 rf->bad_link_frames);
+	rf->bad_ts = pr.bad_frac + pr.backwards + pr.ts_overflow;
+	rc = rf->unread ? -EINVAL : 0;
+out:
+	pcapf_reader_free(&pr);
+	if (!is_stdin)
+		close(fd);
+	return rc;
 }
 
 static void fmt_ms(char *buf, size_t n, uint64_t ns, bool valid)
@@ -331,6 +387,14 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 		json_object_object_add(obj, "read", json_object_new_boolean(!files[k].unread));
 		json_object_object_add(obj, "error", files[k].error ?
 				       json_object_new_string(files[k].error) : NULL);
+		json_object_object_add(obj, "damaged", json_object_new_boolean(
+			files[k].error != NULL));
+		json_object_object_add(obj, "cut_short", json_object_new_boolean(
+			files[k].cut_short));
+		json_object_object_add(obj, "bad_timestamps", files[k].unread ? NULL :
+				       ju64(files[k].bad_ts));
+		json_object_object_add(obj, "unsupported_link_type", files[k].bad_link >= 0 ?
+				       json_object_new_int(files[k].bad_link) : NULL);
 		json_object_array_add(arr, obj);
 	}
 	json_object_object_add(root, "files", arr);
@@ -426,7 +490,7 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: pfclab review [OPTIONS] FILE...\n"
+		"Usage: pfclab review [OPTIONS] FILE...   (FILE - : standard input)\n"
 		"\n"
 		"Summarises pcap/pcapng captures (pfclab capture, tcpdump, Wireshark):\n"
 		"frames per kind; PFC/PAUSE per priority with XOFF->XON transitions, paused time\n"
@@ -442,7 +506,11 @@ static void usage(FILE *f)
 		"  -n, --top N         rows per table in the report (default 10)\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Exit status: 0 success, 1 a file could not be read, 2 usage error.\n");
+		"Files are read as a stream (pipes and FIFOs too) in fixed memory.\n"
+		"\n"
+		"Exit status: 0 success, 1 a file could not be read, 2 usage error, 3 a file\n"
+		"is damaged: cut short or corrupt part way (the report covers the frames before\n"
+		"the damage; --json says which file: files[].damaged, .cut_short, .error).\n");
 }
 
 int review_main(int argc, char **argv)
@@ -509,6 +577,8 @@ int review_main(int argc, char **argv)
 			rc = 1;
 		else
 			nread++;
+		if (files[i].error && !rc)
+			rc = 3;
 	}
 	if (!nread) { /* nothing to report: no fake zeros */
 		frames_stats_free(&st);

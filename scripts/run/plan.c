@@ -115,7 +115,8 @@ static void traffic_common(const struct run_ctx *c, struct av *a, size_t h,
 		add(a, "-x");
 		add(a, eh->gid_index);
 	}
-	addf(a, "-p%u", port);
+	add(a, "-p");
+	addf(a, "%u", port);
 	add(a, "--json");
 	if (c->o.psk) {
 		add(a, "--psk");
@@ -422,10 +423,13 @@ int plan_print(struct run_ctx *c, FILE *f)
 			dur_str(ph->duration_ns, d, sizeof(d));
 			fprintf(f, "  phase %s (%s%s):\n", ph->name, ph->has_traffic ? "traffic, about " : "idle ", d);
 			for (j = 0; j < pl.n; j++)
-				if (pl.s[j].phase == (int)k)
+				if (pl.s[j].phase == (int)k && pl.s[j].role != PR_POST)
 					print_step(f, c, &pl.s[j]);
 			if (ph->ninject)
 				fprintf(f, "    then: kill -INT the injectors\n");
+			for (j = 0; j < pl.n; j++)
+				if (pl.s[j].phase == (int)k && pl.s[j].role == PR_POST)
+					print_step(f, c, &pl.s[j]);
 		}
 		fprintf(f, "  stop: kill -INT monitor and capture on every host%s\n",
 			c->lops->writes_results ? "" : "; copy each host's folder back (tar over the launcher)");

@@ -220,7 +220,8 @@ static void tr_line(json_object *o, void *arg)
 		return;
 	if (strstr(f, "-server-") && json_object_get_double(g) == 0)
 		return; /* a one-way server sends nothing */
-	snprintf(name, sizeof(name), "%s->%.*s", c->host, (int)(strlen(peer) - 6), peer);
+	snprintf(name, sizeof(name), "%s->%.*s %s", c->host, (int)(strlen(peer) - 6), peer,
+		 json_object_get_string(ph));
 	series_add(series_get(&c->p[P_TPUT], name, false),
 		   phase_start(c->phases, json_object_get_string(ph)) + json_object_get_double(t),
 		   json_object_get_double(g));

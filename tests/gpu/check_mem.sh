@@ -5,6 +5,7 @@
 # Skips when there is no NVIDIA GPU. Set PFCLAB_GPU (index or PCI bus id) to pick a GPU and
 # PFCLAB_RDMA_DEV to register with a NIC. Output of each run is kept in $OUT_DIR.
 source "$(dirname "$0")/../lib.sh"
+plan 6
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-check-mem}
 mkdir -p "$OUT_DIR"
@@ -31,13 +32,13 @@ for t in host cuda cuda-dmabuf auto; do
 	esac
 done
 # The JSON form parses and agrees with the text form.
-if command -v jq >/dev/null 2>&1; then
-	if jq -e '.result == "OK" and (.steps | map(select(.step == "read")) | .[0].result == "OK")' \
-		"$OUT_DIR/cuda.json" >/dev/null 2>&1; then
-		ok "check-mem cuda --json: parsed, read step OK"
-	else
-		fail "check-mem cuda --json" "$(head -c 300 "$OUT_DIR/cuda.json")"
-	fi
+if ! command -v jq >/dev/null 2>&1; then
+	fail "check-mem cuda --json" "jq not installed (make deps)"
+elif jq -e '.result == "OK" and (.steps | map(select(.step == "read")) | .[0].result == "OK")' \
+	"$OUT_DIR/cuda.json" >/dev/null 2>&1; then
+	ok "check-mem cuda --json: parsed, read step OK"
+else
+	fail "check-mem cuda --json" "$(head -c 300 "$OUT_DIR/cuda.json")"
 fi
 # The binary must not need libcuda to start: it is loaded at run time.
 if ldd "$PFCLAB" | grep -q libcuda; then fail "pfclab does not link libcuda" "$(ldd "$PFCLAB" | grep libcuda)"

@@ -8,6 +8,7 @@
 # accepts it; the RM statuses are printed for the record. With PFCLAB_RDMA_DEV set (and the
 # patched nvidia-peermem loaded) registration is tried too. Skips without a GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 7
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-check-mem-geforce}
 mkdir -p "$OUT_DIR"
@@ -40,7 +41,8 @@ else
 fi
 for step in "NV503C alloc: " "REGISTER_VA_SPACE on 0x" "REGISTER_VIDMEM 0x"; do
 	st=$(echo "$exp" | grep -o "${step}[^;]*" | head -n 1)
-	if [ -n "$st" ] && ! echo "$st" | grep -q 'not reached'; then
+	# each RM control must succeed: another status means the path does not work here
+	if [ -n "$st" ] && echo "$st" | grep -q ': NV_OK'; then
 		ok "check-mem geforce: $st"
 	elif [ -n "$st" ]; then
 		fail "check-mem geforce: $step" "$st"

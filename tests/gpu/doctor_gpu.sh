@@ -4,6 +4,7 @@
 # version and whether the open or proprietary modules are loaded, each GPU with its model
 # and BAR1 size (compared with nvidia-smi's), and the dma-buf attribute. Skips without a GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 6
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-doctor}
 mkdir -p "$OUT_DIR"
@@ -41,7 +42,9 @@ grep -q "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=[01]" "$t" &&
 	fail "doctor dma-buf" "$(grep -m1 -i 'dma' "$t")"
 grep -q "^  \(OK\|WARN\|INFO\) \+GPU .* link  *x[0-9]" "$t" && ok "doctor GPU PCIe link read" ||
 	fail "doctor GPU PCIe link" "$(grep -m1 ' link ' "$t")"
-if command -v jq >/dev/null 2>&1; then
+if ! command -v jq >/dev/null 2>&1; then
+	fail "doctor --json" "jq not installed (make deps)"
+else
 	jq -e '.items | map(select(.section == "gpu")) | length > 0' "$OUT_DIR/doctor.json" >/dev/null &&
 		ok "doctor --json gpu items" || fail "doctor --json" "$(head -c 300 "$OUT_DIR/doctor.json")"
 fi

@@ -7,6 +7,7 @@
 # headers and flow control, so they read above the payload rate). Prints the figures.
 # Skips without an NVIDIA GPU.
 source "$(dirname "$0")/../lib.sh"
+plan 5
 
 GPU=${GPU:-0}
 SECS=${SECS:-6}

@@ -6,6 +6,7 @@
 # that pfclab review reads back with the same counts and the veth's link speed; a
 # capture rotated by size spreads N frames over several files without losing one.
 source "$(dirname "$0")/../lib.sh"
+plan 3
 
 name=capture_veth
 N=${N:-1000}

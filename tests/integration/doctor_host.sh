@@ -4,6 +4,7 @@
 # OK/INFO/WARN/FAIL, the text and JSON forms agree, missing devices are findings (exit 0 or
 # 1, never a crash), --section filters, bad usage exits 2.
 source "$(dirname "$0")/../lib.sh"
+plan 8
 
 [ -x "$PFCLAB" ] || { skip doctor_host "no pfclab binary at $PFCLAB"; finish; }
 

@@ -4,6 +4,7 @@
 # exits 0, usage errors exit 2 with one line naming the option, unreadable input exits
 # 1 without a report, --json is valid JSON, the timeline has one CSV row per bin.
 source "$(dirname "$0")/../lib.sh"
+plan 16
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
@@ -11,8 +12,15 @@ tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 g=$PFCLAB_ROOT/tests/golden
 
+# --help: exit 0, the usage line first, the exit statuses documented
 for c in capture review inject; do
-	check "frames_cli: $c --help exits 0" "$PFCLAB" "$c" --help
+	out=$("$PFCLAB" "$c" --help 2>&1); rc=$?
+	if [ $rc -eq 0 ] && [ "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" = "Usage: pfclab $c" ] &&
+		grep -qi 'exit status' <<<"$out"; then
+		ok "frames_cli: $c --help exits 0 with its usage and exit statuses"
+	else
+		fail "frames_cli: $c --help" "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+	fi
 done
 expect_rc() { # NAME RC PATTERN CMD...: exit status RC and stderr matching PATTERN
 	local name=$1 want=$2 pat=$3 rc

@@ -3,6 +3,7 @@
 # fuzz_decode.sh: builds the frame decoder's libFuzzer target (ASan+UBSan) and runs it
 # for a bounded time (FUZZ_SECONDS, default 20), seeded with the golden captures.
 source "$(dirname "$0")/../lib.sh"
+plan 1
 
 name=fuzz_decode
 need_cmd $name clang make || finish

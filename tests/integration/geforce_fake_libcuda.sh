@@ -5,6 +5,7 @@
 # calls go through the interposer, and with no RM objects to find the backend fails with a
 # reason instead of crashing. Needs a C compiler; the real thing runs in tests/gpu/.
 source "$(dirname "$0")/../lib.sh"
+plan 2
 
 need_cmd geforce_fake_libcuda cc || finish
 [ -x "$PFCLAB" ] || { skip geforce_fake_libcuda "no pfclab binary at $PFCLAB"; finish; }

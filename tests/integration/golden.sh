@@ -6,6 +6,7 @@
 # input is regenerated and must be identical, which also checks inject).
 #   tests/integration/golden.sh [--regen]   (--regen rewrites input.pcap and expected.txt)
 source "$(dirname "$0")/../lib.sh"
+plan $(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
 
 regen=0
 [ "${1:-}" = --regen ] && regen=1

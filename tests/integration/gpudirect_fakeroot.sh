@@ -6,6 +6,7 @@
 # in order and changes nothing; a real run installs with backups; a second run does nothing;
 # rollback restores the original modules byte for byte.
 source "$(dirname "$0")/../lib.sh"
+plan 16
 
 GD=$PFCLAB_ROOT/lab/gpudirect
 need_cmd gpudirect_fakeroot git sha256sum getopt xz || finish
@@ -300,7 +301,7 @@ for v in $(cd "$PFCLAB_ROOT/patches" && ls -d [0-9]*); do
 		[ -f "$c/kernel-open/Makefile" ] && t=$c
 	done
 	if [ -z "$t" ]; then
-		skip "patches_apply_$v" "no upstream $v tree (set PFCLAB_OGKM_DIR)"
+		skip "patches_apply_$v" "no upstream $v tree; to run it: mkdir -p DIR/$v; git -C open-gpu-kernel-modules archive $v | tar -x -C DIR/$v; PFCLAB_OGKM_DIR=DIR $0"
 		continue
 	fi
 	rm -rf "$W/ogkm" && cp -a "$t" "$W/ogkm"

@@ -12,6 +12,7 @@
 #     backlog; the watcher sends XOFF then XON for priority 3, and a capture on B sees
 #     exactly the XOFF and XON frames the watcher reports.
 source "$(dirname "$0")/../lib.sh"
+plan 3
 
 need_root inject_reactive || finish
 need_cmd inject_reactive ip tc jq || finish

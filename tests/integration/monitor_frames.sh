@@ -4,6 +4,7 @@
 # frames injected from one namespace are counted per interval beside the link counters,
 # in the same run and on the same clock, and the per-interval deltas add up exactly.
 source "$(dirname "$0")/../lib.sh"
+plan 3
 name=monitor_frames
 need_root $name || finish
 need_cmd $name jq ip || finish

@@ -5,6 +5,7 @@
 # reported unsupported (n/a, never 0), deleting and re-creating the veth while sampling
 # records a gap without a crash, and a kill -9 leaves every complete line parseable.
 source "$(dirname "$0")/../lib.sh"
+plan 10
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0

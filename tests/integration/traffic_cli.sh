@@ -5,6 +5,7 @@
 # reported, exit 0), GPU backends skipping cleanly (exit 3) where there is no GPU, and a
 # missing RDMA device reported as a run-time error (exit 1) that names it.
 source "$(dirname "$0")/../lib.sh"
+plan 13
 
 [ -x "$PFCLAB" ] || { fail traffic-cli "no pfclab binary at $PFCLAB (run make)"; finish; }
 
@@ -62,16 +63,18 @@ if [ $rc -eq 0 ] && [ "$steps" -eq 6 ] && grep -q '^result: OK' <<<"$out"; then
 else
 	fail "--check-mem host" "rc $rc: $(tr '\n' ' ' <<<"$out")"
 fi
-if command -v jq >/dev/null; then
-	if "$PFCLAB" traffic --check-mem host --json | jq -e '.result == "OK" and (.steps | length) == 6' >/dev/null; then
-		ok "--check-mem host --json parses (jq)"
-	else
-		fail "--check-mem host --json parses (jq)"
-	fi
+if ! command -v jq >/dev/null; then
+	fail "--check-mem host --json parses (jq)" "jq not installed (make deps)"
+elif "$PFCLAB" traffic --check-mem host --json | jq -e '.result == "OK" and (.steps | length) == 6' >/dev/null; then
+	ok "--check-mem host --json parses (jq)"
+else
+	fail "--check-mem host --json parses (jq)"
 fi
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-	skip "--check-mem GPU backends skip without a GPU" "this host has a GPU (tests/gpu/check_mem.sh covers it)"
+	for t in cuda cuda-dmabuf auto; do
+		skip "--check-mem $t without a GPU" "this host has a GPU (tests/gpu/check_mem.sh covers it)"
+	done
 else
 	for t in cuda cuda-dmabuf auto; do
 		out=$("$PFCLAB" traffic --check-mem "$t" 2>&1); rc=$?
@@ -83,10 +86,31 @@ else
 	done
 fi
 
+# A named device that is missing among present ones is tested in the virtual lab
+# (t_traffic_opts.sh); here, with or without RDMA devices, the message must say which.
 out=$("$PFCLAB" traffic -d nosuchdev0 -n 1 2>&1); rc=$?
-if [ $rc -eq 1 ] && grep -q 'nosuchdev0\|RDMA devices' <<<"$out"; then
-	ok "missing RDMA device: exit 1 naming it"
+if [ ! -d /sys/class/infiniband_verbs ]; then
+	# A kernel without uverbs (ibv_get_device_list fails with ENOSYS): no driver or
+	# Soft-RoCE can help, the virtual lab can.
+	expect "kernel without RDMA: traffic says so and points to the virtual lab" $rc 1 \
+		"this kernel has no RDMA support.*lab/vlab/vlab" "$out"
+	d=$("$PFCLAB" doctor 2>&1)
+	if grep -q 'FAIL  devices .*this kernel has no RDMA support' <<<"$d" &&
+		grep -q 'fix: try pfclab on this machine in the virtual lab: lab/vlab/vlab' <<<"$d" &&
+		! grep -q 'rdma link add' <<<"$d"; then
+		ok "kernel without RDMA: the doctor says so and points to the virtual lab"
+	else
+		fail "kernel without RDMA: doctor" "$(grep -A1 'devices' <<<"$d" | tr '\n' ' ')"
+	fi
+fi
+if [ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband)" ]; then
+	want=nosuchdev0
 else
-	fail "missing RDMA device: exit 1 naming it" "rc $rc: $out"
+	want='cannot list RDMA devices\|no RDMA device\|no RDMA support'
+fi
+if [ $rc -eq 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "$want" <<<"$out"; then
+	ok "missing RDMA device: exit 1, one line: $out"
+else
+	fail "missing RDMA device: exit 1 with '$want'" "rc $rc: $out"
 fi
 finish

@@ -3,6 +3,7 @@
 # vlab_limits.sh: the virtual lab never hangs: a boot that cannot reach userspace in time
 # and a script that runs too long both end with a clear message; bad arguments are refused.
 source "$(dirname "$0")/../lib.sh"
+plan 4
 need_cmd vlab-limits qemu-system-x86_64 || finish
 vlab=$PFCLAB_ROOT/lab/vlab/vlab
 tmp=$(mktemp -d)

@@ -367,6 +367,9 @@ static void test_record_files(void **state)
 	mon_engine_sample(e, &s);
 	assert_int_equal(mon_rec_sample(rec, s), 0);
 	g_rec = NULL;
+	/* lines are written in batches: everything is in the files once closed */
+	assert_int_equal(mon_rec_close(rec), 0);
+	mon_engine_free(e);
 
 	snprintf(path, sizeof(path), "%s/samples.csv", dir);
 	f = fopen(path, "r");
@@ -390,8 +393,7 @@ static void test_record_files(void **state)
 	}
 	fclose(f);
 	assert_int_equal(lines, 3);			/* sample, gap event, sample */
-	assert_int_equal(mon_rec_close(rec), 0);
-	mon_engine_free(e);
+	assert_int_equal(mon_rec_check_dir(dir), -EEXIST); /* a run is there now */
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	o = json_object_from_file(path);
 	assert_non_null(o);

@@ -340,7 +340,7 @@ static void test_random(void **state)
 	uint8_t buf[XCHG_HDR_LEN + XCHG_MAX_BODY], ref[XCHG_HDR_LEN + XCHG_MAX_BODY];
 	struct xchg_msg m, out;
 	char why[256];
-	int i, j, len;
+	int i, j, len, accepted = 0, refused = 0;
 	size_t n;
 
 	(void)state;
@@ -359,8 +359,22 @@ static void test_random(void **state)
 		for (j = 0; j < 1 + rand() % 4; j++)
 			buf[rand() % len] = (uint8_t)rand();
 		n = (size_t)(rand() % 3 ? len : rand() % (len + 1));
-		(void)xchg_decode(buf, n, &out, why, sizeof(why));
+		why[0] = '\0';
+		if (xchg_decode(buf, n, &out, why, sizeof(why)) == 0) {
+			/* what was accepted encodes back to the very bytes read */
+			uint8_t again[XCHG_HDR_LEN + XCHG_MAX_BODY];
+			int alen = xchg_encode(&out, again, sizeof(again));
+
+			assert_int_equal(alen, (int)n);
+			assert_memory_equal(again, buf, n);
+			accepted++;
+		} else {
+			assert_true(why[0] != '\0'); /* a refusal always says why */
+			refused++;
+		}
 	}
+	/* mutations hit both outcomes: a fuzz loop that only ever refuses tests little */
+	assert_true(accepted > 0 && refused > 0);
 }
 
 int main(void)

@@ -4,6 +4,7 @@
 # with tshark, which the guest lacks: the CNP count and their dest QPs, and the number
 # of CE-marked RoCEv2 packets, must agree with pfclab review.
 source "$(dirname "$0")/../lib.sh"
+plan 1
 
 name=frames_cnp_tshark
 f=${VLAB_RESULT:-}/cnp.pcap

@@ -4,6 +4,7 @@
 # with tshark, which the guest lacks: the PFC frames for priority 3 with a pause time
 # (XOFF) and with time 0 (XON) must agree with pfclab review.
 source "$(dirname "$0")/../lib.sh"
+plan 1
 
 name=frames_pfc_tshark
 f=${VLAB_RESULT:-}/pfc.pcap

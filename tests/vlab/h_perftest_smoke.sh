@@ -4,6 +4,7 @@
 # independent decoder (tshark): RoCEv2 RDMA WRITEs on UDP 4791, and CE marks on the
 # impaired link.
 source "$(dirname "$0")/../lib.sh"
+plan 3
 r=${VLAB_RESULT:?}
 need_cmd "host: tshark decode of the vlab capture" tshark || finish
 

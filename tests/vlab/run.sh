@@ -4,48 +4,93 @@
 # it, then (when there are any) boots the two-VM topology once for tests/vlab/two/t_*.sh.
 # A host-side check tests/vlab/h_<name>.sh, if present, then examines what t_<name>.sh
 # brought back (VLAB_RESULT=<its folder>). Prints OK/FAIL/SKIP lines.
+# Every script sent into a guest must come back with its log, its plan fulfilled and its
+# DONE line (tests/verdict.sh); a vlab exit other than 0 is a FAIL of its own.
+#   VLAB_SUITE_DIR  folder holding the t_*.sh (default tests/vlab)
+#   VLAB_CMD        the vlab command (default lab/vlab/vlab)
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../verdict.sh"
 
 cd "$PFCLAB_ROOT"
 out=${VLAB_SUITE_OUT:-$PFCLAB_ROOT/build/vlab-suite}
-vlab=lab/vlab/vlab
+vlab=${VLAB_CMD:-lab/vlab/vlab}
+dir=${VLAB_SUITE_DIR:-tests/vlab}
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
+# Every result line of this script is a guest script's or a host check's, judged against
+# that script's own plan; this script's plan is the number of lines it passed on.
+nres=0
+result() {
+	local line
+	while IFS= read -r line; do
+		echo "$line"
+		nres=$((nres + 1))
+		[ "${line#FAIL }" != "$line" ] && TEST_FAILED=1
+	done
+	return 0
+}
+
+if [ -z "${VLAB_CMD:-}" ] && ! command -v qemu-system-x86_64 >/dev/null; then
+	plan 1
 	skip vlab "qemu-system-x86_64 not installed (make deps)"
-	exit 0
+	finish
 fi
 if [ ! -x "$PFCLAB" ]; then
+	plan 1
 	fail vlab "no pfclab binary at $PFCLAB (run make)"
 	finish
 fi
 
+# guest_results DIR PREFIX SCRIPT...: the verdict on each script's log from one VM
+guest_results() {
+	local d=$1 pre=$2 s name rc
+	shift 2
+	for s in "$@"; do
+		name=$(basename "$s" .sh)
+		rc=$(cat "$d/$name/rc" 2>/dev/null)
+		result < <(verdict_log "$name" "$d/$name/log.txt" "$rc" "$pre")
+	done
+}
+
 host_checks() { # $1 = results folder of one boot, rest = scripts
-	local dir=$1 s name h
+	local d=$1 s name h log rc
 	shift
 	for s in "$@"; do
 		name=$(basename "$s" .sh)
 		h=$(dirname "$s")/h_${name#t_}.sh
-		[ -x "$h" ] || continue
-		VLAB_RESULT=$dir/$name "$h"
+		[ -e "$h" ] || continue
+		log=$d/h_${name#t_}.log
+		VLAB_RESULT=$d/$name "$h" >"$log" 2>&1
+		rc=$?
+		result < <(verdict_log "$(basename "$h" .sh)" "$log" "$rc")
 	done
 }
 
-# one boot for every one-VM test
-mapfile -t one < <(ls tests/vlab/t_*.sh 2>/dev/null)
-if [ ${#one[@]} -gt 0 ]; then
-	rm -rf "$out/one"
-	PFCLAB=$PFCLAB $vlab run --out "$out/one" --timeout 1500 "${one[@]}"
+# boot LABEL OUTDIR VLAB-ARGS...: one boot; its exit status must be 0
+boot() {
+	local label=$1 o=$2 rc
+	shift 2
+	rm -rf "$o"
+	mkdir -p "$o"
+	PFCLAB=$PFCLAB $vlab run --out "$o" "$@" >"$o/vlab.out" 2>"$o/vlab.err"
 	rc=$?
-	[ $rc -eq 3 ] && fail "vlab boot (one VM)" "see $out/one/console-a.log"
+	if [ $rc -ne 0 ]; then
+		result <<<"FAIL vlab boot ($label): vlab run exit $rc: $(tail -n 2 "$o/vlab.err" | tr '\n' ' ')(see $o)"
+	fi
+}
+
+mapfile -t one < <(ls "$dir"/t_*.sh 2>/dev/null)
+if [ ${#one[@]} -gt 0 ]; then
+	boot "one VM" "$out/one" --timeout 1500 "${one[@]}"
+	guest_results "$out/one" "" "${one[@]}"
 	host_checks "$out/one" "${one[@]}"
 fi
 
-mapfile -t two < <(ls tests/vlab/two/t_*.sh 2>/dev/null)
+mapfile -t two < <(ls "$dir"/two/t_*.sh 2>/dev/null)
 if [ ${#two[@]} -gt 0 ]; then
-	rm -rf "$out/two"
-	PFCLAB=$PFCLAB $vlab run --two-vm --out "$out/two" --timeout 900 "${two[@]}"
-	rc=$?
-	[ $rc -eq 3 ] && fail "vlab boot (two VMs)" "see $out/two/console-*.log"
+	boot "two VMs" "$out/two" --two-vm --timeout 900 "${two[@]}"
+	guest_results "$out/two/a" "[a] " "${two[@]}"
+	guest_results "$out/two/b" "[b] " "${two[@]}"
 	host_checks "$out/two/a" "${two[@]}"
 fi
+plan $nres
 finish

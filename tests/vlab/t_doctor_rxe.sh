@@ -5,6 +5,7 @@
 # on the veth netdevs, and no GPU; its JSON form says the same. lab/qos refuses the veth
 # (no DCB) before changing anything.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 13
 
 out=$("$PFCLAB" doctor 2>&1)
 rc=$?

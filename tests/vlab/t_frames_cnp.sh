@@ -9,12 +9,17 @@
 # CNPs go to a MAC va does not own: they cross the veth and are captured on va, and
 # va's IP stack drops them before rxe0 could take them for a request on its QP.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 4
 
 name=frames_cnp
 SIZE=65536 ITERS=100
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
-# ib_write_bw server on rxe0, client on rxe1, bidirectional, ECT(0)
-bw_run() { vlab_write_bw "$VLAB_OUT/cnp" a -s $SIZE -n $ITERS -b -F --tclass=2; }
+# ib_write_bw server on rxe0, client on rxe1, bidirectional, ECT(0). The QP timeout is
+# 4 us * 2^18 = 1.07 s: the impaired link's queue (RED limit 4 MB at 100 Mbit/s) holds
+# up to 0.32 s of packets, longer than perftest's default 2^14 (67 ms); with that
+# default rxe times out, retransmits into the queue, sees duplicates and ends most runs
+# with "remote invalid request" (tests/vlab/stress/rxe_repeat.sh measures it).
+bw_run() { vlab_write_bw "$VLAB_OUT/cnp" a -s $SIZE -n $ITERS -b -F --tclass=2 -u 18; }
 
 vlab_impair on 100mbit || { fail $name "impaired link set up"; finish; }
 defer vlab_impair off
@@ -27,24 +32,13 @@ npid=$!
 defer kill $npid
 for _ in $(seq 100); do grep -q listening "$VLAB_OUT/capture.err" && break; sleep 0.1; done
 sleep 1
-# Now and then a perftest run over rxe fails here (client status 9, remote invalid
-# request; server status 5) while the qdisc shows no drops; the cause is not known
-# (it was seen only with the notification point running, which only adds load: its
-# CNPs never reach rxe0). A failed run is repeated, three runs at most; the frame
-# checks below cover every run.
-for attempt in 1 2 3; do
-	bw_run
-	rc=$?
-	awk '/local address/ { for (i = 1; i <= NF; i++) if ($i == "QPN") { print $(i + 1); exit } }' \
-		"$VLAB_OUT/cnp-server.txt" >>"$VLAB_OUT/qpns.txt"
-	[ $rc -eq 0 ] && break
-	head -n 2 "$VLAB_OUT/cnp-client.txt" "$VLAB_OUT/cnp-server.txt" >>"$VLAB_OUT/perftest-failures.txt"
-done
+bw_run
+rc=$?
 tc -s qdisc show dev "$VLAB_IF_A" >"$VLAB_OUT/qdisc.txt" 2>&1
-if [ -z "$(sed -n '/BW average/{n;p}' "$VLAB_OUT/cnp-client.txt")" ]; then
-	fail "$name: perftest on the impaired link" "3 runs failed: $(tr '\n' ' ' <"$VLAB_OUT/perftest-failures.txt" | head -c 300)"
+if [ $rc -eq 0 ] && [ -n "$(sed -n '/BW average/{n;p}' "$VLAB_OUT/cnp-client.txt")" ]; then
+	ok "$name: bidirectional perftest on the impaired link"
 else
-	ok "$name: bidirectional perftest on the impaired link (run $attempt)"
+	fail "$name: perftest on the impaired link" "rc $rc: $(grep -h -i 'status\|error\|fail' "$VLAB_OUT"/cnp-*.txt | head -n 4 | tr '\n' ' ')"
 fi
 sleep 1
 kill -INT $npid $cpid
@@ -68,15 +62,12 @@ if [ "${cnp:-0}" -gt 0 ] && [ "$cnp" = "$sent" ]; then
 else
 	fail "$name: CNPs in the capture" "captured ${cnp:-none}, sent ${sent:-none}, drops ${drops:-n/a}"
 fi
-# every CNP goes from the NP's address to the QP of rxe0's endpoint of some run
-qps=$(while read -r q; do printf '%d,' "$q"; done <"$VLAB_OUT/qpns.txt")
-per_qp=$(jq -r "[.cnp[] | select(.source == \"10.77.0.2\" and ((.dest_qp as \$q | [${qps%,}] | index(\$q)) != null)) | .count] | add // 0" \
-	"$VLAB_OUT/review.json" 2>/dev/null)
-last=$(jq -r --argjson q "$(printf '%d' "$qpn")" '[.cnp[] | select(.dest_qp == $q) | .count] | add // 0' \
-	"$VLAB_OUT/review.json")
-if [ "${per_qp:-0}" -gt 0 ] && [ "$per_qp" = "$cnp" ] && [ "${last:-0}" -gt 0 ]; then
-	ok "$name: review reports $per_qp CNPs from 10.77.0.2 to rxe0's QPs ($last to QP $qpn of the last run)"
+# every CNP goes from the NP's address to the QP of rxe0's endpoint
+per_qp=$(jq -r --argjson q "$(printf '%d' "${qpn:-0}")" \
+	'[.cnp[] | select(.source == "10.77.0.2" and .dest_qp == $q) | .count] | add // 0' "$VLAB_OUT/review.json")
+if [ "${per_qp:-0}" -gt 0 ] && [ "$per_qp" = "$cnp" ]; then
+	ok "$name: review reports all $per_qp CNPs from 10.77.0.2 to QP $qpn of rxe0's endpoint"
 else
-	fail "$name: review CNPs per QP" "$(jq -c '.cnp' "$VLAB_OUT/review.json" | head -c 300), want QPs $(tr '\n' ' ' <"$VLAB_OUT/qpns.txt")"
+	fail "$name: review CNPs per QP" "$(jq -c '.cnp' "$VLAB_OUT/review.json" | head -c 300), want QP $qpn"
 fi
 finish

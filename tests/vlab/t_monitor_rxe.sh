@@ -5,6 +5,7 @@
 # sysfs hw_counters files, and the RDMA device going away and coming back is a recorded
 # gap, not a crash.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 6
 
 need_cmd monitor_rxe ib_write_bw jq rdma || { finish; }
 [ -x "$PFCLAB" ] || { skip monitor_rxe "no pfclab binary"; finish; }

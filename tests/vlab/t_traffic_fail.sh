@@ -5,6 +5,7 @@
 # sent to the server port are rejected and the server still serves a real client; Ctrl-C
 # ends a run early with a summary on both sides.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 6
 
 need_cmd traffic-fail jq timeout || finish
 [ -x "$PFCLAB" ] || { fail traffic-fail "no pfclab binary at $PFCLAB"; finish; }

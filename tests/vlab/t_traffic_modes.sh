@@ -6,6 +6,7 @@
 # warm-up, a long one-way run without false timeouts, and a broken path ending the run
 # on both sides within 2 s.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 8
 
 need_cmd traffic-modes jq || finish
 [ -x "$PFCLAB" ] || { fail traffic-modes "no pfclab binary at $PFCLAB"; finish; }
@@ -54,7 +55,10 @@ else
 	fail "post list / inline / cq moderation" "rc $src/$crc got $tx $(errs plist)"
 fi
 
-# 4. software rate limit (rxe has no hardware limiter): achieved rate near the limit
+# 4. software rate limit (rxe has no hardware limiter): achieved rate near the limit.
+#    Pacing holds sends back and never sends ahead, so the upper bound is tight (the
+#    limit + 7.5 % for the run's first and last intervals); the guest runs under full
+#    emulation on a shared machine, where a paced sender can fall behind: 60 % below.
 pair rate 18903 -s 4K -D 4 --rate 0.02
 how=$(jq -r 'select(.type == "start") | .rate_limit' "$VLAB_OUT/rate-client.out")
 g=$(sums "$VLAB_OUT/rate-client.out" | jq '.tx.gbps')

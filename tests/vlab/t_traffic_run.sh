@@ -4,6 +4,7 @@
 # bidirectional runs whose reported bytes agree with rxe's hw counters, --json output parsed
 # by jq, interval reports, --tclass visible in captured packets, parameter mismatch refused.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 11
 
 need_cmd traffic-run jq tcpdump || finish
 [ -x "$PFCLAB" ] || { fail traffic-run "no pfclab binary at $PFCLAB"; finish; }

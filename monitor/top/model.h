@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* model.h: the screen model of "pfclab top": per host the latest snapshot of named
+ * values (from the local engine, a remote monitor or a record), turned into rows of cells
+ * (rates, totals since a baseline, paused share, share of a PCIe link), with sparkline
+ * history, staleness and the pairing of one host's counters with its peer's. Pure: no
+ * terminal, no clock reads (the caller passes "now"), unit-tested.
+ */
+#ifndef PFCLAB_TOP_MODEL_H
+#define PFCLAB_TOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monitor/mon.h"
+
+#define TOP_MAX_HOSTS 16
+#define TOP_HIST 120		/* history points per row and host (one per sample) */
+#define TOP_UNIT_MAX 16
+
+/* Flags of one value in a snapshot. */
+enum {
+	TOP_M_VALID = 1 << 0,	/* raw holds a reading */
+	TOP_M_RATE = 1 << 1,	/* rate holds a per-second rate */
+	TOP_M_COUNTER = 1 << 2,	/* cumulative (else a gauge) */
+};
+
+struct top_metric {
+	char name[MON_NAME_MAX];	/* catalog metric ("pfc.rx.prio3.frames") */
+	char unit[TOP_UNIT_MAX];
+	uint8_t flags;
+	uint64_t raw;
+	double rate;
+};
+
+/* What a source hands the model: one host's values at one sample. */
+struct top_snap {
+	uint64_t seq;		/* sample number at the source; 0: nothing yet */
+	uint64_t src_ns;	/* the source's own clock (monotonic there, or record time) */
+	uint64_t wall_ns;	/* the source's wall clock at the sample */
+	uint64_t got_ns;	/* local monotonic time the snapshot arrived */
+	uint64_t interval_ns;	/* the source's sampling interval (0: unknown) */
+	size_t n, cap;
+	struct top_metric *m;
+	char status[160];	/* "" or one line: "ssh: Connection refused" */
+	bool down;		/* the source ended (ssh exited, record over) */
+};
+
+int top_snap_reserve(struct top_snap *s, size_t n);
+/* Append or replace metric name; returns its slot or NULL when out of memory. The first
+ * valid value of a name wins when a source reports one metric twice (dcb and ethtool).
+ */
+struct top_metric *top_snap_put(struct top_snap *s, const char *name, const char *unit,
+				uint8_t flags, uint64_t raw, double rate);
+const struct top_metric *top_snap_get(const struct top_snap *s, const char *name);
+int top_snap_copy(struct top_snap *dst, const struct top_snap *src);
+void top_snap_free(struct top_snap *s);
+
+/* How a cell turns a metric into what is shown. */
+enum top_how {
+	TOP_RATE,	/* per-second rate of a counter */
+	TOP_BITS,	/* rate of a byte counter, shown in bit/s */
+	TOP_SHARE_US,	/* rate of a microsecond counter: share of time (paused, stalled) */
+	TOP_GAUGE,	/* the value itself */
+	TOP_LINK_SHARE,	/* a B/s gauge as a share of the PCIe link's maximum */
+};
+
+enum top_cell_state {
+	TOP_CELL_NONE,	/* the column has no meaning in this row: blank */
+	TOP_CELL_NA,	/* cannot be read: "n/a" */
+	TOP_CELL_OK,
+};
+
+struct top_cell {
+	enum top_cell_state state;
+	enum top_how how;
+	double value;		/* rate, share (0..1) or gauge */
+	uint64_t total;		/* since the baseline (counters) */
+	bool has_total;
+	bool mismatch;		/* disagrees with the peer host beyond the tolerance */
+	bool nonzero;		/* worth highlighting (PFC, discards moving) */
+	const char *unit;	/* "b/s", "/s", "%", ... */
+};
+
+#define TOP_CELLS 4
+
+enum top_section {
+	TOP_SEC_TRAFFIC,
+	TOP_SEC_PFC,
+	TOP_SEC_CONG,
+	TOP_SEC_DISCARD,
+	TOP_SEC_PCIE,
+	TOP_SEC_QDISC,
+	TOP_SEC_N,
+};
+
+struct top_row {
+	enum top_section sec;
+	char label[24];
+	int prio;		/* 0..7 for PFC priority rows, else -1 */
+	struct top_cell cell[TOP_MAX_HOSTS][TOP_CELLS];
+	int hist_col;		/* which cell the sparkline follows (-1: none) */
+	const float *hist[TOP_MAX_HOSTS];	/* TOP_HIST points, oldest first, NaN = none */
+};
+
+enum top_host_state {
+	TOP_HOST_WAIT,		/* nothing received yet */
+	TOP_HOST_OK,
+	TOP_HOST_STALE,		/* no new sample for longer than the stale limit */
+	TOP_HOST_DOWN,		/* the source ended */
+};
+
+struct top_hist;
+
+struct top_host {
+	char name[64];
+	struct top_snap snap;	/* latest accepted */
+	uint64_t last_seq;
+	/* baseline: raw values at the time 'z' was pressed */
+	struct top_snap base;
+	bool have_base;
+	struct top_hist *hist;
+	size_t nhist, caphist;
+};
+
+struct top_model {
+	struct top_host host[TOP_MAX_HOSTS];
+	size_t nhost;
+	double tolerance;	/* relative disagreement allowed between paired hosts */
+	double tol_abs;		/* and an absolute one, per second */
+	uint64_t stale_ns;	/* 0: from the interval (3 intervals, at least 1 s) */
+	bool frozen;
+};
+
+/* The section headings and the meaning of each cell column per section. */
+const char *top_section_name(enum top_section s);
+const char *top_section_col(enum top_section s, int col);
+
+void top_model_init(struct top_model *m);
+int top_model_add_host(struct top_model *m, const char *name);
+/* Take host h's latest snapshot; a new sample (seq changed) adds history. Ignored while
+ * frozen. Returns 1 when the snapshot held a new sample, 0 when not, -ENOMEM.
+ */
+int top_model_update(struct top_model *m, size_t h, const struct top_snap *s);
+/* Baseline: totals count from the current values ('z'); at the start, from the first
+ * sample; cleared ('Z'), totals are the counters as read.
+ */
+void top_model_baseline(struct top_model *m);
+void top_model_baseline_clear(struct top_model *m);
+
+enum top_host_state top_model_host_state(const struct top_model *m, size_t h, uint64_t now,
+					 uint64_t *age_ns);
+
+/* Build the rows for the current snapshots into rows[0..max); returns the count. Rows
+ * of the fixed sections always appear; rows of a family (discards, qdisc, GPU, NIC PCIe
+ * stalls) appear when some host reports a metric of it.
+ */
+size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t max);
+
+/* The pairing of hosts: host h is compared with top_model_peer(h) (h1 with h2, h3 with
+ * h4 ...); -1 when it has none.
+ */
+int top_model_peer(const struct top_model *m, size_t h);
+
+/* Maximum PCIe payload bandwidth in B/s of a link of gen g with w lanes; 0 if unknown. */
+double top_pcie_link_Bps(unsigned gen, unsigned width);
+
+/* Short human form of a value in at most 6 characters: "0", "12.3k", "1.25G". */
+void top_fmt_num(double v, char *buf, size_t n);
+
+void top_model_free(struct top_model *m);
+
+#endif

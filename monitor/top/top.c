@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* top.c: "pfclab top": options, the feeds (local engine, remote hosts over SSH, or a
+ * replay), and the drawing loop: redraw on a drift-free period, keys in between.
+ * Exit status: 0 done, 1 run-time failure, 2 usage error.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+#include "monitor/monitor.h"
+#include "monitor/top/feed.h"
+#include "monitor/top/keys.h"
+#include "monitor/top/model.h"
+#include "monitor/top/replay.h"
+#include "monitor/top/top.h"
+#include "monitor/top/view.h"
+
+#define MAX_ROWS 256
+
+struct top_opts {
+	const char *iface, *rdma, *gpu_s, *frames, *catalog, *ssh_config, *remote_pfclab;
+	const char *replay, *record_dir, *interval_s;
+	unsigned rdma_port;
+	int gpu;
+	bool frames_on, paused;
+	uint64_t interval_ns, refresh_ns, stale_ns, start_ns;
+	double tolerance;
+	const char *hosts[TOP_MAX_HOSTS];
+	size_t nhosts;
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu N] [--frames[=IFACE]]\n"
+"                  [-I DUR] [--refresh DUR] [--record-dir DIR] [--tolerance PCT]\n"
+"                  [--stale DUR] [--catalog FILE]\n"
+"       pfclab top [options] [--ssh-config FILE] [--remote-pfclab CMD] HOST...\n"
+"       pfclab top --replay DIR [--start DUR] [--paused] [--refresh DUR]\n"
+"\n"
+"A live terminal dashboard of the PFC story, per host and direction: link and RDMA\n"
+"throughput; PFC frames per priority each way with the share of time paused and a\n"
+"sparkline; 802.3x PAUSE; ECN-marked packets; CNPs handled and sent; discards and\n"
+"out-of-buffer; NIC PCIe stalls; GPU PCIe rx/tx as a share of the link's maximum;\n"
+"frames the capture saw (--frames). A value that cannot be read shows n/a.\n"
+"\n"
+"Without HOST the counters are read here, in this process (the monitor engine on a\n"
+"thread of its own). With HOSTs each runs 'pfclab monitor --json --all' over SSH\n"
+"with the same -i/-d/--gpu/--frames/-I options (HOST:IFACE gives one host its own\n"
+"interface; the name 'local' is this machine) and the hosts are shown side by side.\n"
+"Hosts are paired (1st with 2nd, 3rd with 4th): a host's PFC received beside its\n"
+"peer's PFC sent, CNPs handled beside CNPs sent; a '!' marks a disagreement beyond\n"
+"the tolerance. A host that sends nothing keeps its last values, marked STALE with\n"
+"their age; the screen never waits for it.\n"
+"\n"
+"  -i, --iface IFACE      network interface (ethtool -S, PAUSE, DCB PFC, link, PCI)\n"
+"  -d, --rdma DEV[:PORT]  RDMA device hw counters; port 1 by default\n"
+"      --gpu N            NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)\n"
+"      --frames[=IFACE]   also count captured PAUSE/PFC, CNP and CE-marked frames\n"
+"  -I, --interval DUR     sampling interval, >= 1ms (default 1s)\n"
+"      --refresh DUR      redraw period, 50ms..10s (default: the interval, at most 1s)\n"
+"      --record-dir DIR   where 'r' records (default top-YYYYmmdd-HHMMSS; remote\n"
+"                         hosts are recorded on the host itself: not from here)\n"
+"      --tolerance PCT    disagreement allowed between paired hosts (default 10)\n"
+"      --stale DUR        a host is STALE after DUR without a sample (default: 3\n"
+"                         intervals, at least 1s)\n"
+"      --catalog FILE     counter catalog instead of the built-in one\n"
+"      --ssh-config FILE  ssh -F FILE (default: your own ssh configuration); ssh runs\n"
+"                         with BatchMode=yes and connection sharing (ControlMaster)\n"
+"      --remote-pfclab CMD  the pfclab command on the hosts (default: pfclab)\n"
+"      --replay DIR       play back a monitor record, or a 'pfclab run' results folder\n"
+"                         (every record below DIR is a host, side by side)\n"
+"      --start DUR        replay: begin DUR into the record\n"
+"      --paused           replay: begin paused\n"
+"  -h, --help             this help\n"
+"\n"
+"Keys: q quit; space freeze (replay: pause); + - refresh faster/slower; z totals from\n"
+"now (they start from the first sample), Z the counters as read; r start/stop recording (local host, the monitor's record\n"
+"format); 0-7 focus a PFC priority; tab or left/right select the host shown first;\n"
+"up/down scroll by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s;\n"
+"g G start/end.\n"
+"\n"
+"NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
+"counters are printed as 'pfclab monitor' prints them.\n"
+"Exit status: 0 done, 1 run-time failure, 2 usage error.\n");
+}
+
+/* Words sent to the remote shell: refuse what it would interpret. */
+static bool shell_safe(const char *s)
+{
+	return s && *s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789_-.:/=@+,")];
+}
+
+static int parse_opts(int argc, char **argv, struct top_opts *o)
+{
+	enum { OPT_GPU = 256, OPT_FRAMES, OPT_REFRESH, OPT_RECDIR, OPT_TOL, OPT_STALE,
+	       OPT_CATALOG, OPT_SSHCFG, OPT_RPFC, OPT_REPLAY, OPT_START, OPT_PAUSED };
+	static const struct option lo[] = {
+		{ "iface", required_argument, NULL, 'i' },
+		{ "rdma", required_argument, NULL, 'd' },
+		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "frames", optional_argument, NULL, OPT_FRAMES },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "refresh", required_argument, NULL, OPT_REFRESH },
+		{ "record-dir", required_argument, NULL, OPT_RECDIR },
+		{ "tolerance", required_argument, NULL, OPT_TOL },
+		{ "stale", required_argument, NULL, OPT_STALE },
+		{ "catalog", required_argument, NULL, OPT_CATALOG },
+		{ "ssh-config", required_argument, NULL, OPT_SSHCFG },
+		{ "remote-pfclab", required_argument, NULL, OPT_RPFC },
+		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "start", required_argument, NULL, OPT_START },
+		{ "paused", no_argument, NULL, OPT_PAUSED },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint32_t u;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->gpu = -1;
+	o->rdma_port = 1;
+	o->interval_ns = 1000000000ULL;
+	o->tolerance = 0.10;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:d:I:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->iface = optarg;
+			break;
+		case 'd': {
+			char *colon = strchr(optarg, ':');
+
+			o->rdma = optarg;
+			if (colon) {
+				*colon = '\0';
+				if (parse_u32(colon + 1, 1, 255, &o->rdma_port))
+					return pfc_bad_arg("--rdma", colon + 1,
+							   "the port must be a number 1..255");
+			}
+			break;
+		}
+		case OPT_GPU:
+			if (parse_u32(optarg, 0, 63, &u))
+				return pfc_bad_arg("--gpu", optarg, "expected a GPU index 0..63");
+			o->gpu = (int)u;
+			o->gpu_s = optarg;
+			break;
+		case OPT_FRAMES:
+			o->frames_on = true;
+			o->frames = optarg;
+			break;
+		case 'I':
+			if (parse_duration_ns(optarg, 1000000ULL, 3600000000000ULL, &o->interval_ns))
+				return pfc_bad_arg("--interval", optarg,
+						   "expected a duration from 1ms to 1h (e.g. 200ms)");
+			o->interval_s = optarg;
+			break;
+		case OPT_REFRESH:
+			if (parse_duration_ns(optarg, TOP_REFRESH_MIN_NS, TOP_REFRESH_MAX_NS,
+					      &o->refresh_ns))
+				return pfc_bad_arg("--refresh", optarg,
+						   "expected a duration from 50ms to 10s");
+			break;
+		case OPT_RECDIR:
+			o->record_dir = optarg;
+			break;
+		case OPT_TOL: {
+			char *end;
+			double t = strtod(optarg, &end);
+
+			if (*end || end == optarg || !(t >= 0 && t <= 1000))
+				return pfc_bad_arg("--tolerance", optarg,
+						   "expected a percentage 0..1000");
+			o->tolerance = t / 100;
+			break;
+		}
+		case OPT_STALE:
+			if (parse_duration_ns(optarg, 1000000ULL, 3600000000000ULL, &o->stale_ns))
+				return pfc_bad_arg("--stale", optarg, "expected a duration (e.g. 2s)");
+			break;
+		case OPT_CATALOG:
+			o->catalog = optarg;
+			break;
+		case OPT_SSHCFG:
+			o->ssh_config = optarg;
+			break;
+		case OPT_RPFC:
+			o->remote_pfclab = optarg;
+			break;
+		case OPT_REPLAY:
+			o->replay = optarg;
+			break;
+		case OPT_START:
+			if (parse_duration_ns(optarg, 0, UINT64_MAX, &o->start_ns))
+				return pfc_bad_arg("--start", optarg, "expected a duration (e.g. 5s)");
+			break;
+		case OPT_PAUSED:
+			o->paused = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->nhosts >= TOP_MAX_HOSTS) {
+			pfc_err("more than %d hosts; show fewer at once", TOP_MAX_HOSTS);
+			return 2;
+		}
+		if (argv[optind][0] == '-' || !shell_safe(argv[optind]))
+			return pfc_bad_arg("HOST", argv[optind],
+					   "expected an ssh destination (name, user@name, "
+					   "name:IFACE)");
+		o->hosts[o->nhosts++] = argv[optind];
+	}
+	if (o->replay && (o->nhosts || o->iface || o->rdma || o->gpu >= 0)) {
+		pfc_err("--replay plays a record: give no HOST, -i, -d or --gpu with it");
+		return 2;
+	}
+	for (size_t i = 0; i < o->nhosts; i++)
+		if (!strchr(o->hosts[i], ':') && !o->iface && !o->rdma && o->gpu < 0) {
+			pfc_err("%s: nothing to show there: give -i IFACE (or HOST:IFACE), "
+				"-d RDMADEV and/or --gpu N", o->hosts[i]);
+			return 2;
+		}
+	if (!o->replay && !o->nhosts && !o->iface && !o->rdma && o->gpu < 0) {
+		pfc_err("nothing to show: give -i IFACE, -d RDMADEV and/or --gpu N (and HOSTs "
+			"for remote hosts), or --replay DIR");
+		return 2;
+	}
+	if (o->frames_on && !o->frames && !o->iface) {
+		pfc_err("--frames needs an interface: give --frames=IFACE or -i IFACE");
+		return 2;
+	}
+	if (o->nhosts && ((o->iface && !shell_safe(o->iface)) || (o->rdma && !shell_safe(o->rdma)) ||
+			  (o->frames && !shell_safe(o->frames)) ||
+			  (o->remote_pfclab && !shell_safe(o->remote_pfclab)))) {
+		pfc_err("an interface, device or command name for a remote host holds characters "
+			"a shell would interpret; use plain names");
+		return 2;
+	}
+	if (!o->refresh_ns)
+		o->refresh_ns = o->interval_ns < 1000000000ULL ?
+			(o->interval_ns < TOP_REFRESH_MIN_NS ? TOP_REFRESH_MIN_NS : o->interval_ns) :
+			1000000000ULL;
+	return -1;
+}
+
+/* Not a terminal: the local counters as "pfclab monitor" prints them. */
+static int fallback_text(const struct top_opts *o)
+{
+	char *av[16], port[16], fr[300];
+	int n = 0;
+
+	if (o->replay || o->nhosts) {
+		pfc_err("standard output is not a terminal: the dashboard needs one; for "
+			"text, run 'pfclab monitor' (on each host)");
+		return 2;
+	}
+	av[n++] = (char *)"monitor";
+	if (o->iface) {
+		av[n++] = (char *)"-i";
+		av[n++] = (char *)o->iface;
+	}
+	if (o->rdma) {
+		snprintf(port, sizeof(port), "%u", o->rdma_port);
+		av[n++] = (char *)"-d";
+		snprintf(fr, sizeof(fr), "%s:%s", o->rdma, port);
+		av[n++] = strdup(fr);
+	}
+	if (o->gpu_s) {
+		av[n++] = (char *)"--gpu";
+		av[n++] = (char *)o->gpu_s;
+	}
+	if (o->frames_on) {
+		snprintf(fr, sizeof(fr), "--frames%s%s", o->frames ? "=" : "",
+			 o->frames ? o->frames : "");
+		av[n++] = strdup(fr);
+	}
+	if (o->interval_s) {
+		av[n++] = (char *)"-I";
+		av[n++] = (char *)o->interval_s;
+	}
+	if (o->catalog) {
+		av[n++] = (char *)"--catalog";
+		av[n++] = (char *)o->catalog;
+	}
+	av[n] = NULL;
+	return monitor_main(n, av);
+}
+
+struct top_run {
+	struct top_opts o;
+	struct top_feed feed[TOP_MAX_HOSTS];
+	bool is_local[TOP_MAX_HOSTS];
+	size_t nfeed;
+	struct top_replay *rp;
+	struct top_model m;
+	struct top_ui ui;
+	struct top_snap tmp;
+	struct top_row *rows;
+	char control_dir[256];
+	char *margs[16];
+	char margs_buf[8][300];
+	/* replay clock */
+	uint64_t play_t, play_last;
+};
+
+static int control_dir(struct top_run *t, char *err, size_t n)
+{
+	const char *x = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (x && *x && strlen(x) < 200)
+		snprintf(t->control_dir, sizeof(t->control_dir), "%s/pfclab-ssh", x);
+	else
+		snprintf(t->control_dir, sizeof(t->control_dir), "/tmp/pfclab-ssh-%u",
+			 (unsigned)getuid());
+	if (mkdir(t->control_dir, 0700) && errno != EEXIST) {
+		snprintf(err, n, "%s: %s", t->control_dir, strerror(errno));
+		return -errno;
+	}
+	if (lstat(t->control_dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077)) {
+		snprintf(err, n, "%s: not a private folder of this user (mode 0700); remove it",
+			 t->control_dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size_t errlen)
+{
+	const struct top_opts *o = &t->o;
+	size_t i, na = 0;
+	int rc;
+
+	if (o->replay) {
+		rc = top_replay_open(o->replay, &t->rp, err, errlen);
+		if (rc)
+			return rc;
+		for (i = 0; i < top_replay_nrec(t->rp); i++)
+			top_model_add_host(&t->m, top_replay_name(t->rp, i));
+		return 0;
+	}
+	if (!o->nhosts) {
+		struct top_local_cfg lc = {
+			.iface = o->iface, .rdma = o->rdma, .rdma_port = o->rdma_port,
+			.gpu = o->gpu, .frames = o->frames_on ? (o->frames ? o->frames : o->iface) :
+								 NULL,
+			.interval_ns = o->interval_ns, .catalog = o->catalog,
+			.argc = argc, .argv = argv,
+		};
+		char host[64] = "local";
+
+		gethostname(host, sizeof(host) - 1);
+		rc = top_feed_init(&t->feed[0], host);
+		if (rc) {
+			snprintf(err, errlen, "eventfd: %s", strerror(-rc));
+			return rc;
+		}
+		t->nfeed = 1;
+		t->is_local[0] = true;
+		top_model_add_host(&t->m, host);
+		return top_local_start(&t->feed[0], &lc, err, errlen);
+	}
+	/* The remote monitor's options, the same for every host but -i of HOST:IFACE. */
+	if (o->rdma) {
+		t->margs[na++] = (char *)"-d";
+		snprintf(t->margs_buf[0], sizeof(t->margs_buf[0]), "%s:%u", o->rdma, o->rdma_port);
+		t->margs[na++] = t->margs_buf[0];
+	}
+	if (o->gpu_s) {
+		snprintf(t->margs_buf[1], sizeof(t->margs_buf[1]), "--gpu=%s", o->gpu_s);
+		t->margs[na++] = t->margs_buf[1];
+	}
+	snprintf(t->margs_buf[2], sizeof(t->margs_buf[2]), "-I%llums",
+		 (unsigned long long)(o->interval_ns / 1000000ULL));
+	t->margs[na++] = t->margs_buf[2];
+	if (o->frames_on) {
+		snprintf(t->margs_buf[3], sizeof(t->margs_buf[3]), "--frames%s%s",
+			 o->frames ? "=" : "", o->frames ? o->frames : "");
+		t->margs[na++] = t->margs_buf[3];
+	}
+	rc = control_dir(t, err, errlen);
+	if (rc)
+		return rc;
+	for (i = 0; i < o->nhosts; i++) {
+		char host[256], ifarg[300];
+		const char *colon = strrchr(o->hosts[i], ':');
+		const char *iface = o->iface;
+		char *args[20];
+		size_t k;
+
+		snprintf(host, sizeof(host), "%s", o->hosts[i]);
+		if (colon) {
+			host[colon - o->hosts[i]] = '\0';
+			iface = colon + 1;
+		}
+		rc = top_feed_init(&t->feed[i], host);
+		if (rc) {
+			snprintf(err, errlen, "eventfd: %s", strerror(-rc));
+			return rc;
+		}
+		t->nfeed = i + 1;
+		top_model_add_host(&t->m, host);
+		if (!strcmp(host, "local")) {
+			struct top_local_cfg lc = {
+				.iface = iface, .rdma = o->rdma, .rdma_port = o->rdma_port,
+				.gpu = o->gpu,
+				.frames = o->frames_on ? (o->frames ? o->frames : iface) : NULL,
+				.interval_ns = o->interval_ns, .catalog = o->catalog,
+				.argc = argc, .argv = argv,
+			};
+
+			t->is_local[i] = true;
+			rc = top_local_start(&t->feed[i], &lc, err, errlen);
+			if (rc)
+				return rc;
+			continue;
+		}
+		for (k = 0; k < na; k++)
+			args[k] = t->margs[k];
+		if (iface) {
+			snprintf(ifarg, sizeof(ifarg), "--iface=%s", iface);
+			args[k++] = ifarg;
+		}
+		args[k] = NULL;
+		{
+			struct top_remote_cfg rc2 = {
+				.host = host, .ssh_config = o->ssh_config,
+				.pfclab = o->remote_pfclab, .control_dir = t->control_dir,
+				.monitor_args = (const char *const *)args,
+				.interval_ns = o->interval_ns,
+			};
+
+			rc = top_remote_start(&t->feed[i], &rc2);
+		}
+		if (rc) {
+			snprintf(err, errlen, "%s: starting ssh: %s", host, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void default_record_dir(char *buf, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, n, "top-%Y%m%d-%H%M%S", &tm);
+}
+
+static bool any_recording(struct top_run *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfeed; i++)
+		if (t->is_local[i] && top_local_recording(&t->feed[i]))
+			return true;
+	return false;
+}
+
+static void toggle_record(struct top_run *t, char *msg, size_t n)
+{
+	char dir[4096];
+	size_t i;
+	bool on = any_recording(t);
+
+	for (i = 0; i < t->nfeed; i++) {
+		if (!t->is_local[i])
+			continue;
+		if (on) {
+			top_local_record(&t->feed[i], NULL);
+			continue;
+		}
+		if (t->o.record_dir)
+			snprintf(dir, sizeof(dir), "%s", t->o.record_dir);
+		else
+			default_record_dir(dir, sizeof(dir));
+		top_local_record(&t->feed[i], dir);
+		return;
+	}
+	if (!on)
+		snprintf(msg, n, "r: recording is for the local host; record remote hosts with "
+			 "'pfclab monitor --record' there");
+}
+
+static void replay_step(struct top_run *t, uint64_t now, char *where, size_t n)
+{
+	uint64_t len = top_replay_length(t->rp);
+	struct top_ui *u = &t->ui;
+
+	if (!u->paused && t->play_last)
+		t->play_t += (uint64_t)((double)(now - t->play_last) * u->speed);
+	t->play_last = now;
+	if (u->seek_start)
+		t->play_t = 0;
+	if (u->seek_end)
+		t->play_t = len;
+	if (u->seek_ns < 0 && (uint64_t)-u->seek_ns > t->play_t)
+		t->play_t = 0;
+	else
+		t->play_t += (uint64_t)u->seek_ns;
+	if (u->seek_ns < 0 || u->seek_start) {
+		/* Going back: history and baseline restart from there. */
+		size_t i;
+
+		for (i = 0; i < t->m.nhost; i++) {
+			t->m.host[i].nhist = 0;
+			t->m.host[i].last_seq = 0;
+			t->m.host[i].have_base = false;
+		}
+	}
+	u->seek_ns = 0;
+	u->seek_start = u->seek_end = false;
+	if (t->play_t >= len) {
+		t->play_t = len;
+	}
+	snprintf(where, n, "%.1f s / %.1f s  x%g%s", t->play_t / 1e9, len / 1e9, u->speed,
+		 u->paused ? "  PAUSED" : t->play_t >= len ? "  END" : "");
+}
+
+static void gather(struct top_run *t, uint64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < t->m.nhost; i++) {
+		if (t->rp) {
+			top_replay_at(t->rp, i, t->play_t, &t->tmp);
+			t->tmp.got_ns = now;
+		} else {
+			top_feed_latest(&t->feed[i], &t->tmp);
+		}
+		top_model_update(&t->m, i, &t->tmp);
+	}
+}
+
+/* The bottom line: a host that is down or stale first (why), else the selected host's
+ * last message.
+ */
+static const char *status_line(struct top_run *t, size_t sel, uint64_t now, char *buf,
+			       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < t->m.nhost; i++) {
+		uint64_t age;
+		enum top_host_state st = top_model_host_state(&t->m, i, now, &age);
+
+		if ((st == TOP_HOST_DOWN || st == TOP_HOST_STALE) && t->m.host[i].snap.status[0]) {
+			snprintf(buf, n, "%s: %s", t->m.host[i].name, t->m.host[i].snap.status);
+			return buf;
+		}
+	}
+	return t->m.host[sel].snap.status;
+}
+
+static int loop(struct top_run *t)
+{
+	struct top_view_info vi = { 0 };
+	uint64_t next = time_mono_ns();
+	char msg[200] = "", sline[300];
+	bool color = !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+
+	if (top_view_open(color)) {
+		pfc_err("cannot set up the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") :
+			"unset");
+		return 1;
+	}
+	top_ui_init(&t->ui, t->o.refresh_ns, t->m.nhost, TOP_SEC_N, t->rp != NULL);
+	t->ui.paused = t->o.paused;
+	t->play_t = t->o.start_ns;
+	vi.mode = t->rp ? "replay" : t->o.nhosts ? "remote" : "live";
+	while (!stop_sig && !t->ui.quit) {
+		uint64_t now = time_mono_ns();
+		struct pollfd p = { .fd = 0, .events = POLLIN };
+		int ch, timeout;
+		bool draw = false;
+
+		if (now >= next) {
+			if (t->rp)
+				replay_step(t, now, vi.where, sizeof(vi.where));
+			gather(t, now);
+			draw = true;
+			next += t->ui.refresh_ns;
+			if (next <= now)	/* fell behind (suspended): no burst of redraws */
+				next = now + t->ui.refresh_ns;
+		}
+		while ((ch = getch()) != ERR) {
+			enum top_action a = top_keys_apply(&t->ui, ch);
+
+			draw = true;
+			switch (a) {
+			case TOP_ACT_FREEZE:
+				t->m.frozen = t->ui.frozen;
+				break;
+			case TOP_ACT_BASELINE:
+				top_model_baseline(&t->m);
+				snprintf(msg, sizeof(msg), "z: totals count from now");
+				break;
+			case TOP_ACT_BASELINE_CLEAR:
+				top_model_baseline_clear(&t->m);
+				snprintf(msg, sizeof(msg), "Z: totals are the counters as read");
+				break;
+			case TOP_ACT_RECORD:
+				msg[0] = '\0';
+				toggle_record(t, msg, sizeof(msg));
+				break;
+			case TOP_ACT_DRAW:
+				if (t->rp && (t->ui.seek_ns || t->ui.seek_start || t->ui.seek_end)) {
+					replay_step(t, time_mono_ns(), vi.where, sizeof(vi.where));
+					gather(t, time_mono_ns());
+				}
+				break;
+			default:
+				break;
+			}
+		}
+		if (t->ui.quit)
+			break;
+		if (draw) {
+			size_t n = top_model_rows(&t->m, t->rows, MAX_ROWS);
+			size_t sel = t->ui.host < t->m.nhost ? t->ui.host : 0;
+
+			vi.now = time_mono_ns();
+			vi.recording = any_recording(t);
+			vi.status = msg[0] ? msg : status_line(t, sel, vi.now, sline, sizeof(sline));
+			top_view_draw(&t->m, t->rows, n, &t->ui, &vi);
+		}
+		now = time_mono_ns();
+		timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+		if (poll(&p, 1, timeout) < 0 && errno != EINTR)
+			break;
+	}
+	top_view_close();
+	return 0;
+}
+
+int top_main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct top_run *t = calloc(1, sizeof(*t));
+	char err[512] = "";
+	size_t i;
+	int rc;
+
+	if (!t) {
+		pfc_errno(ENOMEM, "starting");
+		return 1;
+	}
+	rc = parse_opts(argc, argv, &t->o);
+	if (rc >= 0) {
+		free(t);
+		return rc;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		rc = fallback_text(&t->o);
+		free(t);
+		return rc;
+	}
+	setlocale(LC_ALL, "");
+	top_model_init(&t->m);
+	t->m.tolerance = t->o.tolerance;
+	t->m.stale_ns = t->o.stale_ns;
+	t->rows = calloc(MAX_ROWS, sizeof(*t->rows));
+	if (!t->rows) {
+		pfc_errno(ENOMEM, "starting");
+		free(t);
+		return 1;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = start_feeds(t, argc, argv, err, sizeof(err));
+	if (rc) {
+		pfc_err("%s", err[0] ? err : strerror(-rc));
+		rc = 1;
+	} else {
+		rc = loop(t);
+	}
+	for (i = 0; i < t->nfeed; i++)
+		top_feed_stop(&t->feed[i]);
+	top_replay_free(t->rp);
+	top_model_free(&t->m);
+	top_snap_free(&t->tmp);
+	free(t->rows);
+	free(t);
+	return rc;
+}

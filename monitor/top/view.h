@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* view.h: the ncurses renderer of "pfclab top": draws the rows of the screen model
+ * for the hosts that fit, with the state of each host, and nothing else.
+ */
+#ifndef PFCLAB_TOP_VIEW_H
+#define PFCLAB_TOP_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "monitor/top/keys.h"
+#include "monitor/top/model.h"
+
+struct top_view_info {
+	const char *mode;	/* "live" or "replay" */
+	bool recording;
+	char where[96];		/* replay: "12.0 s / 60.0 s  x2  paused" */
+	const char *status;	/* bottom line: the selected host's last message */
+	uint64_t now;		/* local monotonic time of this frame */
+};
+
+/* Take the terminal: alternate screen, no echo, keypad, no cursor. color: use colours
+ * (false under NO_COLOR or without colours).
+ */
+int top_view_open(bool color);
+void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t nrows,
+		   const struct top_ui *u, const struct top_view_info *vi);
+/* Give the terminal back as it was (also from a signal path: endwin only). */
+void top_view_close(void);
+
+#endif

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# capture_opts.sh: capture and inject options that must fail early or hold exactly:
+# a repeated -i is refused; -w to a full or missing target fails at the start with the
+# path and the reason; -G rotates on its period and -W limits the file count (a ring
+# with -C, a stop with -G); inject --len is checked against the interface's MTU before
+# anything is sent. Runs in namespaces made here, in about 3 s.
+source "$(dirname "$0")/../lib.sh"
+
+name=capture_opts
+need_root $name || finish
+need_cmd $name ip jq || finish
+[ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+setup_ns NSA NSB || { fail $name "cannot create namespaces"; finish; }
+ip link add pfcoa type veth peer name pfcob || { fail $name "cannot create a veth pair"; finish; }
+defer ip link del pfcoa
+ip link set pfcoa netns "$NSA" && ip link set pfcob netns "$NSB"
+ip -n "$NSA" link set pfcoa up && ip -n "$NSB" link set pfcob up
+inb() { ip netns exec "$NSB" "$PFCLAB" "$@"; }
+ina() { ip netns exec "$NSA" "$PFCLAB" "$@"; }
+
+# the same interface twice
+inb capture -i pfcob -i pfcob -d 1s >/dev/null 2>"$tmp/twice.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "pfcob given twice" "$tmp/twice.err"; then
+	ok "$name: -i pfcob -i pfcob refused (exit 2, names the interface)"
+else
+	fail "$name: repeated -i" "exit $rc: $(cat "$tmp/twice.err")"
+fi
+
+# a full target: the header cannot be written, said at once (not after -d 30s)
+inb capture -i pfcob -q -d 30s -w /dev/full >/dev/null 2>"$tmp/full.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "/dev/full: cannot write: No space left on device" "$tmp/full.err" &&
+	! grep -q listening "$tmp/full.err"; then
+	ok "$name: -w /dev/full fails before capture starts, with the path and ENOSPC"
+else
+	fail "$name: -w /dev/full" "exit $rc: $(cat "$tmp/full.err")"
+fi
+inb capture -i pfcob -q -d 30s -w "$tmp/no/such/dir.pcap" >/dev/null 2>"$tmp/nodir.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "$tmp/no/such/dir.pcap: cannot create: No such file or directory" \
+	"$tmp/nodir.err"; then
+	ok "$name: -w into a missing folder fails at the start with the path and ENOENT"
+else
+	fail "$name: -w missing folder" "exit $rc: $(cat "$tmp/nodir.err")"
+fi
+
+# -G 5ms for 500 ms: 100 periods. Bounded, not exact: a period in which the process
+# was not scheduled at all is skipped (the files stay on the period grid), and the
+# last file may start just before the end. The old 50 ms wakeup gave about 10.
+mkdir "$tmp/g"
+inb capture -i pfcob -q -G 5ms -d 500ms -w "$tmp/g/r.pcap" >/dev/null 2>&1
+n=$(ls "$tmp/g" | wc -l)
+if [ "$n" -ge 40 ] && [ "$n" -le 101 ]; then
+	ok "$name: -G 5ms over 500 ms wrote $n files (40..101)"
+else
+	fail "$name: -G 5ms" "$n files over 500 ms, want 40..101"
+fi
+# -G 1ms -W 20: exactly 20 files, then capture ends by itself (exit 0)
+mkdir "$tmp/w"
+inb capture -i pfcob -q -G 1ms -W 20 -d 30s -w "$tmp/w/r.pcap" >"$tmp/w.out" 2>&1
+rc=$?
+n=$(ls "$tmp/w" | wc -l)
+if [ $rc -eq 0 ] && [ "$n" -eq 20 ] && [ -f "$tmp/w/r.pcap.19" ]; then
+	ok "$name: -G 1ms -W 20 wrote r.pcap.0..19 and stopped"
+else
+	fail "$name: -G -W" "exit $rc, $n files: $(ls "$tmp/w" | tr '\n' ' ')"
+fi
+inb capture -i pfcob -W 3 -w "$tmp/x.pcap" -d 1s >/dev/null 2>"$tmp/wnorot.err"
+rc=$?
+if [ $rc -eq 2 ]; then
+	ok "$name: -W without -C or -G is a usage error"
+else
+	fail "$name: -W alone" "exit $rc: $(cat "$tmp/wnorot.err")"
+fi
+
+# -C 4K -W 3: 400 PFC frames (76 bytes a record, about 30 KB) cycle through 3 files
+mkdir "$tmp/c"
+inb capture -i pfcob -q --json -c 400 -d 30s -C 4K -W 3 -w "$tmp/c/r.pcap" \
+	>"$tmp/c.json" 2>"$tmp/c.err" &
+cap=$!
+defer kill "$cap"
+for _ in $(seq 100); do grep -q listening "$tmp/c.err" && break; sleep 0.1; done
+ina inject --quiet -i pfcoa -c 400 -r 100000 pfc --prio 2 -q 5
+wait "$cap"
+rc=$?
+files=$(ls "$tmp/c" | tr '\n' ' ')
+kept=$("$PFCLAB" review --json "$tmp"/c/r.pcap.* | jq .kinds.pfc)
+# each full file holds 4K / 76 = 54 records or just over; three hold 120..240 of 400
+if [ $rc -eq 0 ] && [ "$files" = "r.pcap.0 r.pcap.1 r.pcap.2 " ] && [ "$kept" -ge 120 ] &&
+	[ "$kept" -lt 400 ]; then
+	ok "$name: -C 4K -W 3 keeps a ring of 3 files ($kept of 400 frames, the newest)"
+else
+	fail "$name: -C -W" "exit $rc, files '$files', $kept frames kept"
+fi
+
+# inject --len against the MTU: 1500 takes 1400 bytes of payload, not 1500; 9000 takes 8900
+ina inject --quiet -i pfcoa -c 1 roce --len 1500 >/dev/null 2>"$tmp/len.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "does not fit the interface's MTU of 1500" "$tmp/len.err"; then
+	ok "$name: inject --len 1500 at MTU 1500 refused before sending, MTU named"
+else
+	fail "$name: --len over MTU" "exit $rc: $(cat "$tmp/len.err")"
+fi
+ip -n "$NSA" link set pfcoa mtu 9000 && ip -n "$NSB" link set pfcob mtu 9000
+if ina inject --quiet -i pfcoa -c 1 roce --len 1400 2>"$tmp/len.err" &&
+	ina inject --quiet -i pfcoa -c 4 roce --len 8900 2>>"$tmp/len.err"; then
+	ok "$name: inject --len 1400 and 8900 sent at MTU 9000"
+else
+	fail "$name: --len within MTU" "$(cat "$tmp/len.err")"
+fi
+ina inject --quiet -w "$tmp/j.pcap" -c 2 roce --len 9000 2>"$tmp/len.err"
+got=$("$PFCLAB" review --json "$tmp/j.pcap" | jq .bytes)
+# 9000 payload + 14 Ethernet + 20 IPv4 + 8 UDP + 12 BTH + 16 RETH + 4 ICRC = 9074 a frame
+if [ "$got" = "$((2 * 9074))" ]; then
+	ok "$name: inject --len 9000 -w writes two 9074-byte frames"
+else
+	fail "$name: --len 9000 -w" "review bytes '$got', want 18148: $(cat "$tmp/len.err")"
+fi
+finish

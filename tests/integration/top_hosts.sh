@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# top_hosts.sh: "pfclab top HOST HOST" over SSH against two fake hosts (tests/hosts.sh):
+# both are shown side by side with their own counters; when one host dies mid-run it is
+# marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
+# its last values, while the other keeps updating.
+source "$(dirname "$0")/../lib.sh"
+name=top_hosts
+need_root $name || finish
+need_cmd $name tmux ip ssh /usr/sbin/sshd || finish
+hosts_sh=$(dirname "$0")/../hosts.sh
+[ -f "$hosts_sh" ] || { skip $name "tests/hosts.sh (fake hosts) is not in this tree"; finish; }
+# shellcheck source=../hosts.sh
+source "$hosts_sh"
+fakehosts_up 2 || { fail $name "fakehosts_up 2"; finish; }
+# ssh's connection masters (ControlPersist) go to a folder of this test, and are told to
+# exit at the end.
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+export XDG_RUNTIME_DIR=$tmp
+for h in h1 h2; do
+	defer ssh -F "$SSH_CONFIG" -o ControlPath="$tmp/pfclab-ssh/cm-%C" -O exit "$h"
+done
+S=pfctoph$$
+tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 160 -y 30 \
+	"env -i PATH=$PATH XDG_RUNTIME_DIR=$tmp TERM=screen-256color LANG=C.UTF-8 PS1='PROMPT$ ' bash --norc --noprofile" ||
+	{ fail $name "tmux"; finish; }
+defer tmux -L "$S" kill-server
+T() { tmux -L "$S" "$@"; }
+screen() { T capture-pane -p -t "$S"; }
+wait_for() { # TEXT [TENTHS]: until the screen shows TEXT
+	local i
+	for ((i = 0; i < ${2:-150}; i++)); do
+		screen | grep -q -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# link_vals HOST: the rx, tx and total of HOST's block in the "link" row (the block
+# starts where the host's name is in the second line and ends at the next host's).
+link_vals() {
+	screen | awk -v h="$1" '
+		NR == 2 { s = index($0, " " h " ") + 1; rest = substr($0, s + 1)
+			  e = match(rest, / h[0-9]+ /); len = e ? e : 200 }
+		$1 == "link" { split(substr($0, s, len), f, " "); print f[1], f[2], f[3]; exit }'
+}
+link_total() { link_vals "$1" | awk '{ print $3 }'; }
+
+# LANG=C: ASCII sparklines, so awk's character positions are the screen's columns.
+T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG --remote-pfclab $PFCLAB -I 200ms h1:${FAKEHOST_IF[h1]} h2:${FAKEHOST_IF[h2]}; echo TOP_EXIT=\$?" Enter
+if wait_for 'h1 ok' && wait_for 'h2 ok'; then
+	head=$(screen | sed -n 2p)
+	[[ $head =~ h1\ ok.*h2\ ok ]] && ok "$name: two hosts side by side over ssh" ||
+		fail "$name: side by side" "$head"
+else
+	T send-keys -t "$S" Tab
+	sleep 0.5
+	fail "$name: both hosts up" "$(screen | head -2) h2: $(screen | tail -1)"
+	finish
+fi
+a=$(link_total h2)
+sleep 0.6
+b=$(link_total h2)
+[ -n "$a" ] && [ "$a" != "$b" ] && ok "$name: h2's link counters move ($a -> $b)" ||
+	fail "$name: h2 updates" "link totals '$a' '$b'; $(screen | grep link)"
+
+fakehost_kill h1
+# The requirement: STALE within 2 s of the host's death.
+if wait_for 'h1 STALE' 20; then
+	ok "$name: h1 killed: STALE within 2 s"
+else
+	fail "$name: h1 STALE within 2 s" "$(screen | sed -n 2p)"
+fi
+h1_before=$(link_vals h1)
+c=$(link_total h2)
+sleep 0.6
+d=$(link_total h2)
+h1_after=$(link_vals h1)
+screen | sed -n 2p | grep -q 'h2 ok' && [ "$c" != "$d" ] &&
+	ok "$name: h2 keeps updating while h1 is stale ($c -> $d)" ||
+	fail "$name: h2 keeps updating" "$(screen | sed -n 2p); totals '$c' '$d'"
+[ "$h1_before" = "$h1_after" ] && [ -n "$h1_after" ] && [[ $h1_after != n/a* ]] &&
+	ok "$name: h1 keeps its last values ($h1_after)" ||
+	fail "$name: h1 last values" "before '$h1_before' after '$h1_after'"
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' 50 && ok "$name: q exits 0 with a host dead" ||
+	fail "$name: q with a dead host" "$(screen | tail -3)"
+finish

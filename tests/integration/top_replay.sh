@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# top_replay.sh: "pfclab top --replay" shows the numbers of the record: a monitor run is
+# recorded on a veth pair while PFC is injected on priorities 3 and 5, then replayed in
+# tmux; at the end of the record the screen's totals equal the CSV's last row minus its
+# first (PFC per priority, link bytes) and the rates equal the last two rows' delta over
+# their mono_ns. A folder holding two records plays them side by side.
+source "$(dirname "$0")/../lib.sh"
+name=top_replay
+need_root $name || finish
+need_cmd $name tmux ip awk || finish
+setup_ns NSA NSB || { fail $name "cannot create namespaces"; finish; }
+ip link add tra netns "$NSA" type veth peer name trb netns "$NSB" || { fail $name "veth"; finish; }
+ip -n "$NSA" link set tra up && ip -n "$NSB" link set trb up
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+
+rec=$tmp/results/run1/h2
+ip netns exec "$NSB" "$PFCLAB" monitor -i trb --frames -I 200ms -t 3s -q --record "$rec" \
+	2>"$tmp/mon.err" &
+mon=$!
+ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -t 3s -q --record "$tmp/results/run1/h1" \
+	2>/dev/null &
+mon2=$!
+defer kill "$mon" "$mon2"
+sleep 0.8
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 -q 100 &&
+	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 -q 100 ||
+	{ fail "$name: inject"; finish; }
+wait "$mon" && wait "$mon2" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
+
+csv=$rec/samples.csv
+# col NAME: the CSV column of NAME; want_total NAME: last row minus first.
+col() { head -1 "$csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+want_total() { local c; c=$(col "$1"); awk -F, -v c="$c" 'NR == 2 { f = $c } END { print $c - f }' "$csv"; }
+# The screen's number format (top_fmt_num): integers under 1000 as they are, then three
+# significant digits with k, M, G.
+fmt() {
+	awk -v v="$1" 'BEGIN {
+		if (v == 0) { print "0"; exit }
+		if (v < 10 && v != int(v)) { printf "%.2f\n", v; exit }
+		s = " kMGTPE"; i = 0
+		while (v >= 999.5 && i < 6) { v /= 1000; i++ }
+		if (i == 0) printf "%.0f\n", v
+		else if (v < 9.995) printf "%.2f%s\n", v, substr(s, i + 1, 1)
+		else if (v < 99.95) printf "%.1f%s\n", v, substr(s, i + 1, 1)
+		else printf "%.0f%s\n", v, substr(s, i + 1, 1) }'
+}
+# want_rate NAME MULT: the last two rows' delta over mono_ns, times MULT (8: bits).
+want_rate() {
+	local c
+	c=$(col "$1")
+	awk -F, -v c="$c" -v m="$2" '{ pv = v; pt = t; v = $c; t = $2 }
+		END { printf "%.6f\n", (v - pv) * 1e9 / (t - pt) * m }' "$csv"
+}
+
+S=pfctopr$$
+tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
+	"env -i PATH=$PATH TERM=screen-256color LANG=C.UTF-8 bash --norc --noprofile" ||
+	{ fail $name "tmux"; finish; }
+defer tmux -L "$S" kill-server
+T() { tmux -L "$S" "$@"; }
+screen() { T capture-pane -p -t "$S"; }
+wait_for() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		screen | grep -q -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
+
+T send-keys -t "$S" "$PFCLAB top --replay $rec --paused; echo TOP_EXIT=\$?" Enter
+wait_for PAUSED || { fail "$name: replay starts" "$(screen | head -3)"; finish; }
+T send-keys -t "$S" G
+screen_at_end() { screen | head -1 | grep -qE ' ([0-9.]+) s / \1 s'; }
+for ((i = 0; i < 50; i++)); do screen_at_end && break; sleep 0.1; done
+bad=''
+for p in 0 1 2 3 4 5 6 7; do
+	want=$(fmt "$(want_total capture.pfc.prio$p.frames)")
+	got=$(cell prio$p 5)
+	[ "$got" = "$want" ] || bad+=" prio$p total $got want $want;"
+done
+want=$(fmt "$(want_total link.rx_bytes)") got=$(cell link 3)
+[ "$got" = "$want" ] || bad+=" link rx total $got want $want;"
+want=$(fmt "$(want_rate link.rx_bytes 8)") got=$(cell link 1)
+[ "$got" = "$want" ] || bad+=" link rx b/s $got want $want;"
+want=$(fmt "$(want_rate capture.pfc.prio3.frames 1)") got=$(cell prio3 4)
+[ "$got" = "$want" ] || bad+=" prio3 seen/s $got want $want;"
+[ "$(want_total capture.pfc.prio3.frames)" = 120 ] && [ "$(want_total capture.pfc.prio5.frames)" = 30 ] ||
+	bad+=" the record holds $(want_total capture.pfc.prio3.frames)/$(want_total capture.pfc.prio5.frames) frames, not 120/30;"
+[ -z "$bad" ] && ok "$name: the replayed screen at the end equals the CSV (totals and rates)" ||
+	fail "$name: replayed screen vs CSV" "$bad"
+
+# seek back to the start: the first row, totals 0.
+T send-keys -t "$S" g
+sleep 0.5
+[ "$(cell prio3 5)" = 0 ] && screen | head -1 | grep -q ' 0.0 s /' &&
+	ok "$name: g seeks to the start (totals 0)" ||
+	fail "$name: g" "$(screen | head -1) prio3 $(cell prio3 5)"
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay" || fail "$name: q" "$(screen | tail -2)"
+
+# A results folder with two records: both hosts side by side.
+T send-keys -t "$S" clear Enter
+T resize-window -t "$S" -x 160 -y 30
+T send-keys -t "$S" "$PFCLAB top --replay $tmp/results --paused; echo TOP_EXIT=\$?" Enter
+wait_for 'run1/h2' && screen | sed -n 2p | grep -q 'run1/h1 .*run1/h2' &&
+	ok "$name: a results folder plays its records side by side" ||
+	fail "$name: results folder" "$(screen | sed -n 2p)"
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' || fail "$name: q (results folder)" "$(screen | tail -2)"
+finish

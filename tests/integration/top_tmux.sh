@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# top_tmux.sh: "pfclab top" in a real terminal (tmux, 80x24) on a veth pair in two
+# namespaces while "pfclab inject" sends PFC on priority 3: the prio3 row counts exactly
+# the injected frames and every other priority stays 0; values the device cannot give
+# show n/a; freeze, baseline, resize and quit work; the terminal is given back (alternate
+# screen left, prompt back, stty settings unchanged) after q and after SIGTERM.
+source "$(dirname "$0")/../lib.sh"
+name=top_tmux
+need_root $name || finish
+need_cmd $name tmux ip || finish
+setup_ns NSA NSB || { fail $name "cannot create namespaces"; finish; }
+ip link add tta netns "$NSA" type veth peer name ttb netns "$NSB" || { fail $name "veth"; finish; }
+ip -n "$NSA" link set tta up && ip -n "$NSB" link set ttb up
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+S=pfctop$$
+tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
+	"env -i PATH=$PATH TERM=screen-256color LANG=C.UTF-8 PS1='PROMPT$ ' bash --norc --noprofile" ||
+	{ fail $name "tmux"; finish; }
+defer tmux -L "$S" kill-server
+T() { tmux -L "$S" "$@"; }
+screen() { T capture-pane -p -t "$S"; }
+# wait_for TEXT: until the screen shows TEXT (at most ~10 s); 1 when it never does.
+wait_for() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		screen | grep -q -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# cell ROW COL: column COL (1-based after the label) of the row whose label is ROW.
+cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
+inject() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tta -r 500 "$@" pfc --prio 3 -q 100; }
+
+T send-keys -t "$S" "stty -a >$tmp/stty.before; clear" Enter
+start_top() { # [ENV=VALUE]: started with that in its environment
+	T send-keys -t "$S" "sh -c 'echo \$\$ >$tmp/pid; exec env $1 ip netns exec $NSB $PFCLAB top -i ttb --frames -I 200ms --record-dir $tmp/rec'; echo TOP_EXIT=\$?" Enter
+	wait_for ' prio3 ' && wait_for 'ok [0-9]'
+}
+start_top || { fail "$name: starts" "$(screen | head -5)"; finish; }
+[ "$(T display -p -t "$S" '#{alternate_on}')" = 1 ] && ok "$name: on the alternate screen" ||
+	fail "$name: on the alternate screen" "alternate_on is not 1"
+
+# n/a where veth has no counter (no ethtool PFC, no DCB), 0 where it has one.
+[ "$(cell prio3 1)" = n/a ] && [ "$(cell prio3 2)" = n/a ] && [ "$(cell link 1)" != n/a ] &&
+	ok "$name: PFC counters veth lacks show n/a, link counters show values" ||
+	fail "$name: n/a cells" "$(screen | grep -E 'prio3|link')"
+
+inject -c 300 &
+inj=$!
+sleep 0.45
+# While frames arrive at 500/s: a 200 ms sample holds 100 +- what the sender's pacing
+# and the sample boundaries shift (bounded loosely on both sides), others read 0.
+rate=$(cell prio3 4) rother=$(for p in 0 1 2 4 5 6 7; do cell prio$p 4; done | sort -u | tr '\n' ' ')
+wait $inj || { fail "$name: inject"; finish; }
+awk -v r="$rate" 'BEGIN { exit !(r + 0 >= 200 && r + 0 <= 1000) }' && [ "$rother" = "0 " ] &&
+	ok "$name: while injecting, prio3 seen/s moves ($rate), other priorities 0" ||
+	fail "$name: prio3 rate" "prio3 seen/s '$rate', others '$rother'"
+sleep 0.6	# three samples of 200 ms after the last frame
+got=$(cell prio3 5) others=$(for p in 0 1 2 4 5 6 7; do cell prio$p 5; done | sort -u | tr '\n' ' ')
+[ "$got" = 300 ] && [ "$others" = "0 " ] &&
+	ok "$name: prio3 total counts the 300 injected frames, other priorities stay 0" ||
+	fail "$name: prio3 row" "prio3 total '$got', others '$others'; $(screen | grep prio)"
+
+# freeze: the table does not move while frames arrive; space again and it catches up.
+T send-keys -t "$S" ' '
+wait_for FROZEN || fail "$name: freeze" "no FROZEN in the title"
+sleep 0.3
+before=$(screen | sed -n '3,23p')
+inject -c 100
+sleep 0.6
+after=$(screen | sed -n '3,23p')
+[ "$before" = "$after" ] && [ "$(cell prio3 5)" = 300 ] && ok "$name: space freezes the screen" ||
+	fail "$name: space freezes the screen" "$(diff <(echo "$before") <(echo "$after") | head -4)"
+T send-keys -t "$S" ' '
+sleep 0.6
+[ "$(cell prio3 5)" = 400 ] && ok "$name: space again shows the frames sent while frozen" ||
+	fail "$name: unfreeze" "prio3 total $(cell prio3 5), want 400"
+
+# baseline: z counts from now.
+T send-keys -t "$S" z
+sleep 0.6
+z0=$(cell prio3 5)
+inject -c 50
+sleep 0.6
+z1=$(cell prio3 5)
+[ "$z0" = 0 ] && [ "$z1" = 50 ] && ok "$name: z: totals from now (0, then 50 after 50 frames)" ||
+	fail "$name: z baseline" "after z '$z0', after 50 more '$z1'"
+
+# colours: the host state is green (NO_COLOR is checked below).
+T capture-pane -e -p -t "$S" | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
+	ok "$name: colours without NO_COLOR" || fail "$name: colours" "no colour sequence on screen"
+
+# r: records in the monitor's format while frames arrive; r again stops.
+T send-keys -t "$S" r
+wait_for '\[REC\]' || fail "$name: r" "no [REC] in the title"
+inject -c 20
+sleep 0.6
+T send-keys -t "$S" r
+sleep 0.5
+rc_tot=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capture.pfc.prio3.frames") c = i }
+	NR == 2 { f = $c } END { print $c - f }' "$tmp/rec/samples.csv" 2>/dev/null)
+[ "$rc_tot" = 20 ] && grep -q '"finished": *true' "$tmp/rec/meta.json" && ! screen | head -1 | grep -q REC &&
+	ok "$name: r records the 20 frames in the monitor's record format, r stops it" ||
+	fail "$name: r record" "CSV prio3 delta '$rc_tot'; $(grep finished "$tmp/rec/meta.json"); $(screen | head -1)"
+
+# focus and help are drawn; refresh changes.
+T send-keys -t "$S" 3
+wait_for 'focus prio 3' && ok "$name: 3 focuses priority 3" || fail "$name: focus" "$(screen | head -1)"
+T send-keys -t "$S" -
+wait_for 'refresh 0.5s' && ok "$name: - slows the refresh (0.2 s -> 0.5 s)" || fail "$name: refresh" "$(screen | head -1)"
+T send-keys -t "$S" '?'
+wait_for 'pfclab top: keys' && ok "$name: ? shows the keys" || fail "$name: help" "$(screen | head -12)"
+T send-keys -t "$S" x
+
+# resize: larger, then smaller than 80x24; the title follows the width, the rows stay.
+T resize-window -t "$S" -x 120 -y 40
+sleep 0.8
+w=$(screen | head -1 | sed 's/ *$//' | wc -L)
+T resize-window -t "$S" -x 60 -y 16
+sleep 0.8
+w2=$(screen | head -1 | sed 's/ *$//' | wc -L)
+[ "$w" -eq 118 ] && [ "$w2" -eq 58 ] && screen | grep -q 'prio' &&
+	ok "$name: resize to 120x40 and 60x16 redraws to the new width" ||
+	fail "$name: resize" "title widths $w $w2; $(screen | head -3)"
+T resize-window -t "$S" -x 80 -y 24
+sleep 0.5
+
+# q: the alternate screen is left, the shell prompt is back, stty is as before.
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
+	screen | grep -q '^PROMPT\$ ' &&
+	ok "$name: q exits 0 and leaves the alternate screen" ||
+	fail "$name: q" "$(screen | tail -4)"
+T send-keys -t "$S" "stty -a >$tmp/stty.q" Enter
+sleep 0.5
+cmp -s "$tmp/stty.before" "$tmp/stty.q" && ok "$name: terminal settings restored after q" ||
+	fail "$name: stty after q" "$(diff "$tmp/stty.before" "$tmp/stty.q" | head -3)"
+
+# SIGTERM: the same.
+T send-keys -t "$S" clear Enter
+start_top NO_COLOR=1 || fail "$name: starts again"
+T capture-pane -e -p -t "$S" | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
+	fail "$name: NO_COLOR" "colour sequences on screen" || ok "$name: NO_COLOR: no colours"
+kill -TERM "$(cat "$tmp/pid")"
+wait_for 'TOP_EXIT=[0-9]' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
+	ok "$name: SIGTERM leaves the alternate screen ($(screen | grep -o 'TOP_EXIT=[0-9][0-9]*'))" ||
+	fail "$name: SIGTERM" "$(screen | tail -4)"
+T send-keys -t "$S" "stty -a >$tmp/stty.term" Enter
+sleep 0.5
+cmp -s "$tmp/stty.before" "$tmp/stty.term" && screen | grep -q '^PROMPT\$ ' &&
+	ok "$name: terminal settings and prompt restored after SIGTERM" ||
+	fail "$name: stty after SIGTERM" "$(diff "$tmp/stty.before" "$tmp/stty.term" | head -3)"
+
+# not a terminal: the monitor's text output.
+ip netns exec "$NSB" timeout 2 "$PFCLAB" top -i ttb -I 100ms >"$tmp/text" 2>&1 </dev/null &
+txt=$!
+sleep 0.7
+inject -c 20
+wait $txt
+out=$(head -c 2000 "$tmp/text")
+echo "$out" | grep -qE '^#[0-9]+ ' && ok "$name: not a terminal: monitor text output" ||
+	fail "$name: not a terminal" "$(echo "$out" | head -3)"
+finish

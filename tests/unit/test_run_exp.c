@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_run_exp.c: experiment files: every error names file, line and key; sweep expansion
+ * (cross product, last variable fastest, ${var} substituted); the plan of a point.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/util.h"
+#include "scripts/run/exp.h"
+#include "scripts/run/run.h"
+
+struct err_case {
+	const char *text;
+	const char *want; /* expected error message (exact) */
+};
+
+static void test_errors(void **state)
+{
+	static const struct err_case cases[] = {
+		{ "name: t\nhosts:\n  a: {addr: 10.0.0.1, rdma: rxe0, netdev: va}\n  b: {rdma: rxe1, netdev: vb}\n"
+		  "phases:\n  - traffic:\n      from: b\n      to: a\n      size: 64Q\n",
+		  "exp.yaml:9: phases[0].traffic.size: '64Q' is not a size; give e.g. 64K or 1M" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 10 s\n",
+		  "exp.yaml:5: phases[0].duration: '10 s' is not a duration; give e.g. 500ms, 10s or 2m" },
+		{ "name: t\nhost:\n  a: {netdev: va}\n",
+		  "exp.yaml:2: experiment: unknown key 'host'; known keys: name, description, launcher, hosts, "
+		  "monitor, capture, sweep, repetitions, retries, phases" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\nphases:\n  - traffic: {from: a, to: c}\n",
+		  "exp.yaml:5: phases[0].traffic.to: no host 'c' under hosts:" },
+		{ "hosts:\n  a: {netdev: va}\n",
+		  "exp.yaml:1: name: missing; name the experiment (results/<name>-<time>/)" },
+		{ "name: t\nhosts:\n  a: {netdev: va\n",
+		  NULL /* a YAML syntax error: checked by prefix below */ },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: ${d}\n",
+		  "exp.yaml:5: phases[0].duration: '${d}': no sweep variable 'd' (sweep: names them)" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "sweep:\n  sz: [4K, 1X]\nphases:\n  - traffic: {from: b, to: a, size: \"${sz}\"}\n",
+		  "exp.yaml:8: phases[0].traffic.size: '1X' is not a size; give e.g. 64K or 1M (sweep sz = '1X')" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1s\n    inject:\n      - {host: a, kind: pfx}\n",
+		  "exp.yaml:7: phases[0].inject[0].kind: 'pfx' is not an inject kind; give pause, pfc, cnp, roce, "
+		  "cnp-on-ce or pfc-on-backlog" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nrepetitions: 0\n",
+		  "exp.yaml:4: repetitions: '0' is not a whole number in 1..1000" },
+		{ "name: t\nlauncher: pbs\n",
+		  "exp.yaml:2: launcher: 'pbs': give local, ssh or slurm" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1s\n    pre:\n      - {host: a, run: x, essential: maybe}\n",
+		  "exp.yaml:7: phases[0].pre[0].essential: 'maybe' is not true or false" },
+		{ "name: t\nhosts:\n  a: {rdma: x}\n",
+		  "exp.yaml:3: hosts.a: no netdev: name the host's RDMA network interface (netdev: eth2), monitored and captured on" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "phases:\n  - traffic: {from: b, to: a, qp: 300}\n",
+		  "exp.yaml:6: phases[0].traffic.qp: '300' is not a whole number in 1..256" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 10ms, sources: [ethtool, foo]}\n",
+		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give ethtool, pause, dcb, link, pci, rdma or nvml" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char err[EXP_ERR_LEN] = "";
+		struct exp *e = NULL;
+		int rc = exp_parse("exp.yaml", cases[i].text, strlen(cases[i].text), &e, err, sizeof(err));
+
+		if (rc != -EINVAL)
+			fail_msg("case %zu: rc %d, want -EINVAL (err '%s')", i, rc, err);
+		if (cases[i].want && strcmp(err, cases[i].want))
+			fail_msg("case %zu:\n got '%s'\nwant '%s'", i, err, cases[i].want);
+		if (!cases[i].want && strncmp(err, "exp.yaml:", 9))
+			fail_msg("case %zu: '%s' does not name the file and line", i, err);
+		assert_null(e);
+	}
+}
+
+static void test_sweep(void **state)
+{
+	static const char text[] =
+		"name: s\nhosts:\n  a: {addr: 10.0.0.1, rdma: rxe0, netdev: va}\n  b: {rdma: rxe1, netdev: vb}\n"
+		"sweep:\n  size: [4K, 64K]\n  qp: [1, 2, 4]\n"
+		"phases:\n  - traffic: {from: b, to: a, size: \"${size}\", qp: \"${qp}\", duration: 2s}\n"
+		"  - {name: rest, duration: 500ms}\n";
+	static const char *const labels[] = { "size=4K qp=1", "size=4K qp=2", "size=4K qp=4",
+					      "size=64K qp=1", "size=64K qp=2", "size=64K qp=4" };
+	char err[EXP_ERR_LEN] = "";
+	struct exp *e = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(exp_parse("s.yaml", text, strlen(text), &e, err, sizeof(err)), 0);
+	assert_int_equal(exp_point_count(e), 6);
+	for (i = 0; i < 6; i++) {
+		struct exp_point p;
+		const struct exp_traffic *t;
+		char want[64];
+
+		assert_int_equal(exp_point_build(e, i, &p, err, sizeof(err)), 0);
+		assert_string_equal(p.label, labels[i]);
+		snprintf(want, sizeof(want), "p%03zu", i);
+		assert_string_equal(p.id, want);
+		assert_int_equal(p.nphases, 2);
+		t = &p.phases[0].traffic;
+		assert_true(p.phases[0].has_traffic);
+		/* -s SIZE -q QP -D 2s, in the file's order */
+		assert_int_equal(t->nargs, 6);
+		assert_string_equal(t->args[0], "-s");
+		assert_string_equal(t->args[1], i < 3 ? "4K" : "64K");
+		assert_string_equal(t->args[3], i % 3 == 0 ? "1" : i % 3 == 1 ? "2" : "4");
+		assert_int_equal(p.duration_ns, 2500000000ull);
+		assert_string_equal(p.phases[1].name, "rest");
+		assert_string_equal(p.phases[0].name, "phase0");
+		exp_point_free(&p);
+	}
+	exp_free(e);
+}
+
+static void plan_ctx(struct run_ctx *c, struct run_host *hosts, struct exp *e, bool psk)
+{
+	size_t h;
+
+	memset(c, 0, sizeof(*c));
+	c->e = e;
+	c->lops = &launch_local_ops;
+	c->nhosts = e->nhosts;
+	c->hosts = hosts;
+	c->o.psk = psk;
+	snprintf(c->dir, sizeof(c->dir), "/r/x");
+	snprintf(c->self, sizeof(c->self), "/bin/pfclab");
+	for (h = 0; h < e->nhosts; h++) {
+		memset(&hosts[h], 0, sizeof(hosts[h]));
+		hosts[h].h = &e->hosts[h];
+		snprintf(hosts[h].pfclab, sizeof(hosts[h].pfclab), "pfclab");
+		snprintf(hosts[h].psk_path, sizeof(hosts[h].psk_path), "/tmp/k/psk");
+	}
+}
+
+static char *joined(char **argv)
+{
+	return remote_argv_join((const char *const *)argv);
+}
+
+static void test_plan_incast(void **state)
+{
+	static const char text[] =
+		"name: incast\nlauncher: local\nhosts:\n"
+		"  r: {addr: 10.0.0.9, rdma: mlx5_0, netdev: eth2, gpu: 0}\n"
+		"  s1: {rdma: mlx5_0, netdev: eth2}\n  s2: {rdma: mlx5_1, netdev: eth3}\n  s3: {rdma: mlx5_0, netdev: eth2, gid_index: 3}\n"
+		"capture: {mode: ce}\n"
+		"phases:\n  - name: in\n    traffic: {from: [s1, s2, s3], to: r, size: 1M, duration: 10s, port: 20000, mem: cuda}\n"
+		"    inject: {host: r, kind: pfc, args: [-c, \"5\"]}\n";
+	struct run_host hosts[4];
+	struct run_ctx c;
+	char err[EXP_ERR_LEN] = "", dir[256];
+	struct exp *e = NULL;
+	struct exp_point p;
+	struct plan pl;
+	size_t i, nserver = 0, nclient = 0;
+	char *l;
+
+	(void)state;
+	assert_int_equal(exp_parse("i.yaml", text, strlen(text), &e, err, sizeof(err)), 0);
+	plan_ctx(&c, hosts, e, true);
+	assert_int_equal(exp_point_build(e, 0, &p, err, sizeof(err)), 0);
+	assert_int_equal(plan_point(&c, &p, &pl), 0);
+	/* monitor + capture per host, one inject, three servers on r, three clients */
+	assert_int_equal(pl.n, 4 * 2 + 1 + 3 + 3);
+	for (i = 0; i < pl.n; i++) {
+		char want[512];
+
+		l = joined(pl.s[i].argv);
+		if (pl.s[i].role == PR_SERVER) {
+			snprintf(want, sizeof(want), "pfclab traffic -d mlx5_0 -p %zu --json --psk /tmp/k/psk "
+				 "--gpu 0 -s 1M -D 10s --mem cuda --wait 60000ms", 20000 + nserver);
+			assert_string_equal(l, want);
+			assert_int_equal(pl.s[i].host, 0);
+			nserver++;
+		} else if (pl.s[i].role == PR_CLIENT) {
+			snprintf(want, sizeof(want), "pfclab traffic -d %s%s -p %zu --json --psk /tmp/k/psk "
+				 "-s 1M -D 10s --mem cuda 10.0.0.9", nclient == 1 ? "mlx5_1" : "mlx5_0",
+				 nclient == 2 ? " -x 3" : "", 20000 + nclient);
+			assert_string_equal(l, want);
+			assert_int_equal(pl.s[i].host, 1 + nclient);
+			nclient++;
+		} else if (pl.s[i].role == PR_INJECT) {
+			assert_string_equal(l, "pfclab inject -i eth2 -c 5 -d 70000ms pfc");
+		} else if (pl.s[i].role == PR_CAPTURE && pl.s[i].host == 2) {
+			assert_string_equal(l, "pfclab capture -i eth3 --ce --pcapng -w capture.pcapng -q --json -d 130000ms");
+		}
+		free(l);
+	}
+	assert_int_equal(nserver, 3);
+	assert_int_equal(nclient, 3);
+	plan_host_dir(&c, 1, &p, 2, dir, sizeof(dir));
+	assert_string_equal(dir, "/r/x/points/p000/rep2/s1");
+	/* the wrapper: pid file and output in the host's point folder */
+	{
+		char **w = plan_wrap(&pl.s[0], "/d");
+
+		l = joined(w);
+		assert_non_null(strstr(l, "sh -c 'cd \"$1\" || exit 97; echo $$ >\".$2.pid\""));
+		assert_non_null(strstr(l, " sh /d monitor monitor.out pfclab monitor -i eth2 -d mlx5_0 --gpu 0"));
+		free(l);
+		remote_argv_free(w);
+	}
+	plan_free(&pl);
+	/* without the key: no --psk */
+	c.o.psk = false;
+	assert_int_equal(plan_point(&c, &p, &pl), 0);
+	for (i = 0; i < pl.n; i++) {
+		l = joined(pl.s[i].argv);
+		assert_null(strstr(l, "--psk"));
+		free(l);
+	}
+	plan_free(&pl);
+	exp_point_free(&p);
+	exp_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_plan_incast),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

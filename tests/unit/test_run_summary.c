@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_run_summary.c: the validity rules, and summary arithmetic on a small constructed
+ * results folder (monitor rates x intervals, captured PFC per priority and paused share,
+ * throughput from traffic summaries, spread over repetitions, n/a where nothing was read).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "lib/util.h"
+#include "scripts/run/run.h"
+
+static void test_validity(void **state)
+{
+	static const char text[] = "name: v\nhosts:\n  a: {netdev: va}\n  b: {netdev: vb}\n"
+				   "phases:\n  - duration: 1s\n";
+	char err[EXP_ERR_LEN];
+	struct exp *e = NULL;
+	struct validity_obs o;
+	json_object *r;
+
+	(void)state;
+	assert_int_equal(exp_parse("v.yaml", text, strlen(text), &e, err, sizeof(err)), 0);
+	memset(&o, 0, sizeof(o));
+	r = json_object_new_array();
+	assert_true(validity_judge(&o, e, r));
+	assert_int_equal(json_object_array_length(r), 0);
+	json_object_put(r);
+
+	o.host_unreachable[1] = true;
+	o.capture_drops = 7;
+	o.counter_resets = 1;
+	o.link_flaps = 2;
+	o.traffic_exit = 1;
+	o.traffic_errors = 3;
+	r = json_object_new_array();
+	assert_false(validity_judge(&o, e, r));
+	assert_string_equal(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN),
+			    "[\"host b unreachable\",\"traffic exited with status 1\","
+			    "\"traffic reported 3 completion errors\",\"capture dropped 7 frames (kernel drops)\","
+			    "\"1 counter reset during the point\",\"link flapped (2 carrier changes)\"]");
+	json_object_put(r);
+	exp_free(e);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static json_object *get(json_object *o, const char *path)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, "/", &save); tok && o; tok = strtok_r(NULL, "/", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(tok));
+		else if (!json_object_object_get_ex(o, tok, &o))
+			return NULL;
+	}
+	return o;
+}
+
+static void rep_folder(const char *root, int rep, double gbytes, bool valid)
+{
+	char d[512], s[2048];
+
+	snprintf(d, sizeof(d), "%s/points/p000/rep%d/a/monitor", root, rep);
+	assert_int_equal(run_mkdirs(d), 0);
+	snprintf(d, sizeof(d), "%s/points/p000/rep%d/b", root, rep);
+	assert_int_equal(run_mkdirs(d), 0);
+	snprintf(d, sizeof(d), "%s/points/p000/rep%d", root, rep);
+	snprintf(s, sizeof(s), "{\"finished\":true,\"valid\":%s,\"reasons\":[%s],\"attempt\":0,"
+		 "\"t0_wall_ns\":1000000000,\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0}]}",
+		 valid ? "true" : "false", valid ? "" : "\"interrupted\"");
+	put(d, "status.json", s);
+	/* host a's monitor: cnp.sent 100/s over 0.5 s then 300/s over 1 s = 350 CNPs; a reset
+	 * of link.rx_packets (value back, no rate); pfc tx prio3 at 10/s for 1.5 s = 15 */
+	snprintf(d, sizeof(d), "%s/points/p000/rep%d/a/monitor", root, rep);
+	put(d, "samples.jsonl",
+	    "{\"type\":\"sample\",\"seq\":1,\"wall_ns\":1000000000,\"dt_ns\":0,\"values\":{\"cnp.sent\":5,\"link.rx_packets\":90,\"pfc.tx.prio3.frames\":0,\"pfc.rx.prio3.pause_us\":0}}\n"
+	    "{\"type\":\"sample\",\"seq\":2,\"wall_ns\":1500000000,\"dt_ns\":500000000,\"values\":{\"cnp.sent\":55,\"link.rx_packets\":100,\"pfc.tx.prio3.frames\":5,\"pfc.rx.prio3.pause_us\":100000},"
+	    "\"rates\":{\"cnp.sent\":100,\"link.rx_packets\":20,\"pfc.tx.prio3.frames\":10,\"pfc.rx.prio3.pause_us\":200000}}\n"
+	    "{\"type\":\"sample\",\"seq\":3,\"wall_ns\":2500000000,\"dt_ns\":1000000000,\"values\":{\"cnp.sent\":355,\"link.rx_packets\":3,\"pfc.tx.prio3.frames\":15,\"pfc.rx.prio3.pause_us\":400000},"
+	    "\"rates\":{\"cnp.sent\":300,\"pfc.tx.prio3.frames\":10,\"pfc.rx.prio3.pause_us\":300000}}\n"
+	    "{\"type\":\"sample\",\"seq\":4,\"wall_ns\":2600000000,\"dt_ns\":100000000,\"values\":{\"cnp.sent\":355,\"link.rx_packets\":\n");
+	snprintf(d, sizeof(d), "%s/points/p000/rep%d/a", root, rep);
+	put(d, "review.json",
+	    "{\"kinds\":{\"pfc\":12,\"pause\":0,\"cnp\":4,\"roce\":0},\"ecn_flows\":[{\"ce\":3},{\"ce\":5}],"
+	    "\"pause\":{\"priorities\":[{\"priority\":3,\"kind\":\"pfc\",\"frames\":12,\"xoff\":10,\"xon\":2,\"paused_s\":0.5}]}}\n");
+	put(d, "capture.json", "{\"interfaces\":[{\"kernel_drops\":0},{\"kernel_drops\":2}]}\n");
+	snprintf(s, sizeof(s),
+		 "{\"type\":\"start\"}\n"
+		 "{\"type\":\"summary\",\"size\":65536,\"tx\":{\"bytes\":%.0f,\"seconds\":2.0,\"errors\":0},\"rx\":{\"bytes\":0,\"seconds\":2.0,\"errors\":0}}\n",
+		 gbytes * 1e9);
+	put(d, "traffic-x-client-b.jsonl", s);
+}
+
+static void test_summary(void **state)
+{
+	char root[] = "/tmp/run-summary-XXXXXX", err[512] = "", path[600];
+	json_object *sum, *x;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "experiment.yaml",
+	    "name: sum\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s, addr: 1.2.3.5}\n"
+	    "phases:\n  - {name: x, traffic: {from: a, to: b}}\n");
+	rep_folder(root, 0, 1.0, true);	 /* 1 GB in 2 s: 4 Gb/s */
+	rep_folder(root, 1, 2.0, true);	 /* 8 Gb/s */
+	rep_folder(root, 2, 9.0, false); /* invalid: not in the spread */
+	if (summary_make(root, err, sizeof(err)))
+		fail_msg("%s", err);
+	snprintf(path, sizeof(path), "%s/summary.json", root);
+	sum = json_object_from_file(path);
+	assert_non_null(sum);
+	assert_int_equal(json_object_get_int(get(sum, "repetitions_valid")), 2);
+	assert_int_equal(json_object_get_int(get(sum, "repetitions_total")), 3);
+	x = get(sum, "points/0/repetitions/0/hosts/a/counters");
+	assert_int_equal(json_object_get_int(get(x, "cnp_sent")), 350);
+	assert_int_equal(json_object_get_int(get(x, "counter_resets")), 1);
+	assert_int_equal(json_object_get_int(get(x, "pfc_tx_frames/prio3")), 15);
+	assert_null(get(x, "pfc_tx_frames/prio2")); /* never read: n/a, not 0 */
+	assert_null(get(x, "cnp_handled"));
+	/* 0.1 s + 0.3 s paused of a 2 s point */
+	assert_float_equal(json_object_get_double(get(x, "paused_share_rx/prio3")), 0.2, 1e-9);
+	x = get(sum, "points/0/repetitions/0/hosts/a/capture");
+	assert_int_equal(json_object_get_int(get(x, "pfc/prio3/xoff")), 10);
+	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/paused_share")), 0.25, 1e-9);
+	assert_int_equal(json_object_get_int(get(x, "roce_ce")), 8);
+	assert_int_equal(json_object_get_int(get(x, "kernel_drops")), 2);
+	assert_float_equal(json_object_get_double(get(sum, "points/0/repetitions/1/throughput_gbps/x/a->b")),
+			   8.0, 1e-9);
+	x = get(sum, "points/0/over_valid_repetitions");
+	assert_int_equal(json_object_get_int(get(x, "throughput_gbps x a->b/n")), 2);
+	assert_float_equal(json_object_get_double(get(x, "throughput_gbps x a->b/mean")), 6.0, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "throughput_gbps x a->b/min")), 4.0, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "throughput_gbps x a->b/max")), 8.0, 1e-9);
+	/* host b recorded nothing: its figures are n/a */
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/cnp_sent"));
+	json_object_put(sum);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validity),
+		cmocka_unit_test(test_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

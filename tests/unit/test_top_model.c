@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_top_model.c: the screen model of pfclab top (rows, rates, totals and baseline,
+ * paused share, PCIe link share, staleness, pairing across hosts), its keys, the remote
+ * line parser and the replay of a record written here.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/util.h"
+#include "monitor/top/feed.h"
+#include "monitor/top/keys.h"
+#include "monitor/top/model.h"
+#include "monitor/top/replay.h"
+
+#define C (TOP_M_VALID | TOP_M_RATE | TOP_M_COUNTER)
+#define S 1000000000ULL
+
+static struct top_row rows[256];
+
+static const struct top_row *find_row(size_t n, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(rows[i].label, label))
+			return &rows[i];
+	return NULL;
+}
+
+/* The row, or a failed test (never NULL). */
+static const struct top_row *row(size_t n, const char *label)
+{
+	static struct top_row none;
+	const struct top_row *r = find_row(n, label);
+
+	if (!r)
+		fail_msg("no row '%s'", label);
+	return r ? r : &none;
+}
+
+static const float *hist_of(const struct top_row *r, size_t h)
+{
+	static const float none[TOP_HIST];
+
+	if (!r->hist[h])
+		fail_msg("row '%s' has no history", r->label);
+	return r->hist[h] ? r->hist[h] : none;
+}
+
+static void snap_set(struct top_snap *s, uint64_t seq, uint64_t got)
+{
+	s->n = 0;
+	s->seq = seq;
+	s->got_ns = got;
+	s->interval_ns = 200000000ULL;
+}
+
+static void test_snap_put(void **state)
+{
+	struct top_snap s = { 0 };
+	const struct top_metric *m;
+
+	(void)state;
+	assert_non_null(top_snap_put(&s, "pfc.rx.prio3.frames", "frames", C, 10, 5));
+	/* A second source's null never hides the first one's reading. */
+	top_snap_put(&s, "pfc.rx.prio3.frames", "frames", TOP_M_COUNTER, 0, 0);
+	m = top_snap_get(&s, "pfc.rx.prio3.frames");
+	assert_non_null(m);
+	assert_int_equal(m->raw, 10);
+	assert_int_equal(s.n, 1);
+	assert_null(top_snap_get(&s, "cnp.sent"));
+	top_snap_free(&s);
+}
+
+static void test_rows_one_host(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	snap_set(&s, 1, 1 * S);
+	top_snap_put(&s, "link.rx_bytes", "B", C, 1000, 125000000.0);	/* 1 Gb/s */
+	top_snap_put(&s, "pfc.tx.prio3.frames", "frames", C, 500, 40);
+	top_snap_put(&s, "pfc.rx.prio3.pause_us", "us", C, 7, 250000);	/* 25 % paused */
+	top_snap_put(&s, "capture.pfc.prio3.frames", "frames", TOP_M_VALID | TOP_M_COUNTER, 9, 0);
+	top_snap_put(&s, "discard.rx_phy", "packets", C, 3, 2);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	/* Fixed rows always: link, 8 priorities, PAUSE, ECN, CNP; a family row when
+	 * reported; no RDMA, GPU, qdisc rows when nobody reports them.
+	 */
+	assert_non_null(find_row(n, "link"));
+	assert_non_null(find_row(n, "prio0"));
+	assert_non_null(find_row(n, "prio7"));
+	assert_non_null(find_row(n, "PAUSE"));
+	assert_non_null(find_row(n, "CNP"));
+	assert_non_null(find_row(n, "rx_phy"));
+	assert_null(find_row(n, "RDMA"));
+	assert_null(find_row(n, "GPU0"));
+	r = row(n, "link");
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
+	assert_true(fabs(r->cell[0][0].value - 1e9) < 1);
+	assert_int_equal(r->cell[0][1].state, TOP_CELL_NA);	/* tx not read: n/a */
+	r = row(n, "prio3");
+	assert_int_equal(r->prio, 3);
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);
+	assert_true(fabs(r->cell[0][1].value - 40) < 1e-9);
+	assert_true(fabs(r->cell[0][2].value - 0.25) < 1e-9);
+	/* Read once, no rate yet: a total but no rate. */
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_OK);
+	assert_true(isnan(r->cell[0][3].value));
+	assert_int_equal(r->cell[0][3].total, 0);
+	r = row(n, "prio0");
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
+static void test_totals_baseline_history(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	snap_set(&s, 1, 1 * S);
+	top_snap_put(&s, "capture.pfc.prio5.frames", "frames", C, 100, 0);
+	top_model_update(&m, 0, &s);
+	snap_set(&s, 2, 2 * S);
+	top_snap_put(&s, "capture.pfc.prio5.frames", "frames", C, 130, 30);
+	top_model_update(&m, 0, &s);
+	/* The same sample again (a redraw between samples): no new history point. */
+	assert_int_equal(top_model_update(&m, 0, &s), 0);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "prio5");
+	assert_int_equal(r->cell[0][3].total, 30);	/* since the first sample */
+	assert_int_equal(r->hist_col, 3);
+	assert_true(hist_of(r, 0)[TOP_HIST - 1] == 30.0f);
+	assert_true(hist_of(r, 0)[TOP_HIST - 2] == 0.0f);
+	assert_true(isnan(hist_of(r, 0)[TOP_HIST - 3]));
+	top_model_baseline(&m);
+	snap_set(&s, 3, 3 * S);
+	top_snap_put(&s, "capture.pfc.prio5.frames", "frames", C, 137, 7);
+	top_model_update(&m, 0, &s);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio5")->cell[0][3].total, 7);
+	top_model_baseline_clear(&m);	/* the counter as read */
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio5")->cell[0][3].total, 137);
+	/* Frozen: updates are ignored. */
+	m.frozen = true;
+	snap_set(&s, 4, 4 * S);
+	top_snap_put(&s, "capture.pfc.prio5.frames", "frames", C, 200, 63);
+	assert_int_equal(top_model_update(&m, 0, &s), 0);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio5")->cell[0][3].total, 137);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
+static void test_stale(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	uint64_t age;
+
+	(void)state;
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	assert_int_equal(top_model_host_state(&m, 0, 5 * S, &age), TOP_HOST_WAIT);
+	snap_set(&s, 1, 10 * S);	/* interval 200 ms: stale after 1 s (the floor) */
+	top_model_update(&m, 0, &s);
+	assert_int_equal(top_model_host_state(&m, 0, 10 * S + S / 2, &age), TOP_HOST_OK);
+	assert_int_equal(age, S / 2);
+	assert_int_equal(top_model_host_state(&m, 0, 11 * S + 1, &age), TOP_HOST_STALE);
+	m.stale_ns = 5 * S;
+	assert_int_equal(top_model_host_state(&m, 0, 14 * S, &age), TOP_HOST_OK);
+	m.stale_ns = 0;
+	s.interval_ns = 2 * S;		/* 3 intervals */
+	top_model_update(&m, 0, &s);
+	assert_int_equal(top_model_host_state(&m, 0, 15 * S, &age), TOP_HOST_OK);
+	assert_int_equal(top_model_host_state(&m, 0, 16 * S + 1, &age), TOP_HOST_STALE);
+	m.frozen = true;
+	assert_int_equal(top_model_host_state(&m, 0, 30 * S, &age), TOP_HOST_OK);
+	m.frozen = false;
+	s.down = true;
+	top_model_update(&m, 0, &s);
+	assert_int_equal(top_model_host_state(&m, 0, 10 * S, &age), TOP_HOST_DOWN);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
+struct pair_case {
+	double sent, recv;	/* A's PFC sent on prio 3, B's received */
+	bool mismatch;
+};
+
+static void test_pairing(void **state)
+{
+	static const struct pair_case cases[] = {
+		{ 1000, 1000, false },
+		{ 1000, 950, false },	/* within 10 % */
+		{ 1000, 850, true },
+		{ 0.5, 0, false },	/* under the absolute floor of 1/s */
+		{ 0, 40, true },
+	};
+	struct top_model m;
+	struct top_snap a = { 0 }, b = { 0 };
+	const struct top_row *r;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		top_model_init(&m);
+		top_model_add_host(&m, "a");
+		top_model_add_host(&m, "b");
+		top_model_add_host(&m, "c");
+		assert_int_equal(top_model_peer(&m, 0), 1);
+		assert_int_equal(top_model_peer(&m, 1), 0);
+		assert_int_equal(top_model_peer(&m, 2), -1);
+		snap_set(&a, 1, 10 * S);
+		snap_set(&b, 1, 10 * S);
+		top_snap_put(&a, "pfc.tx.prio3.frames", "frames", C, 5, cases[i].sent);
+		top_snap_put(&b, "pfc.rx.prio3.frames", "frames", C, 5, cases[i].recv);
+		top_snap_put(&a, "cnp.sent", "packets", C, 5, 10);
+		top_snap_put(&b, "cnp.handled", "packets", C, 5, 10);
+		top_model_update(&m, 0, &a);
+		top_model_update(&m, 1, &b);
+		n = top_model_rows(&m, rows, 256);
+		r = row(n, "prio3");
+		assert_int_equal(r->cell[1][0].mismatch, cases[i].mismatch);
+		assert_int_equal(r->cell[0][1].mismatch, cases[i].mismatch);
+		r = row(n, "CNP");
+		assert_false(r->cell[0][1].mismatch);
+		assert_false(r->cell[1][0].mismatch);
+		top_model_free(&m);
+	}
+	/* A stale peer is not compared. */
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	top_model_add_host(&m, "b");
+	snap_set(&a, 1, 10 * S);
+	snap_set(&b, 1, 5 * S);
+	top_snap_put(&a, "pfc.tx.prio3.frames", "frames", C, 5, 1000);
+	top_snap_put(&b, "pfc.rx.prio3.frames", "frames", C, 5, 0);
+	top_model_update(&m, 0, &a);
+	top_model_update(&m, 1, &b);
+	n = top_model_rows(&m, rows, 256);
+	assert_false(row(n, "prio3")->cell[0][1].mismatch);
+	top_model_free(&m);
+	top_snap_free(&a);
+	top_snap_free(&b);
+}
+
+static void test_gpu_link_share(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	assert_true(fabs(top_pcie_link_Bps(4, 16) - 16 * 1969.2e6) < 1);
+	assert_true(top_pcie_link_Bps(0, 16) == 0);
+	assert_true(top_pcie_link_Bps(9, 16) == 0);
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	snap_set(&s, 1, S);
+	top_snap_put(&s, "pcie.gpu1.rx_Bps", "B/s", TOP_M_VALID, 15753600000ULL, 0);
+	top_snap_put(&s, "pcie.gpu1.tx_Bps", "B/s", TOP_M_VALID, 1000, 0);
+	top_snap_put(&s, "pcie.gpu1.link_gen", "", TOP_M_VALID, 4, 0);
+	top_snap_put(&s, "pcie.gpu1.link_width", "lanes", TOP_M_VALID, 16, 0);
+	top_model_update(&m, 0, &s);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "GPU1");
+	assert_non_null(r);
+	assert_null(find_row(n, "GPU0"));
+	assert_int_equal(r->cell[0][0].how, TOP_LINK_SHARE);
+	assert_true(fabs(r->cell[0][0].value - 0.5) < 1e-6);
+	/* Link unknown: the bandwidth itself. */
+	snap_set(&s, 2, 2 * S);
+	top_snap_put(&s, "pcie.gpu1.rx_Bps", "B/s", TOP_M_VALID, 5000, 0);
+	top_model_update(&m, 0, &s);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "GPU1");
+	assert_int_equal(r->cell[0][0].how, TOP_GAUGE);
+	assert_true(r->cell[0][0].value == 5000);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
+static void test_fmt(void **state)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} cases[] = {
+		{ 0, "0" }, { 7, "7" }, { 0.5, "0.50" }, { 999, "999" }, { 1000, "1.00k" },
+		{ 12345, "12.3k" }, { 123456, "123k" }, { 999999, "1.00M" },
+		{ 24.5e9, "24.5G" }, { NAN, "-" },
+	};
+	char buf[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		top_fmt_num(cases[i].v, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].s);
+	}
+}
+
+static void test_keys(void **state)
+{
+	struct top_ui u;
+
+	(void)state;
+	top_ui_init(&u, 1000000000ULL, 3, 6, false);
+	assert_int_equal(top_keys_apply(&u, '+'), TOP_ACT_DRAW);
+	assert_int_equal(u.refresh_ns, 500000000ULL);
+	top_keys_apply(&u, '-');
+	top_keys_apply(&u, '-');
+	assert_int_equal(u.refresh_ns, 2000000000ULL);
+	for (int i = 0; i < 20; i++)
+		top_keys_apply(&u, '+');
+	assert_int_equal(u.refresh_ns, TOP_REFRESH_MIN_NS);
+	assert_int_equal(top_keys_apply(&u, ' '), TOP_ACT_FREEZE);
+	assert_true(u.frozen);
+	assert_int_equal(top_keys_apply(&u, '3'), TOP_ACT_DRAW);
+	assert_int_equal(u.focus, 3);
+	top_keys_apply(&u, '3');
+	assert_int_equal(u.focus, -1);
+	assert_int_equal(top_keys_apply(&u, '8'), TOP_ACT_NONE);
+	top_keys_apply(&u, '\t');
+	top_keys_apply(&u, '\t');
+	top_keys_apply(&u, '\t');
+	assert_int_equal(u.host, 0);
+	top_keys_apply(&u, KEY_LEFT);
+	assert_int_equal(u.host, 2);
+	top_keys_apply(&u, KEY_UP);
+	assert_int_equal(u.panel, 0);
+	top_keys_apply(&u, KEY_DOWN);
+	assert_int_equal(u.panel, 1);
+	assert_int_equal(top_keys_apply(&u, 'z'), TOP_ACT_BASELINE);
+	assert_int_equal(top_keys_apply(&u, 'r'), TOP_ACT_RECORD);
+	top_keys_apply(&u, '?');
+	assert_true(u.help);
+	assert_int_equal(top_keys_apply(&u, 'z'), TOP_ACT_DRAW);	/* closes help only */
+	assert_false(u.help);
+	assert_int_equal(top_keys_apply(&u, ']'), TOP_ACT_NONE);	/* live: no seek */
+	assert_int_equal(top_keys_apply(&u, 'q'), TOP_ACT_QUIT);
+	top_ui_init(&u, 1000000000ULL, 1, 6, true);
+	top_keys_apply(&u, ' ');
+	assert_true(u.paused);
+	assert_false(u.frozen);
+	top_keys_apply(&u, '>');
+	assert_true(u.speed == 2.0);
+	top_keys_apply(&u, ']');
+	top_keys_apply(&u, '{');
+	assert_true(u.seek_ns == -50000000000LL);
+	assert_int_equal(top_keys_apply(&u, 'r'), TOP_ACT_NONE);
+}
+
+static void test_remote_parse(void **state)
+{
+	static const char ok[] =
+		"{\"seq\":7,\"mono_ns\":100,\"wall_ns\":200,\"dt_ns\":1,\"overruns\":0,\"gaps\":[],"
+		"\"values\":{\"link.rx_bytes\":{\"value\":1000,\"delta\":10,\"rate\":50.5,"
+		"\"unit\":\"B\"},\"pfc.rx.prio3.frames\":{\"value\":null,\"delta\":null,"
+		"\"rate\":null,\"unit\":\"frames\"},\"pcie.gpu0.rx_Bps\":{\"value\":42,"
+		"\"unit\":\"B/s\"},\"bad\":[1,2],\"x.y\":{\"value\":\"12\",\"rate\":\"3\"}}}";
+	static const char ev[] = "{\"event\":\"gap_begin\",\"seq\":3,\"message\":\"link on "
+				 "eth0: no data\"}";
+	static const char *const bad[] = {
+		"", "{", "[]", "{\"seq\":1}", "{\"seq\":\"1\",\"values\":{}}",
+		"{\"seq\":1,\"values\":[]}", "{\"seq\":1,\"values\":{}} trailing",
+		"{\"seq\":1,\"values\":{\"a\":{\"value\":1}}",
+	};
+	struct top_snap s = { 0 };
+	const struct top_metric *m;
+	char msg[64] = "";
+	size_t i;
+
+	(void)state;
+	assert_int_equal(top_remote_parse_line(ok, strlen(ok), &s, msg, sizeof(msg)), 1);
+	assert_int_equal(s.seq, 7);
+	assert_int_equal(s.src_ns, 100);
+	assert_int_equal(s.wall_ns, 200);
+	m = top_snap_get(&s, "link.rx_bytes");
+	assert_non_null(m);
+	assert_int_equal(m->flags, TOP_M_VALID | TOP_M_RATE | TOP_M_COUNTER);
+	assert_int_equal(m->raw, 1000);
+	assert_true(m->rate == 50.5);
+	assert_string_equal(m->unit, "B");
+	m = top_snap_get(&s, "pfc.rx.prio3.frames");
+	assert_non_null(m);
+	assert_int_equal(m->flags, TOP_M_COUNTER);	/* null: n/a, not 0 */
+	m = top_snap_get(&s, "pcie.gpu0.rx_Bps");
+	assert_int_equal(m->flags, TOP_M_VALID);	/* a gauge */
+	assert_null(top_snap_get(&s, "bad"));
+	m = top_snap_get(&s, "x.y");		/* strings are not numbers */
+	assert_int_equal(m->flags, TOP_M_COUNTER);
+	assert_int_equal(top_remote_parse_line(ev, strlen(ev), &s, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "link on eth0: no data");
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(top_remote_parse_line(bad[i], strlen(bad[i]), &s, msg,
+						       sizeof(msg)), -EINVAL);
+	/* A line cut short is rejected too. */
+	assert_int_equal(top_remote_parse_line(ok, strlen(ok) - 3, &s, msg, sizeof(msg)),
+			 -EINVAL);
+	top_snap_free(&s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_replay(void **state)
+{
+	char dir[] = "/tmp/pfclab-top-replay-XXXXXX", p[256], err[256];
+	struct top_replay *r = NULL;
+	struct top_snap s = { 0 };
+	const struct top_metric *m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/meta.json", dir);
+	write_file(p, "{\"format\":\"pfclab-monitor-1\",\"interval_ns\":1000000000,\"columns\":["
+		      "{\"name\":\"capture.pfc.prio3.frames\",\"metric\":\"capture.pfc.prio3.frames\","
+		      "\"unit\":\"frames\",\"kind\":\"counter\",\"bits\":64},"
+		      "{\"name\":\"rdma:x:out_of_buffer\",\"metric\":\"discard.rdma_rx_buffer\","
+		      "\"unit\":\"packets\",\"kind\":\"counter\",\"bits\":32},"
+		      "{\"name\":\"raw:only\",\"metric\":null,\"unit\":\"\",\"kind\":\"gauge\"}]}");
+	snprintf(p, sizeof(p), "%s/samples.csv", dir);
+	write_file(p, "seq,mono_ns,wall_ns,dt_ns,overruns,gaps,capture.pfc.prio3.frames,"
+		      "rdma:x:out_of_buffer,raw:only\n"
+		      "1,1000000000,5000000000,0,0,,10,4294967290,1\n"
+		      "2,2000000000,6000000000,1000000000,0,,30,6,1\n"
+		      "3,2500000000,6500000000,500000000,0,\"link:a;b\",n/a,n/a,1\n"
+		      "4,3000000000,7000000000,500000000,0,,40,7");	/* cut by a kill */
+	assert_int_equal(top_replay_open(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(top_replay_nrec(r), 1);
+	assert_int_equal(top_replay_length(r), 1500000000ULL);
+	assert_int_equal(top_replay_at(r, 0, 0, &s), 0);
+	assert_int_equal(s.seq, 1);
+	m = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_int_equal(m->flags, TOP_M_VALID | TOP_M_COUNTER);
+	assert_int_equal(m->raw, 10);
+	assert_null(top_snap_get(&s, "raw:only"));
+	top_replay_at(r, 0, 1200000000ULL, &s);	/* between rows: the earlier one */
+	assert_int_equal(s.seq, 2);
+	m = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_int_equal(m->flags, TOP_M_VALID | TOP_M_COUNTER | TOP_M_RATE);
+	assert_true(m->rate == 20.0);
+	m = top_snap_get(&s, "discard.rdma_rx_buffer");	/* 32-bit wrap: 12 */
+	assert_true(m->rate == 12.0);
+	top_replay_at(r, 0, 9 * S, &s);	/* past the end: the last complete row */
+	assert_int_equal(s.seq, 3);
+	m = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_int_equal(m->flags, TOP_M_COUNTER);	/* n/a */
+	top_replay_free(r);
+	r = NULL;
+	snprintf(p, sizeof(p), "%s/samples.csv", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/meta.json", dir);
+	write_file(p, "{\"columns\":7}");
+	assert_int_equal(top_replay_open(dir, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "columns"));
+	top_replay_free(r);
+	unlink(p);
+	rmdir(dir);
+	assert_int_equal(top_replay_open(dir, &r, err, sizeof(err)), -ENOENT);
+	top_replay_free(r);
+	top_snap_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_snap_put),
+		cmocka_unit_test(test_rows_one_host),
+		cmocka_unit_test(test_totals_baseline_history),
+		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_gpu_link_share),
+		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_remote_parse),
+		cmocka_unit_test(test_replay),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_traffic_heartbeat.c: the heartbeat thread sends PINGs while the main thread sends
+ * its own messages through heartbeat_send: every message arrives whole (none cut by a
+ * PING), in order, and stopping the thread joins it.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "traffic/conn.h"
+#include "traffic/heartbeat.h"
+
+#define NSTATS 1000
+
+struct reader {
+	int fd;
+	uint64_t pings, stats, out_of_order, other;
+	int rc;
+};
+
+/* Reads everything until EOF (the socket buffer is small: read while the sender sends). */
+static void *read_all(void *arg)
+{
+	struct reader *rd = arg;
+	struct xchg_msg m;
+	char why[256];
+
+	while ((rd->rc = conn_recv(rd->fd, &m, 5000000000ULL, why, sizeof(why))) == 0) {
+		if (m.type == XCHG_PING)
+			rd->pings++;
+		else if (m.type != XCHG_STATS)
+			rd->other++;
+		else if (m.u.ctr.bytes != rd->stats++)
+			rd->out_of_order++;
+	}
+	return NULL;
+}
+
+static void test_pings_and_messages(void **state)
+{
+	struct reader rd = { 0 };
+	struct heartbeat hb;
+	struct xchg_msg m;
+	pthread_t th;
+	char why[256];
+	uint64_t i;
+	int sv[2], rc;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	rd.fd = sv[1];
+	assert_int_equal(pthread_create(&th, NULL, read_all, &rd), 0);
+	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
+	assert_int_equal(heartbeat_start(&hb, 1000000ULL), 0);	/* every 1 ms */
+	for (i = 0; i < NSTATS; i++) {
+		m = (struct xchg_msg){ .type = XCHG_STATS };
+		m.u.ctr.phase = 1;
+		m.u.ctr.bytes = i;
+		assert_int_equal(heartbeat_send(&hb, &m, 1000000000ULL, why, sizeof(why)), 0);
+	}
+	/* Wait (at most 5 s) for a few PINGs of the thread's own. */
+	for (i = 0; i < 500; i++) {
+		struct timespec ts = { .tv_nsec = 10000000 };
+
+		pthread_mutex_lock(&hb.mu);
+		rc = hb.pings >= 3;
+		pthread_mutex_unlock(&hb.mu);
+		if (rc)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	heartbeat_fini(&hb);
+	assert_int_equal(hb.err, 0);
+	assert_true(hb.pings >= 3);
+	close(sv[0]);
+	pthread_join(th, NULL);
+	/* Everything arrived whole and in order, then EOF. */
+	assert_int_equal(rd.rc, -ECONNRESET);
+	assert_int_equal(rd.stats, NSTATS);
+	assert_int_equal(rd.out_of_order, 0);
+	assert_int_equal(rd.other, 0);
+	assert_int_equal(rd.pings, hb.pings);
+	close(sv[1]);
+}
+
+/* A peer that went away ends the thread with the send error; fini still joins. */
+static void test_peer_gone(void **state)
+{
+	struct heartbeat hb;
+	int sv[2], i;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
+	assert_int_equal(heartbeat_start(&hb, 1000000ULL), 0);
+	for (i = 0; i < 500; i++) {
+		struct timespec ts = { .tv_nsec = 10000000 };
+		int err;
+
+		pthread_mutex_lock(&hb.mu);
+		err = hb.err;
+		pthread_mutex_unlock(&hb.mu);
+		if (err)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	heartbeat_fini(&hb);
+	assert_int_equal(hb.err, -ECONNRESET);
+	close(sv[0]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pings_and_messages),
+		cmocka_unit_test(test_peer_gone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

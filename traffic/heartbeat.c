@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* heartbeat.c: the PING thread of the exchange connection (see heartbeat.h). */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "traffic/conn.h"
+#include "traffic/heartbeat.h"
+
+int heartbeat_init(struct heartbeat *hb, int fd)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	memset(hb, 0, sizeof(*hb));
+	hb->fd = fd;
+	if ((rc = pthread_mutex_init(&hb->send_mu, NULL)))
+		return -rc;
+	if ((rc = pthread_mutex_init(&hb->mu, NULL)))
+		goto fail_mu;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&hb->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc)
+		goto fail_cond;
+	return 0;
+fail_cond:
+	pthread_mutex_destroy(&hb->mu);
+fail_mu:
+	pthread_mutex_destroy(&hb->send_mu);
+	return -rc;
+}
+
+int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t timeout_ns,
+		   char *why, size_t n)
+{
+	int rc;
+
+	pthread_mutex_lock(&hb->send_mu);
+	rc = conn_send(hb->fd, m, timeout_ns, why, n);
+	pthread_mutex_unlock(&hb->send_mu);
+	return rc;
+}
+
+static void *beat(void *arg)
+{
+	struct heartbeat *hb = arg;
+	const struct xchg_msg ping = { .type = XCHG_PING };
+	struct timespec at;
+	char why[128];
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	pthread_mutex_lock(&hb->mu);
+	while (!hb->stop) {
+		at.tv_nsec += (long)(hb->period_ns % 1000000000ULL);
+		at.tv_sec += (time_t)(hb->period_ns / 1000000000ULL) + at.tv_nsec / 1000000000L;
+		at.tv_nsec %= 1000000000L;
+		while (!hb->stop && pthread_cond_timedwait(&hb->cond, &hb->mu, &at) != ETIMEDOUT)
+			;
+		if (hb->stop)
+			break;
+		pthread_mutex_unlock(&hb->mu);
+		rc = heartbeat_send(hb, &ping, hb->period_ns, why, sizeof(why));
+		pthread_mutex_lock(&hb->mu);
+		if (rc) {
+			/* The main loop sees the broken connection itself. */
+			hb->err = rc;
+			break;
+		}
+		hb->pings++;
+	}
+	pthread_mutex_unlock(&hb->mu);
+	return NULL;
+}
+
+int heartbeat_start(struct heartbeat *hb, uint64_t period_ns)
+{
+	sigset_t all, old;
+	int rc;
+
+	hb->period_ns = period_ns;
+	/* Signals (Ctrl-C) go to the main thread, whose waits they must interrupt. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&hb->th, NULL, beat, hb);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	hb->running = true;
+	return 0;
+}
+
+void heartbeat_fini(struct heartbeat *hb)
+{
+	if (hb->running) {
+		pthread_mutex_lock(&hb->mu);
+		hb->stop = true;
+		pthread_cond_signal(&hb->cond);
+		pthread_mutex_unlock(&hb->mu);
+		pthread_join(hb->th, NULL);
+		hb->running = false;
+	}
+	pthread_cond_destroy(&hb->cond);
+	pthread_mutex_destroy(&hb->mu);
+	pthread_mutex_destroy(&hb->send_mu);
+}
