@@ -26,6 +26,20 @@ static size_t count(const struct opt *t)
 	return n;
 }
 
+/* 1000000 -> "1ms", 2500000000 -> "2500ms": the largest unit that divides it. */
+static void fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { uint64_t div; const char *unit; } u[] = {
+		{ 3600000000000ULL, "h" }, { 60000000000ULL, "m" }, { 1000000000ULL, "s" },
+		{ 1000000ULL, "ms" }, { 1000ULL, "us" }, { 1ULL, "ns" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]) - 1 && (ns == 0 || ns % u[i].div); i++)
+		;
+	snprintf(buf, len, "%" PRIu64 "%s", ns / u[i].div, u[i].unit);
+}
+
 static const char *kind_want(const struct opt *o, char *buf, size_t len)
 {
 	char lo[32], hi[32];
@@ -44,8 +58,8 @@ static const char *kind_want(const struct opt *o, char *buf, size_t len)
 			 "(e.g. 64, 4K, 1M)", o->min, o->max);
 		return buf;
 	case OPT_DUR:
-		snprintf(lo, sizeof(lo), "%gms", (double)o->min / 1e6);
-		snprintf(hi, sizeof(hi), "%gs", (double)o->max / 1e9);
+		fmt_dur(o->min, lo, sizeof(lo));
+		fmt_dur(o->max, hi, sizeof(hi));
 		if (o->max == UINT64_MAX)
 			snprintf(buf, len, "expected a duration >= %s (e.g. 500us, 10ms, 30s, 5m)", lo);
 		else
