@@ -264,7 +264,7 @@ void opt_help(const struct opt_cmd *c, FILE *f)
 			w += snprintf(head + w, sizeof(head) - (size_t)w,
 				      t[i].flags & OPT_OPTIONAL ? "[=%s]" : " %s", t[i].arg);
 		fputs(head, f);
-		if (w >= HELP_COL - 1) {
+		if (w >= HELP_COL) {
 			fputc('\n', f);
 			w = 0;
 		}

@@ -21,7 +21,7 @@ ip -n "$NSA" link set pfca up && ip -n "$NSB" link set pfcb up
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
-ip netns exec "$NSB" "$PFCLAB" capture -i pfcb --ce -q --json -c $((4 * N)) -d 30s \
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcb --ce -q --json -c $((4 * N)) -D 30s \
 	--pcapng -w "$tmp/cap.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cap=$!
 defer kill "$cap"
@@ -53,7 +53,7 @@ else
 fi
 
 # rotation by size: N PFC frames of 60 bytes into files of at least 16 KiB each
-ip netns exec "$NSB" "$PFCLAB" capture -i pfcb -q --json -c "$N" -d 30s -C 16K \
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcb -q --json -c "$N" -D 30s -C 16K \
 	-w "$tmp/rot.pcap" >"$tmp/rot.json" 2>"$tmp/rot.err" &
 cap=$!
 defer kill "$cap"

@@ -23,7 +23,7 @@ review|"$PFCLAB" review "$pcap"
 review --json|"$PFCLAB" review --json "$pcap"
 doctor --json|"$PFCLAB" doctor --json
 monitor --json|ip netns exec "$ns" "$PFCLAB" monitor -i lo -c 3 -I 10ms --sources link --json
-capture -j|ip netns exec "$ns" "$PFCLAB" capture -i lo -c 1 -d 100ms -j
+capture -j|ip netns exec "$ns" "$PFCLAB" capture -i lo -c 1 -D 100ms -j
 traffic --json|"$PFCLAB" traffic --check-mem host --json
 EOF2
 finish
