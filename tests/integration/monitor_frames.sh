@@ -14,7 +14,7 @@ ip -n "$NSA" link set mfa up && ip -n "$NSB" link set mfb up
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
-ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -t 4s \
+ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -D 4s \
 	>"$tmp/mon.json" 2>"$tmp/mon.err" &
 mon=$!
 defer kill "$mon"

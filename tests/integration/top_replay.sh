@@ -16,10 +16,10 @@ tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
 rec=$tmp/results/run1/h2
-ip netns exec "$NSB" "$PFCLAB" monitor -i trb --frames -I 200ms -t 3s -q --record "$rec" \
+ip netns exec "$NSB" "$PFCLAB" monitor -i trb --frames -I 200ms -D 3s -q --record "$rec" \
 	2>"$tmp/mon.err" &
 mon=$!
-ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -t 3s -q --record "$tmp/results/run1/h1" \
+ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -D 3s -q --record "$tmp/results/run1/h1" \
 	2>/dev/null &
 mon2=$!
 defer kill "$mon" "$mon2"
