@@ -86,6 +86,8 @@ static int store(const struct opt *o, const char *val)
 
 	spelled(o, name, sizeof(name));
 	switch (o->kind) {
+	case OPT_TEXT:
+		return 0;
 	case OPT_FLAG:
 		*(bool *)o->dst = true;
 		return 0;
@@ -151,7 +153,7 @@ static size_t put_letter(char *so, size_t k, size_t len, char l, int has)
 /* getopt_long's tables from ours: long options return 256 + index, letters themselves. */
 static void build(const struct opt *t, size_t n, struct option *lo, char *so, size_t solen)
 {
-	size_t i, k = 0;
+	size_t i, k = 0, nl = 0;
 	const char *a;
 
 	so[k++] = ':';	/* a missing value returns ':' so that we name it */
@@ -160,14 +162,16 @@ static void build(const struct opt *t, size_t n, struct option *lo, char *so, si
 		int has = t[i].kind == OPT_FLAG ? no_argument :
 			  t[i].flags & OPT_OPTIONAL ? optional_argument : required_argument;
 
-		lo[i] = (struct option){ t[i].name, has, NULL, 256 + (int)i };
+		if (t[i].kind == OPT_TEXT)
+			continue;
+		lo[nl++] = (struct option){ t[i].name, has, NULL, 256 + (int)i };
 		if (t[i].letter)
 			k = put_letter(so, k, solen, t[i].letter, has);
 		for (a = t[i].alias; a && *a; a++)
 			k = put_letter(so, k, solen, *a, has);
 	}
-	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
-	lo[n + 1] = (struct option){ 0 };
+	lo[nl] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[nl + 1] = (struct option){ 0 };
 	so[k] = '\0';
 }
 
@@ -240,7 +244,7 @@ bool opt_given(const struct opt_cmd *c, const char *name)
 	if (seen_tab != c->opts)
 		return false;
 	for (i = 0; i < n && i < OPT_MAX; i++)
-		if (!strcmp(c->opts[i].name, name))
+		if (c->opts[i].kind != OPT_TEXT && !strcmp(c->opts[i].name, name))
 			return seen[i];
 	return false;
 }
@@ -256,6 +260,10 @@ void opt_help(const struct opt_cmd *c, FILE *f)
 		const char *h = t[i].help, *nl;
 		int w;
 
+		if (t[i].kind == OPT_TEXT) {
+			fprintf(f, "%s\n", h);
+			continue;
+		}
 		if (t[i].letter)
 			w = snprintf(head, sizeof(head), "  -%c, --%s", t[i].letter, t[i].name);
 		else

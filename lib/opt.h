@@ -28,6 +28,7 @@ enum opt_kind {
 	OPT_DUR,	/* uint64_t *: nanoseconds from 10ms, 1s, 250us ..., in [min, max] */
 	OPT_STR,	/* const char **: the argument itself */
 	OPT_FN,		/* fn(dst, value, why): anything else */
+	OPT_TEXT,	/* not an option: a heading in --help (.help), e.g. "How many:" */
 };
 
 #define OPT_OPTIONAL	0x1	/* the value is optional: --frames[=IFACE] */
@@ -52,6 +53,7 @@ struct opt {
 };
 
 #define OPT_END { 0 }
+#define OPT_HEADING(text) { "", 0, OPT_TEXT, .help = (text) }
 
 struct opt_cmd {
 	const char *name;	/* "monitor": messages say "pfclab monitor: ..." */

@@ -84,7 +84,7 @@ inb capture -i pfcob -q --json -c 400 -D 30s -C 4K -W 3 -w "$tmp/c/r.pcap" \
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/c.err" && break; sleep 0.1; done
-ina inject --quiet -i pfcoa -c 400 -r 100000 pfc --prio 2 -q 5
+ina inject --quiet -i pfcoa -c 400 -r 100000 pfc --prio 2 --quanta 5
 wait "$cap"
 rc=$?
 files=$(ls "$tmp/c" | tr '\n' ' ')

@@ -29,7 +29,7 @@ for _ in $(seq 100); do grep -q listening "$tmp/cap.err" && break; sleep 0.1; do
 grep -q listening "$tmp/cap.err" || { fail $name "capture did not start: $(cat "$tmp/cap.err")"; finish; }
 
 inj() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i pfca -c "$N" -r 200000 "$@"; }
-inj pause -q 100 && inj pfc --prio 3 -q 100 &&
+inj pause --quanta 100 && inj pfc --prio 3 --quanta 100 &&
 	inj cnp --src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 &&
 	inj roce --ecn ce --src-ip 10.9.0.1 --dst-ip 10.9.0.2 --len 256 ||
 	{ fail $name "inject failed"; finish; }
@@ -58,7 +58,7 @@ ip netns exec "$NSB" "$PFCLAB" capture -i pfcb -q --json -c "$N" -D 30s -C 16K \
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/rot.err" && break; sleep 0.1; done
-inj pfc --prio 5 -q 7
+inj pfc --prio 5 --quanta 7
 wait "$cap"
 files=$(ls "$tmp"/rot.pcap.* 2>/dev/null | wc -l)
 sum=$("$PFCLAB" review --json "$tmp"/rot.pcap.* | jq '.kinds.pfc')

@@ -32,7 +32,7 @@ N=50
 A "$PFCLAB" capture -i pfra -q --json -D 20s -c $N -w "$tmp/cnp.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cpid=$!
 defer kill $cpid
-B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -d 20s >"$tmp/np.txt" 2>&1 &
+B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -D 20s >"$tmp/np.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/cap.err" listening && wait_listening "$tmp/np.txt" answering ||
@@ -53,7 +53,7 @@ else
 	fail "inject_reactive: cnp-on-ce" "captured '$got' (want '10.9.0.2 119 $N'); $(cat "$tmp/np.txt" | tail -n 1)"
 fi
 
-B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 100ms -d 20s >"$tmp/np2.txt" 2>&1 &
+B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 100ms -D 20s >"$tmp/np2.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/np2.txt" answering

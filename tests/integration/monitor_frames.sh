@@ -19,7 +19,7 @@ ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -D 4s \
 mon=$!
 defer kill "$mon"
 sleep 1
-ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 40 -r 2000 pfc --prio 3 -q 100 &&
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 40 -r 2000 pfc --prio 3 --quanta 100 &&
 	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 25 -r 2000 cnp \
 		--src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 ||
 	{ fail $name "inject failed"; finish; }

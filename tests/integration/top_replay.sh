@@ -24,8 +24,8 @@ ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -D 3s -q --record "$tmp/r
 mon2=$!
 defer kill "$mon" "$mon2"
 sleep 0.8
-ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 -q 100 &&
-	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 -q 100 ||
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 --quanta 100 &&
+	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 --quanta 100 ||
 	{ fail "$name: inject"; finish; }
 wait "$mon" && wait "$mon2" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
 
