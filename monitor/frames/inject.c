@@ -524,6 +524,13 @@ static int inject_parse(int argc, char **argv)
 	ia.o.have_src_mac = opt_given(&inject_cmd, "src-mac");
 	ia.o.have_dst_mac = opt_given(&inject_cmd, "dst-mac");
 	if (first != argc - 1) {
+		uint64_t q;
+
+		if (first < argc - 1 && ia.o.quiet && !parse_u64(argv[first], 0, 0xffff, &q)) {
+			pfc_err("'%s' is not a KIND: -q is --quiet now; give the pause time as "
+				"--quanta %s", argv[first], argv[first]);
+			return OPT_USAGE;
+		}
 		pfc_err("give exactly one KIND (pause, pfc, cnp, roce, cnp-on-ce, pfc-on-backlog);"
 			" 'pfclab inject --help' explains them");
 		return OPT_USAGE;
