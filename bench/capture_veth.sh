@@ -17,7 +17,9 @@
 #
 # pfclab is measured in its default (immediate: every frame handed over at once) and
 # with --no-immediate (the kernel fills blocks of frames; at most 10 ms later); tcpdump
-# with the same buffer, filter and immediate mode is the peer. Target: 1 Mpps.
+# with the same buffer, filter and immediate mode is the peer. Target: 1 Mpps. Beside each
+# rate, the capture's CPU time (user + system) per million frames captured: pfclab's own
+# getrusage (capture --json cpu_seconds), tcpdump's through GNU time.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
@@ -94,37 +96,41 @@ run_pfclab() { # $1 = kind, $2 = rate, $3 = extra option -> "achieved captured d
 	sleep 1
 	kill -INT $cpid 2>/dev/null # normally it has stopped at -c already
 	wait $cpid
-	got=$(jq -r "\"\(.kinds.$1) \(.interfaces[0].kernel_drops)\"" "$dir/cap-bench.json")
+	got=$(jq -r "\"\(.kinds.$1) \(.interfaces[0].kernel_drops) \(.cpu_seconds)\"" "$dir/cap-bench.json")
 	echo "$a $got"
 }
 
 run_tcpdump() { # $1 = kind, $2 = rate -> "achieved captured drops"
 	local n=$(($2 / QUEUES * QUEUES * SECS)) a
-	ip netns exec "$nsb" taskset -c "$CPU_CAP" tcpdump -Z root --immediate-mode -i pfcb -B 65536 -s 256 \
+	# GNU time reports tcpdump's CPU (user + system); SIGINT goes to tcpdump itself
+	ip netns exec "$nsb" taskset -c "$CPU_CAP" /usr/bin/time -f "%U %S" -o "$dir/cap-bench.tdtime" \
+		tcpdump -Z root --immediate-mode -i pfcb -B 65536 -s 256 \
 		-w "$dir/cap-bench.tcpdump" "$filter" >"$dir/cap-bench.td" 2>&1 &
-	local tpid=$!
+	local tpid=$! td
 	for _ in $(seq 50); do grep -q listening "$dir/cap-bench.td" 2>/dev/null && break; sleep 0.1; done
 	a=$(offer "$1" "$2" "$n")
 	sleep 1
-	kill -INT $tpid
+	td=$(pgrep -P $tpid | head -n 1) # ip netns exec and taskset exec time, time forks tcpdump
+	kill -INT "${td:-$tpid}"
 	wait $tpid
-	echo "$a $(awk '/packets captured/ { c = $1 } /dropped by kernel/ { d = $1 } END { print c, d }' "$dir/cap-bench.td")"
+	echo "$a $(awk '/packets captured/ { c = $1 } /dropped by kernel/ { d = $1 } END { print c, d }' "$dir/cap-bench.td") $(awk '{ print $1 + $2 }' "$dir/cap-bench.tdtime")"
 }
 
 # best achieved rate with every frame captured and no drops, over rising offered rates
 # (each tried up to TRIES times); stops at the first rate that loses frames
-measure() { # $1 = label, $2 = kind, $3... = command -> sets best
-	local label=$1 kind=$2 r t a got drops n ok
+measure() { # $1 = label, $2 = kind, $3... = command -> sets best, best_cpu (s per Mframe)
+	local label=$1 kind=$2 r t a got drops n ok cpu
 	shift 2
-	best=0
+	best=0 best_cpu=0
 	for r in $RATES; do
 		n=$((r / QUEUES * QUEUES * SECS)) ok=0
 		for t in $(seq "$TRIES"); do
-			read -r a got drops < <("$@" "$kind" "$r")
-			echo "  $label $kind offered $r/s arrived ${a:-?}/s captured ${got:-?}/$n drops ${drops:-?}"
+			read -r a got drops cpu < <("$@" "$kind" "$r")
+			cpu=$(awk -v c="${cpu:-0}" -v n="$n" 'BEGIN { printf "%.3f", c / n * 1e6 }')
+			echo "  $label $kind offered $r/s arrived ${a:-?}/s captured ${got:-?}/$n drops ${drops:-?} CPU ${cpu} s per million frames"
 			if [ "${got:-0}" = "$n" ] && [ "${drops:-1}" = 0 ]; then
 				ok=1
-				[ "${a:-0}" -gt "$best" ] && best=$a
+				[ "${a:-0}" -gt "$best" ] && best=$a best_cpu=$cpu
 			else
 				ok=0
 				break
@@ -143,15 +149,15 @@ for kind in $KINDS; do
 	# the same path with no capture at all: what the veth and senders reach alone
 	echo "  no capture $kind offered $top/s arrived $(offer "$kind" "$top" $((top / QUEUES * QUEUES * SECS)))/s"
 	measure pfclab "$kind" pf_imm
-	p=$best
+	p=$best pc=$best_cpu
 	measure "pfclab --no-immediate" "$kind" pf_batch
-	b=$best
-	t=0
+	b=$best bc=$best_cpu
+	t=0 tc=0
 	if command -v tcpdump >/dev/null; then
 		measure tcpdump "$kind" run_tcpdump
-		t=$best
+		t=$best tc=$best_cpu
 	fi
-	awk -v n="$name" -v k="$kind" -v p="$p" -v b="$b" -v t="$t" 'BEGIN {
-		printf "BENCH %s (%s): pfclab %.2f Mpps (--no-immediate %.2f), tcpdump %.2f Mpps, ratio %s (target pfclab >= 1 Mpps with zero drops)\n",
-			n, k, p / 1e6, b / 1e6, t / 1e6, (t > 0 ? sprintf("%.2f", p / t) : "n/a") }'
+	awk -v n="$name" -v k="$kind" -v p="$p" -v b="$b" -v t="$t" -v pc="$pc" -v bc="$bc" -v tc="$tc" 'BEGIN {
+		printf "BENCH %s (%s): pfclab %.2f Mpps (--no-immediate %.2f), tcpdump %.2f Mpps, ratio %s (target pfclab >= 1 Mpps with zero drops); CPU per million frames at those rates: pfclab %.2f s (--no-immediate %.2f), tcpdump %.2f s\n",
+			n, k, p / 1e6, b / 1e6, t / 1e6, (t > 0 ? sprintf("%.2f", p / t) : "n/a"), pc, bc, tc }'
 done

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # traffic_vs_perftest.sh: pfclab traffic vs perftest ib_write_bw in the virtual lab (rxe
-# under QEMU TCG): bidirectional 64 KiB bandwidth and one-way 64 B message rate, measured
-# the same way for both (rxe packet counters over the same window), in alternating rounds;
-# the figures are medians over the rounds. Prints BENCH lines. Figures are those of an
+# under QEMU TCG): a sweep of message sizes (BENCH_SIZES, default 64 B to 4 MiB), one way
+# and both ways (BENCH_MODES), at equal settings (-q 1 -t 128 -l 1), measured the same
+# way for both (rxe packet counters over the same window, Mpps), in ABBA rounds
+# (BENCH_ROUNDS, default 2); the figures are medians over the rounds. Prints BENCH lines. Figures are those of an
 # emulated CPU shared with the rest of the host: compare the ratio, not the numbers.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +18,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 fi
 [ -x "$PFCLAB" ] || { echo "BENCH traffic_vs_perftest: no pfclab binary at $PFCLAB (run make)"; exit 1; }
 rm -rf "$out"
-PFCLAB=$PFCLAB lab/vlab/vlab run --out "$out" --timeout 600 bench/guest/traffic_vs_perftest.sh >"$out.log" 2>&1
+PFCLAB=$PFCLAB lab/vlab/vlab run --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} bench/guest/traffic_vs_perftest.sh >"$out.log" 2>&1
 rc=$?
 f=$out/traffic_vs_perftest/figures.txt
 if [ ! -s "$f" ]; then
@@ -42,5 +43,8 @@ line() { # name case unit what
 		printf "BENCH %s: pfclab %s %s, ib_write_bw %s %s, ratio %s (target >= 1.0)\n", n, p, u, q, u, r }'
 	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]"
 }
-line traffic_bidir_64k bidir64k Gb/s
-line traffic_oneway_64b_msgrate oneway64 Mpps
+for m in ${BENCH_MODES:-oneway bidir}; do
+	for sz in ${BENCH_SIZES:-64 4096 65536 1048576 4194304}; do
+		line "traffic_${m}_$sz" "$m$sz" Mpps
+	done
+done

@@ -15,6 +15,7 @@ PKGS=(
 	libyaml-dev libsodium-dev
 	openssh-server openssh-client slurmctld slurmd slurm-client munge
 	tmux valgrind python3
+	btop
 )
 
 missing=()

@@ -47,6 +47,10 @@ struct mon_src_ops {
 	void (*close)(struct mon_src *s);
 	/* The last failure, one line ("" when none): what, on which device, why. */
 	const char *(*last_error)(const struct mon_src *s);
+	/* Optional: CPU time spent so far in the source's own threads (a reader thread that
+	 * reads on its own cadence), for --stats. NULL: it has none.
+	 */
+	uint64_t (*thread_cpu_ns)(const struct mon_src *s);
 };
 
 struct mon_src {
@@ -56,6 +60,8 @@ struct mon_src {
 	int index;		/* GPU index */
 	char driver[64];	/* for the catalog: "mlx5_core", "rxe", "veth" */
 	uint64_t min_period_ns;	/* sample at most this often (0: every tick) */
+	uint64_t cadence_ns;	/* own reading cadence of a source with a reader thread
+				 * (0: the source's default) */
 	uint64_t epoch;		/* bumped by the source when the device was re-created or
 				 * its counters restarted: no delta across an epoch change */
 	struct mon_field *fields;

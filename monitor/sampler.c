@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/util.h"
@@ -24,6 +25,8 @@ struct mon_slot {
 	uint64_t last_try_ns;
 	uint64_t last_read_ns;
 	bool have_read;
+	uint64_t cpu_ns;	/* sampling thread CPU spent in this source (cfg.cpu_stats) */
+	uint64_t thread_cpu_done_ns;	/* its own threads' CPU from earlier openings */
 };
 
 struct mon_engine {
@@ -205,8 +208,18 @@ static int slot_map(struct mon_engine *e, size_t si)
 	return e->layout != before;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void slot_close(struct mon_slot *sl)
 {
+	if (sl->open && sl->s.ops->thread_cpu_ns)
+		sl->thread_cpu_done_ns += sl->s.ops->thread_cpu_ns(&sl->s);
 	if (sl->open && sl->s.ops->close)
 		sl->s.ops->close(&sl->s);
 	sl->open = false;
@@ -455,8 +468,16 @@ int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out)
 	e->cur.reset_mask = 0;
 	for (i = 0; i < e->ncol; i++)
 		e->vals[i].flags = 0;
-	for (i = 0; i < e->nslot; i++)
-		slot_sample(e, i, now);
+	for (i = 0; i < e->nslot; i++) {
+		if (e->cfg.cpu_stats) {
+			uint64_t c0 = thread_cpu_ns();
+
+			slot_sample(e, i, now);
+			e->slot[i].cpu_ns += thread_cpu_ns() - c0;
+		} else {
+			slot_sample(e, i, now);
+		}
+	}
 	e->cur.ncol = e->ncol;
 	e->cur.v = e->vals;
 	*out = &e->cur;
@@ -495,6 +516,25 @@ size_t mon_engine_nsrc(const struct mon_engine *e)
 const struct mon_src *mon_engine_src(const struct mon_engine *e, size_t i)
 {
 	return i < e->nslot ? &e->slot[i].s : NULL;
+}
+
+int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns)
+{
+	if (i >= e->nslot)
+		return -EINVAL;
+	e->slot[i].s.cadence_ns = ns;
+	return 0;
+}
+
+void mon_engine_src_cpu(const struct mon_engine *e, size_t i, uint64_t *sampling_ns,
+			uint64_t *thread_ns)
+{
+	const struct mon_slot *sl = &e->slot[i];
+
+	*sampling_ns = sl->cpu_ns;
+	*thread_ns = sl->thread_cpu_done_ns;
+	if (sl->open && sl->s.ops->thread_cpu_ns)
+		*thread_ns += sl->s.ops->thread_cpu_ns(&sl->s);
 }
 
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i)

@@ -19,6 +19,7 @@ struct mon_engine_cfg {
 	uint64_t retry_ns;		/* how often a gone source is retried (default 100 ms) */
 	const struct mon_catalog *catalog;	/* may be NULL */
 	mon_event_cb on_event;		/* may be NULL */
+	bool cpu_stats;			/* account the sampling CPU of each source */
 	void *arg;
 };
 
@@ -42,6 +43,13 @@ void mon_engine_free(struct mon_engine *e);
 
 size_t mon_engine_nsrc(const struct mon_engine *e);
 const struct mon_src *mon_engine_src(const struct mon_engine *e, size_t i);
+/* Reading cadence for source i's own reader thread (before mon_engine_start). */
+int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns);
+/* CPU spent on source i so far: in the sampling thread (only with cfg.cpu_stats) and in
+ * the source's own threads.
+ */
+void mon_engine_src_cpu(const struct mon_engine *e, size_t i, uint64_t *sampling_ns,
+			uint64_t *thread_ns);
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i);
 const struct mon_col *mon_engine_cols(const struct mon_engine *e, size_t *n);
 /* Bumped whenever columns are appended (a recorder starts a new CSV segment). */

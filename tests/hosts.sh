@@ -7,9 +7,13 @@
 #   fakehosts_up N          hosts h1..hN; sets FAKEHOSTS=(h1 .. hN), FAKEHOST_ADDR[hK],
 #                           FAKEHOST_NS[hK], FAKEHOST_SSHD_PID[hK], FAKEHOST_IF[hK] (the
 #                           host's veth inside its namespace), FAKEHOST_BIN[hK] (a folder
-#                           first in PATH of that host's ssh sessions) and SSH_CONFIG
-#                           (an ssh_config with a Host entry per name)
+#                           first in PATH of that host's ssh sessions, holding `pfclab`, a
+#                           script running $PFCLAB, which a test may replace) and SSH_CONFIG
+#                           (an ssh_config with a Host entry per name); exports
+#                           XDG_RUNTIME_DIR as a private folder, so ssh control sockets
+#                           made under it (pfclab's own) go with the lab
 #   fakehost_exec NAME CMD  run CMD in NAME's namespaces (network, hostname, mounts)
+#   fakehost_pfclab_reset NAME   NAME's `pfclab` runs $PFCLAB again
 #   fakehost_kill NAME      the host dies silently: its link goes down, then every process
 #                           in its namespace is killed
 #   slurm_up N              nodes n1..nN (a namespace each, own hostname and address),
@@ -119,11 +123,15 @@ fakehosts_up() {
 	: >"$_LAB_DIR/known_hosts"
 	: >"$_LAB_DIR/empty"
 	SSH_CONFIG=$_LAB_DIR/ssh_config
+	mkdir -m 700 -p "$_LAB_DIR/xdg"
+	export XDG_RUNTIME_DIR=$_LAB_DIR/xdg
 	: >"$SSH_CONFIG"
 	for ((k = 1; k <= n; k++)); do
 		name=h$k
 		dir=$_LAB_DIR/$name
 		mkdir -p "$dir/bin"
+		FAKEHOST_BIN[$name]=$dir/bin
+		fakehost_pfclab_reset "$name"
 		_lab_node_add "$name" || return 1
 		ns=${_LAB_NODE_NS[$name]}
 		addr=$_LAB_NODE_ADDR
@@ -156,7 +164,6 @@ fakehosts_up() {
 		FAKEHOST_NS[$name]=$ns
 		FAKEHOST_SSHD_PID[$name]=$pid
 		FAKEHOST_IF[$name]=eth0
-		FAKEHOST_BIN[$name]=$dir/bin
 		cat >>"$SSH_CONFIG" <<-EOF
 			Host $name
 			  HostName $addr
@@ -192,10 +199,19 @@ fakehosts_up() {
 }
 
 _fakehosts_masters_exit() {
-	local name
-	for name in "${FAKEHOSTS[@]}"; do
-		ssh -F "$SSH_CONFIG" -O exit "$name" >/dev/null 2>&1
-	done
+	local s
+	while IFS= read -r s; do
+		ssh -o ControlPath="$s" -O exit lab >/dev/null 2>&1
+	done < <(find "$_LAB_DIR" -type s -name 'cm-*' 2>/dev/null)
+}
+
+# fakehost_pfclab_reset NAME: see the header. A script, not a link: a test writing its
+# own `pfclab` there must never write through to the real binary.
+fakehost_pfclab_reset() {
+	local f=${FAKEHOST_BIN[$1]}/pfclab
+	rm -f "$f"
+	printf '#!/bin/sh\nexec %s "$@"\n' "$(readlink -f "$PFCLAB")" >"$f"
+	chmod +x "$f"
 }
 
 # fakehost_exec NAME CMD...: see the header.

@@ -17,6 +17,7 @@ static const struct mem_ops *const mem_backends[] = {
 	&mem_cuda_dmabuf_ops,
 	&mem_auto_ops,
 	&mem_geforce_ops,
+	&mem_geforce_vmm_ops,
 };
 
 const struct mem_ops *mem_ops_find(const char *name)

@@ -63,6 +63,7 @@ extern const struct mem_ops mem_cuda_ops;
 extern const struct mem_ops mem_cuda_dmabuf_ops;
 extern const struct mem_ops mem_auto_ops;
 extern const struct mem_ops mem_geforce_ops;
+extern const struct mem_ops mem_geforce_vmm_ops;
 
 /* Registry (mem.c). */
 const struct mem_ops *mem_ops_find(const char *name);

@@ -14,14 +14,11 @@
 
 #define GPU_ALIGN (2u << 20)
 
-int mem_cuda_buf_alloc(struct mem_buf *b, const struct mem_req *req)
+/* Open the GPU for b (b->priv, b->desc); 0 or -errno with b->why. */
+static int buf_open(struct mem_buf *b, const struct mem_req *req, struct mem_cuda_buf **out)
 {
 	struct mem_cuda_buf *cb;
 	const struct cuda_api *a;
-	size_t len;
-	char buf[160];
-	unsigned int one = 1;
-	cu_result r;
 	int rc;
 
 	if (!req->len)
@@ -39,6 +36,24 @@ int mem_cuda_buf_alloc(struct mem_buf *b, const struct mem_req *req)
 	snprintf(b->desc, sizeof(b->desc), "GPU %d %s (%s), CUDA driver %d.%d", cb->gpu.ordinal,
 		 cb->gpu.name, cb->gpu.bus_id, a->driver_version / 1000,
 		 a->driver_version % 1000 / 10);
+	*out = cb;
+	return 0;
+}
+
+int mem_cuda_buf_alloc(struct mem_buf *b, const struct mem_req *req)
+{
+	struct mem_cuda_buf *cb;
+	const struct cuda_api *a;
+	size_t len;
+	char buf[160];
+	unsigned int one = 1;
+	cu_result r;
+	int rc;
+
+	rc = buf_open(b, req, &cb);
+	if (rc)
+		return rc;
+	a = cb->gpu.api;
 	len = (req->len + GPU_ALIGN - 1) / GPU_ALIGN * GPU_ALIGN;
 	r = a->mem_alloc(&cb->ptr, len);
 	if (r != CU_SUCCESS)
@@ -50,6 +65,77 @@ int mem_cuda_buf_alloc(struct mem_buf *b, const struct mem_req *req)
 	a->pointer_set_attribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, cb->ptr);
 	b->addr = (void *)(uintptr_t)cb->ptr;
 	b->len = len;
+	b->device = true;
+	return 0;
+}
+
+int mem_cuda_buf_alloc_vmm(struct mem_buf *b, const struct mem_req *req)
+{
+	struct cu_mem_alloc_prop prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE },
+		.alloc_flags = { .gpu_direct_rdma_capable = 1 },
+	};
+	struct cu_mem_access_desc acc = {
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	struct mem_cuda_buf *cb;
+	const struct cuda_api *a;
+	size_t len, gran = 0;
+	char buf[160];
+	int rc, sup = 0;
+	cu_result r;
+
+	rc = buf_open(b, req, &cb);
+	if (rc)
+		return rc;
+	a = cb->gpu.api;
+	if (!a->mem_create || !a->mem_release || !a->mem_address_reserve ||
+	    !a->mem_address_free || !a->mem_map || !a->mem_unmap || !a->mem_set_access ||
+	    !a->mem_get_granularity)
+		return mem_buf_fail(b, -EOPNOTSUPP, "libcuda.so.1 (CUDA driver %d) lacks the VMM API "
+				    "(cuMemCreate ...): use a driver of CUDA 11.x or newer",
+				    a->driver_version);
+	r = a->device_get_attribute(&sup, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED,
+				    cb->gpu.dev);
+	if (r != CU_SUCCESS || !sup)
+		return mem_buf_fail(b, -EOPNOTSUPP, "GPU %s reports GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED="
+				    "%d: VMM memory cannot be registered with a NIC there; use --mem "
+				    "geforce (cuMemAlloc)", cb->gpu.bus_id, sup);
+	prop.location.id = cb->gpu.dev;
+	acc.location.id = cb->gpu.dev;
+	r = a->mem_get_granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	if (r != CU_SUCCESS || !gran)
+		return mem_buf_fail(b, -EIO, "cuMemGetAllocationGranularity failed: %s",
+				    cuda_result_str(a, r, buf, sizeof(buf)));
+	if (gran < GPU_ALIGN)
+		gran = GPU_ALIGN;
+	len = (req->len + gran - 1) / gran * gran;
+	r = a->mem_create(&cb->vmm, len, &prop, 0);
+	if (r != CU_SUCCESS) {
+		cb->vmm = 0;
+		return mem_buf_fail(b, -ENOMEM, "cuMemCreate of %zu bytes (gpuDirectRDMACapable) on "
+				    "GPU %s failed: %s", len, cb->gpu.bus_id,
+				    cuda_result_str(a, r, buf, sizeof(buf)));
+	}
+	r = a->mem_address_reserve(&cb->ptr, len, gran, 0, 0);
+	if (r != CU_SUCCESS) {
+		cb->ptr = 0;
+		return mem_buf_fail(b, -ENOMEM, "cuMemAddressReserve of %zu bytes failed: %s", len,
+				    cuda_result_str(a, r, buf, sizeof(buf)));
+	}
+	b->len = len;	/* what free unreserves from here on */
+	r = a->mem_map(cb->ptr, len, 0, cb->vmm, 0);
+	if (r != CU_SUCCESS)
+		return mem_buf_fail(b, -EIO, "cuMemMap failed: %s",
+				    cuda_result_str(a, r, buf, sizeof(buf)));
+	cb->mapped = true;
+	r = a->mem_set_access(cb->ptr, len, &acc, 1);
+	if (r != CU_SUCCESS)
+		return mem_buf_fail(b, -EIO, "cuMemSetAccess (read/write from GPU %s) failed: %s",
+				    cb->gpu.bus_id, cuda_result_str(a, r, buf, sizeof(buf)));
+	b->addr = (void *)(uintptr_t)cb->ptr;
 	b->device = true;
 	return 0;
 }
@@ -93,8 +179,15 @@ void mem_cuda_buf_free(struct mem_buf *b)
 	b->dmabuf_fd = -1;
 	if (!cb)
 		return;
-	if (cb->ptr)
+	if (cb->vmm) {
+		if (cb->mapped)
+			cb->gpu.api->mem_unmap(cb->ptr, b->len);
+		if (cb->ptr)
+			cb->gpu.api->mem_address_free(cb->ptr, b->len);
+		cb->gpu.api->mem_release(cb->vmm);
+	} else if (cb->ptr) {
 		cb->gpu.api->mem_free(cb->ptr);
+	}
 	cuda_gpu_close(&cb->gpu);
 	free(cb);
 	b->priv = NULL;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # traffic_vs_perftest.sh (vlab guest, run by bench/traffic_vs_perftest.sh): pfclab traffic
-# and perftest ib_write_bw over the same rxe pair, same sizes, same run length. Each figure
+# and perftest ib_write_bw over the same rxe pair, same sizes (64 B to 4 MiB), one way and
+# both ways, same settings (-q, -t, -l), same run length. Each figure
 # comes from rxe's sent_pkts counters over the same window in the middle of each run, so
 # both tools are measured the same way (perftest's own Gb/s is unreliable under TCG, its
 # cycle-counter calibration fails). The emulated CPU is shared with whatever else runs on
@@ -10,10 +11,14 @@
 # round.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 
-DUR=${BENCH_DUR:-9}		# each run
-SKIP=${BENCH_SKIP:-3}		# seconds after the client starts before the window opens
-WIN=${BENCH_WIN:-4}		# measured window
-ROUNDS=${BENCH_ROUNDS:-3}
+DUR=${BENCH_DUR:-7}		# each run
+SKIP=${BENCH_SKIP:-2}		# seconds after the client starts before the window opens
+WIN=${BENCH_WIN:-3}		# measured window
+ROUNDS=${BENCH_ROUNDS:-2}	# 2 = ABBA
+SIZES=${BENCH_SIZES:-64 4096 65536 1048576 4194304}
+MODES=${BENCH_MODES:-oneway bidir}
+# Equal settings for both tools: one QP, tx depth 128, one send per post call.
+SET=(-q 1 -t 128 -l 1)
 MTU=$(ibv_devinfo -d "$VLAB_DEV_A" | awk '/active_mtu/ { print $2; exit }')
 GID_B=$(vlab_gid_index "$VLAB_DEV_B" "$VLAB_IP_B")
 fig=$VLAB_OUT/figures.txt
@@ -22,6 +27,9 @@ fig=$VLAB_OUT/figures.txt
 hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
 
 # measure CASE TOOL SERVER_CMD... -- CLIENT_CMD...: runs both, samples the counters.
+# The figure is packets per second over the window (Mpps): for one way the client's
+# (rxe1), for both ways the sum. At one size both tools send the same packets per
+# message (MTU-sized pieces), so packets are the common measure of data moved.
 measure() {
 	local case=$1 tool=$2 scmd=() ccmd=() a0 b0 a1 b1
 	shift 2
@@ -44,47 +52,39 @@ measure() {
 	local src=$?
 	echo "$case $tool $((a1 - a0)) $((b1 - b0)) exit $src/$crc $(basename "$tag")" >>"$VLAB_OUT/raw.txt"
 	case $case in
-	bidir64k) # data packets both ways (ACKs, ~1 per 64 packets, are counted for both tools)
-		awk -v p=$((a1 - a0 + b1 - b0)) -v m="$MTU" -v w="$WIN" \
-			'BEGIN { printf "%.4f\n", p * m * 8 / w / 1e9 }' ;;
-	oneway64) # one packet per 64-byte message, sent by the client (rxe1)
-		awk -v p=$((b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
+	bidir*) awk -v p=$((a1 - a0 + b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
+	*) awk -v p=$((b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
 	esac | sed "s/^/$case $tool /" >>"$fig"
 }
 
 port=18800
-bidir() { # TOOL
+run() { # MODE SIZE TOOL
+	local b=() pb=()
 	port=$((port + 1))
-	if [ "$1" = perftest ]; then
-		measure bidir64k perftest \
-			ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s 65536 -D "$DUR" -b -F --report_gbits -p $port -- \
-			ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s 65536 -D "$DUR" -b -F --report_gbits -p $port "$VLAB_IP_A"
+	[ "$1" = bidir ] && b=(-b) pb=(-b)
+	if [ "$3" = perftest ]; then
+		measure "$1$2" perftest \
+			ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${pb[@]}" "${SET[@]}" -F -p $port -- \
+			ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${pb[@]}" "${SET[@]}" -F -p $port "$VLAB_IP_A"
 	else
-		measure bidir64k pfclab \
-			"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -s 65536 -D "$DUR" -b -p $port -- \
-			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s 65536 -D "$DUR" -b -p $port "$VLAB_IP_A"
-	fi
-}
-oneway() { # TOOL
-	port=$((port + 1))
-	if [ "$1" = perftest ]; then
-		measure oneway64 perftest \
-			ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s 64 -D "$DUR" -F -p $port -- \
-			ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s 64 -D "$DUR" -F -p $port "$VLAB_IP_A"
-	else
-		measure oneway64 pfclab \
-			"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -s 64 -D "$DUR" -p $port -- \
-			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s 64 -D "$DUR" -p $port "$VLAB_IP_A"
+		measure "$1$2" pfclab \
+			"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port -- \
+			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port "$VLAB_IP_A"
 	fi
 }
 
 # Rounds alternate the order (perftest first, then pfclab first) so drift hits both.
+n=0
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) -eq 1 ]; then a=perftest b=pfclab; else a=pfclab b=perftest; fi
-	bidir $a; bidir $b
-	oneway $a; oneway $b
+	for m in $MODES; do
+		for s in $SIZES; do
+			run "$m" "$s" $a; run "$m" "$s" $b
+			n=$((n + 2))
+		done
+	done
 done
 
 cat "$fig"
-if [ "$(wc -l <"$fig")" -eq $((4 * ROUNDS)) ]; then ok "bench figures collected"; else fail "bench figures collected" "$(cat "$fig")"; fi
+if [ "$(wc -l <"$fig")" -eq "$n" ]; then ok "bench figures collected"; else fail "bench figures collected" "$(cat "$fig")"; fi
 finish

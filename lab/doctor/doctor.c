@@ -148,6 +148,7 @@ int doctor_main(int argc, char **argv)
 	memset(&rep, 0, sizeof(rep));
 	doctor_check_kernel(&rep);
 	doctor_check_nvidia(&rep);
+	doctor_check_gpumem(&rep);
 	doctor_check_rdma(&rep);
 	doctor_check_pci(&rep);
 	render(&rep, want, nwant, json);

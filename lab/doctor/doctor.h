@@ -53,6 +53,24 @@ void doctor_check_nvidia(struct doctor_report *r);
 void doctor_check_rdma(struct doctor_report *r);
 void doctor_check_pci(struct doctor_report *r);
 
+/* Which way a NIC reaches GPU memory here, from these facts (doctor_gpumem.c). */
+struct doctor_gpumem_facts {
+	bool kernel_dmabuf;	/* kernel >= 5.12 */
+	bool open_modules;	/* NVIDIA open kernel modules loaded */
+	bool peer_core;		/* ib_core peer-memory core (/sys/kernel/mm/memory_peers) */
+	bool nv_mem;		/* nvidia-peermem registered with it */
+	bool geforce;		/* a GeForce/TITAN GPU */
+	int cuda_dmabuf;	/* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED of any GPU; -1 n/a */
+};
+enum {
+	DOCTOR_GPUMEM_PEERMEM = 1 << 0,
+	DOCTOR_GPUMEM_DMABUF = 1 << 1,
+	DOCTOR_GPUMEM_GEFORCE = 1 << 2,
+};
+/* The usable paths (DOCTOR_GPUMEM_* bits) and, in why, why each other one is not. */
+int doctor_gpumem_decide(const struct doctor_gpumem_facts *f, char *why, size_t len);
+void doctor_check_gpumem(struct doctor_report *r);
+
 /* GPU <-> NIC PCIe path, classified as `nvidia-smi topo -m` does. */
 enum doctor_topo {
 	DOCTOR_TOPO_PIX,	/* at most one PCIe switch between them */

@@ -74,6 +74,15 @@ static int load(void)
 	LOAD(memcpy_dtoh, "cuMemcpyDtoH_v2", "cuMemcpyDtoH");
 	LOAD(pointer_set_attribute, "cuPointerSetAttribute", NULL);
 	LOAD(mem_get_handle_for_address_range, "cuMemGetHandleForAddressRange", NULL);
+	/* Optional: the VMM API (--mem geforce-vmm). */
+	*(void **)&api.mem_get_granularity = dlsym(h, "cuMemGetAllocationGranularity");
+	*(void **)&api.mem_create = dlsym(h, "cuMemCreate");
+	*(void **)&api.mem_release = dlsym(h, "cuMemRelease");
+	*(void **)&api.mem_address_reserve = dlsym(h, "cuMemAddressReserve");
+	*(void **)&api.mem_address_free = dlsym(h, "cuMemAddressFree");
+	*(void **)&api.mem_map = dlsym(h, "cuMemMap");
+	*(void **)&api.mem_unmap = dlsym(h, "cuMemUnmap");
+	*(void **)&api.mem_set_access = dlsym(h, "cuMemSetAccess");
 	LOAD(get_error_name, "cuGetErrorName", NULL);
 	LOAD(get_error_string, "cuGetErrorString", NULL);
 

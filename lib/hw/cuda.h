@@ -21,6 +21,40 @@ typedef unsigned long long cu_deviceptr;
 #define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED 124
 #define CU_POINTER_ATTRIBUTE_SYNC_MEMOPS 6
 #define CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
+/* The virtual memory management API (CUDA 10.2+; gpuDirectRDMACapable since 11.x). */
+#define CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED 110
+#define CU_MEM_ALLOCATION_TYPE_PINNED 1
+#define CU_MEM_LOCATION_TYPE_DEVICE 1
+#define CU_MEM_ACCESS_FLAGS_PROT_READWRITE 3
+#define CU_MEM_ALLOC_GRANULARITY_MINIMUM 0
+
+typedef unsigned long long cu_mem_handle;
+
+struct cu_mem_location {
+	int type;
+	int id;
+};
+
+/* CUmemAllocationProp */
+struct cu_mem_alloc_prop {
+	int type;
+	int requested_handle_types;
+	struct cu_mem_location location;
+	void *win32_handle_meta;
+	struct {
+		unsigned char compression_type;
+		unsigned char gpu_direct_rdma_capable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} alloc_flags;
+};
+_Static_assert(sizeof(struct cu_mem_alloc_prop) == 32, "CUmemAllocationProp is 32 bytes");
+
+/* CUmemAccessDesc */
+struct cu_mem_access_desc {
+	struct cu_mem_location location;
+	int flags;
+};
 
 struct cuda_api {
 	cu_result (*init)(unsigned int flags);
@@ -42,6 +76,19 @@ struct cuda_api {
 	/* NULL when the driver predates CUDA 11.7. */
 	cu_result (*mem_get_handle_for_address_range)(void *handle, cu_deviceptr p, size_t len,
 						      int type, unsigned long long flags);
+	/* The VMM API; NULL when the driver lacks it. */
+	cu_result (*mem_get_granularity)(size_t *g, const struct cu_mem_alloc_prop *prop, int opt);
+	cu_result (*mem_create)(cu_mem_handle *h, size_t len, const struct cu_mem_alloc_prop *prop,
+				unsigned long long flags);
+	cu_result (*mem_release)(cu_mem_handle h);
+	cu_result (*mem_address_reserve)(cu_deviceptr *p, size_t len, size_t align,
+					 cu_deviceptr addr, unsigned long long flags);
+	cu_result (*mem_address_free)(cu_deviceptr p, size_t len);
+	cu_result (*mem_map)(cu_deviceptr p, size_t len, size_t off, cu_mem_handle h,
+			     unsigned long long flags);
+	cu_result (*mem_unmap)(cu_deviceptr p, size_t len);
+	cu_result (*mem_set_access)(cu_deviceptr p, size_t len,
+				    const struct cu_mem_access_desc *desc, size_t count);
 	cu_result (*get_error_name)(cu_result r, const char **s);
 	cu_result (*get_error_string)(cu_result r, const char **s);
 	int driver_version;	/* e.g. 12080 */

@@ -23,6 +23,7 @@ static const struct {
 	SYM(name, "nvmlDeviceGetName", false),
 	SYM(bar1, "nvmlDeviceGetBAR1MemoryInfo", false),
 	SYM(memory, "nvmlDeviceGetMemoryInfo", false),
+	SYM(field_values, "nvmlDeviceGetFieldValues", false),
 	SYM(pcie_throughput, "nvmlDeviceGetPcieThroughput", false),
 	SYM(pcie_replay, "nvmlDeviceGetPcieReplayCounter", false),
 	SYM(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", false),

@@ -12,6 +12,7 @@
 #define PFCLAB_LIB_HW_NVML_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int hw_nvml_ret;
 typedef struct hw_nvml_dev_st *hw_nvml_dev;
@@ -19,6 +20,28 @@ typedef struct hw_nvml_dev_st *hw_nvml_dev;
 #define HW_NVML_OK 0
 #define HW_NVML_PCIE_UTIL_TX_BYTES 0
 #define HW_NVML_PCIE_UTIL_RX_BYTES 1
+
+/* nvmlFieldValue_t: fieldId, scopeId, timestamp (us), latencyUsec, valueType, nvmlReturn,
+ * and an 8-byte value union.
+ */
+struct hw_nvml_field_value {
+	uint32_t field_id;
+	uint32_t scope_id;
+	int64_t timestamp_us;
+	int64_t latency_us;
+	int32_t value_type;
+	hw_nvml_ret ret;
+	union {
+		double d;
+		uint32_t ui;
+		unsigned long ul;
+		unsigned long long ull;
+		long long sll;
+		int32_t si;
+		uint16_t us;
+	} value;
+};
+_Static_assert(sizeof(struct hw_nvml_field_value) == 40, "nvmlFieldValue_t is 40 bytes");
 
 struct hw_nvml_memory {		/* nvmlMemory_t and nvmlBAR1Memory_t share this layout */
 	unsigned long long total, free, used;
@@ -34,6 +57,7 @@ struct hw_nvml {
 	hw_nvml_ret (*name)(hw_nvml_dev dev, char *buf, unsigned int len);
 	hw_nvml_ret (*bar1)(hw_nvml_dev dev, struct hw_nvml_memory *m);
 	hw_nvml_ret (*memory)(hw_nvml_dev dev, struct hw_nvml_memory *m);
+	hw_nvml_ret (*field_values)(hw_nvml_dev dev, int count, struct hw_nvml_field_value *v);
 	/* KB/s over a ~20 ms window; blocks for that window. */
 	hw_nvml_ret (*pcie_throughput)(hw_nvml_dev dev, int counter, unsigned int *kbps);
 	hw_nvml_ret (*pcie_replay)(hw_nvml_dev dev, unsigned int *count);

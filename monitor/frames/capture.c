@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lib/out.h"
 #include "lib/opt.h"
@@ -61,6 +62,17 @@ static void summary_text(const struct frames_cap *cap, double secs)
 	}
 }
 
+/* This process's CPU time so far (user + system), for the cost per frame. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 static void summary_json(const struct frames_cap *cap, double secs)
 {
 	const struct frames_stats *st = &cap->st;
@@ -69,6 +81,7 @@ static void summary_json(const struct frames_cap *cap, double secs)
 	int p;
 
 	json_object_object_add(root, "seconds", json_object_new_double(secs));
+	json_object_object_add(root, "cpu_seconds", json_object_new_double(cpu_seconds()));
 	json_object_object_add(root, "frames", json_object_new_uint64(st->frames));
 	for (i = 0; i < FRAMES_KIND_MAX; i++)
 		json_object_object_add(k, frames_kind_name(i), json_object_new_uint64(st->kind[i]));

@@ -151,13 +151,13 @@ int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len)
 	return reader_start(pr);
 }
 
-int pcapf_reader_open_fd(struct pcapf_reader *pr, int fd)
+int pcapf_reader_open_fd(struct pcapf_reader *pr, int fd, size_t window)
 {
 	int rc;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->fd = fd;
-	pr->cap = WINDOW;
+	pr->cap = window ? window : WINDOW;
 	pr->buf = malloc(pr->cap);
 	if (!pr->buf)
 		return -ENOMEM;

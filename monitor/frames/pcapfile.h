@@ -58,9 +58,10 @@ struct pcapf_rec {
 /* 0, or -EINVAL when the buffer holds neither pcap nor pcapng (r->why says more). */
 int pcapf_reader_init(struct pcapf_reader *pr, const void *buf, size_t len);
 /* The same over a file descriptor (a file, a pipe, a FIFO, standard input), read in
- * windows of about 1 MiB (more for a record that needs it, up to 64 MiB): 0, -EINVAL
- * (not a capture, pr->why), or -errno of a failed read. pcapf_reader_free releases it. */
-int pcapf_reader_open_fd(struct pcapf_reader *pr, int fd);
+ * windows of `window` bytes (0: 1 MiB), more for a record that needs it, up to 64 MiB:
+ * 0, -EINVAL (not a capture, pr->why), or -errno of a failed read.
+ * pcapf_reader_free releases it. */
+int pcapf_reader_open_fd(struct pcapf_reader *pr, int fd, size_t window);
 void pcapf_reader_free(struct pcapf_reader *pr);
 /* 1 and *rec filled, 0 at the end, -EINVAL on a corrupt record (pr->why; cut_short
  * when the file ends inside one), -errno when reading failed; after an error the rest

@@ -90,7 +90,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf)
 		return -errno;
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a pipe says ESPIPE: no matter */
-	rc = pcapf_reader_open_fd(&pr, fd);
+	rc = pcapf_reader_open_fd(&pr, fd, 0);
 	if (rc) {
 		if (pr.read_err || rc != -EINVAL)
 			pfc_errno(-rc, "%s: cannot read the capture file", rf->path);

@@ -70,4 +70,18 @@ int src_link_parse_stats(struct rd *payload, struct src_link_stats *out);
  */
 int src_pci_parse_aer(const char *text, uint64_t *total);
 
+/* --- NVML field values (nvmlValueType_t) and the cumulative PCIe byte counters */
+enum {
+	SRC_NVML_VT_DOUBLE, SRC_NVML_VT_UINT, SRC_NVML_VT_ULONG, SRC_NVML_VT_ULONGLONG,
+	SRC_NVML_VT_LONGLONG, SRC_NVML_VT_INT, SRC_NVML_VT_USHORT,
+};
+/* Default reading cadence of the NVML reader thread. */
+#define SRC_NVML_CADENCE_NS (10 * 1000000ULL)
+/* Bytes between two readings of a counter of this value type: modulo 2^32 for the 32-bit
+ * types (a wrap), 0 when a 64-bit counter went back (a reset).
+ */
+uint64_t src_nvml_counter_delta(int value_type, uint64_t prev, uint64_t cur);
+/* The integer in an 8-byte nvmlValue_t of this type; -EINVAL for a double or unknown type. */
+int src_nvml_field_raw(int value_type, const void *value8, uint64_t *out);
+
 #endif

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* src_nvml.c: GPU PCIe rx/tx throughput, replay counter and link generation/width from
- * NVML (lib/hw/nvml: loaded with dlopen, so one binary runs with or without a GPU). A reader thread does
- * the NVML calls because nvmlDeviceGetPcieThroughput blocks for its ~20 ms window; a
- * sample takes the latest reading.
+/* src_nvml.c: GPU PCIe bytes, throughput, replay counter and link generation/width from
+ * NVML (lib/hw/nvml: loaded with dlopen, so one binary runs with or without a GPU).
+ *
+ * A reader thread does the NVML calls on its own cadence (default 10 ms) and sleeps in
+ * between; a sample takes its latest reading. PCIe bytes come from NVML's cumulative
+ * counters (nvmlDeviceGetFieldValues, field ids 197/198): they are 32 bits wide on the
+ * drivers seen so far and wrap every ~4 GiB, so the thread sums deltas modulo the counter's
+ * width into 64-bit totals (exact bytes between any two readings, as long as the cadence
+ * is shorter than one wrap: ~67 ms at 64 GB/s). Where the fields are not supported the
+ * thread falls back to nvmlDeviceGetPcieThroughput (KB/s over a ~20 ms window; no byte
+ * totals). Link facts and the replay counter change slowly and are read once a second.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,10 +22,22 @@
 #include "lib/util.h"
 #include "monitor/sources/sources.h"
 
+/* NVML field ids of the cumulative PCIe byte counters (nvml.h). */
+#define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197
+#define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198
 /* NVML reports PCIe throughput in KB/s; nvidia-smi dmon divides by 1000 for MB/s. */
 #define NVML_KB 1000ULL
+#define SLOW_PERIOD_NS 1000000000ULL
 
-enum { F_RX, F_TX, F_REPLAY, F_GEN, F_WIDTH, F_N };
+/* Column order is stable: the byte totals were added after the first five. */
+enum { F_RX, F_TX, F_REPLAY, F_GEN, F_WIDTH, F_RX_BYTES, F_TX_BYTES, F_N };
+
+/* One cumulative counter as the thread tracks it. */
+struct nvml_ctr {
+	uint64_t last_raw, total;
+	int value_type;
+	bool have;
+};
 
 struct nvml_priv {
 	const struct hw_nvml *api;
@@ -26,55 +45,213 @@ struct nvml_priv {
 	pthread_t thr;
 	bool thr_started;
 	pthread_mutex_t lock;
+	pthread_cond_t wake;
 	bool stop;
+	bool use_fields;	/* cumulative counters supported, else throughput calls */
+	uint64_t cadence_ns;
 	uint64_t v[F_N];
 	bool ok[F_N];
 	uint64_t readings;
-	hw_nvml_ret last_rc;
+	uint64_t cpu_ns;	/* the reader thread's CPU time so far */
+	struct nvml_ctr rx, tx;
+	int64_t last_ts_us;
+	uint64_t last_read_ns;
 };
+
+uint64_t src_nvml_counter_delta(int value_type, uint64_t prev, uint64_t cur)
+{
+	switch (value_type) {
+	case SRC_NVML_VT_UINT:
+	case SRC_NVML_VT_INT:
+		return (uint32_t)((uint32_t)cur - (uint32_t)prev);
+	case SRC_NVML_VT_USHORT:
+		return (uint16_t)((uint16_t)cur - (uint16_t)prev);
+	default:
+		/* 64-bit: a counter going back was reset, not wrapped. */
+		return cur >= prev ? cur - prev : 0;
+	}
+}
+
+int src_nvml_field_raw(int value_type, const void *value8, uint64_t *out)
+{
+	uint64_t u64;
+	uint32_t u32;
+	uint16_t u16;
+
+	switch (value_type) {
+	case SRC_NVML_VT_UINT:
+	case SRC_NVML_VT_INT:
+		memcpy(&u32, value8, sizeof(u32));
+		*out = u32;
+		return 0;
+	case SRC_NVML_VT_ULONG:
+	case SRC_NVML_VT_ULONGLONG:
+	case SRC_NVML_VT_LONGLONG:
+		memcpy(&u64, value8, sizeof(u64));
+		*out = u64;
+		return 0;
+	case SRC_NVML_VT_USHORT:
+		memcpy(&u16, value8, sizeof(u16));
+		*out = u16;
+		return 0;
+	default:
+		return -EINVAL;	/* a double is no byte counter */
+	}
+}
+
+static uint64_t thread_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Read fields 197/198 once. 0 with both values, or the NVML status that stopped it. */
+static hw_nvml_ret read_fields(const struct hw_nvml *a, hw_nvml_dev dev, struct hw_nvml_field_value fv[2])
+{
+	hw_nvml_ret rc;
+	int i;
+
+	memset(fv, 0, 2 * sizeof(*fv));
+	fv[0].field_id = NVML_FI_DEV_PCIE_COUNT_RX_BYTES;
+	fv[1].field_id = NVML_FI_DEV_PCIE_COUNT_TX_BYTES;
+	rc = a->field_values(dev, 2, fv);
+	if (rc != HW_NVML_OK)
+		return rc;
+	for (i = 0; i < 2; i++) {
+		uint64_t raw;
+
+		if (fv[i].ret != HW_NVML_OK)
+			return fv[i].ret;
+		if (src_nvml_field_raw(fv[i].value_type, &fv[i].value, &raw))
+			return -1;
+	}
+	return HW_NVML_OK;
+}
+
+static void ctr_update(struct nvml_ctr *c, const struct hw_nvml_field_value *fv, uint64_t *delta)
+{
+	uint64_t raw = 0;
+
+	src_nvml_field_raw(fv->value_type, &fv->value, &raw);
+	*delta = 0;
+	if (c->have && c->value_type == fv->value_type)
+		*delta = src_nvml_counter_delta(fv->value_type, c->last_raw, raw);
+	c->total += *delta;
+	c->last_raw = raw;
+	c->value_type = fv->value_type;
+	c->have = true;
+}
+
+/* One cumulative reading: totals and the rate over the time since the previous one. */
+static void tick_fields(struct nvml_priv *p)
+{
+	struct hw_nvml_field_value fv[2];
+	hw_nvml_ret rc = read_fields(p->api, p->dev, fv);
+	uint64_t now = time_mono_ns(), drx, dtx, dt_ns;
+	bool had = p->rx.have;
+
+	pthread_mutex_lock(&p->lock);
+	if (rc != HW_NVML_OK) {
+		p->ok[F_RX] = p->ok[F_TX] = false;
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	ctr_update(&p->rx, &fv[0], &drx);
+	ctr_update(&p->tx, &fv[1], &dtx);
+	/* NVML stamps each value (us); fall back to our clock if the stamps do not move. */
+	dt_ns = fv[0].timestamp_us > p->last_ts_us ?
+		(uint64_t)(fv[0].timestamp_us - p->last_ts_us) * 1000ULL : now - p->last_read_ns;
+	p->v[F_RX_BYTES] = p->rx.total;
+	p->v[F_TX_BYTES] = p->tx.total;
+	p->ok[F_RX_BYTES] = p->ok[F_TX_BYTES] = true;
+	if (had && dt_ns) {
+		p->v[F_RX] = (uint64_t)((double)drx * 1e9 / (double)dt_ns);
+		p->v[F_TX] = (uint64_t)((double)dtx * 1e9 / (double)dt_ns);
+		p->ok[F_RX] = p->ok[F_TX] = true;
+	}
+	p->last_ts_us = fv[0].timestamp_us;
+	p->last_read_ns = now;
+	p->readings++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void tick_throughput(struct nvml_priv *p)
+{
+	const struct hw_nvml *a = p->api;
+	unsigned rx = 0, tx = 0;
+	hw_nvml_ret rrx = -1, rtx = -1;
+
+	if (a->pcie_throughput) {
+		rrx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_RX_BYTES, &rx);
+		rtx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_TX_BYTES, &tx);
+	}
+	pthread_mutex_lock(&p->lock);
+	p->v[F_RX] = rx * NVML_KB;
+	p->ok[F_RX] = rrx == HW_NVML_OK;
+	p->v[F_TX] = tx * NVML_KB;
+	p->ok[F_TX] = rtx == HW_NVML_OK;
+	p->readings++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void tick_slow(struct nvml_priv *p)
+{
+	const struct hw_nvml *a = p->api;
+	unsigned rep = 0, gen = 0, width = 0;
+	hw_nvml_ret rrep = -1, rgen = -1, rwid = -1;
+
+	if (a->pcie_replay)
+		rrep = a->pcie_replay(p->dev, &rep);
+	if (a->pcie_gen)
+		rgen = a->pcie_gen(p->dev, &gen);
+	if (a->pcie_width)
+		rwid = a->pcie_width(p->dev, &width);
+	pthread_mutex_lock(&p->lock);
+	p->v[F_REPLAY] = rep;
+	p->ok[F_REPLAY] = rrep == HW_NVML_OK;
+	p->v[F_GEN] = gen;
+	p->ok[F_GEN] = rgen == HW_NVML_OK;
+	p->v[F_WIDTH] = width;
+	p->ok[F_WIDTH] = rwid == HW_NVML_OK;
+	pthread_mutex_unlock(&p->lock);
+}
 
 static void *reader(void *arg)
 {
 	struct nvml_priv *p = arg;
-	const struct hw_nvml *a = p->api;
+	uint64_t next = time_mono_ns(), last_slow = 0;
 
 	for (;;) {
-		unsigned rx = 0, tx = 0, rep = 0, gen = 0, width = 0;
-		hw_nvml_ret rrx = -1, rtx = -1, rrep = -1, rgen = -1, rwid = -1;
+		struct timespec ts;
+		uint64_t now;
 		bool stop;
 
-		if (a->pcie_throughput) {
-			rrx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_RX_BYTES, &rx);
-			rtx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_TX_BYTES, &tx);
+		if (p->use_fields)
+			tick_fields(p);
+		else
+			tick_throughput(p);
+		now = time_mono_ns();
+		if (!last_slow || now - last_slow >= SLOW_PERIOD_NS) {
+			tick_slow(p);
+			last_slow = now;
 		}
-		if (a->pcie_replay)
-			rrep = a->pcie_replay(p->dev, &rep);
-		if (a->pcie_gen)
-			rgen = a->pcie_gen(p->dev, &gen);
-		if (a->pcie_width)
-			rwid = a->pcie_width(p->dev, &width);
+		/* Fixed cadence; after a late round, start again from now (no catch-up burst). */
+		next += p->cadence_ns;
+		now = time_mono_ns();
+		if (next <= now)
+			next = now + p->cadence_ns;
+		ts.tv_sec = (time_t)(next / 1000000000ULL);
+		ts.tv_nsec = (long)(next % 1000000000ULL);
 		pthread_mutex_lock(&p->lock);
-		p->v[F_RX] = rx * NVML_KB;
-		p->ok[F_RX] = rrx == HW_NVML_OK;
-		p->v[F_TX] = tx * NVML_KB;
-		p->ok[F_TX] = rtx == HW_NVML_OK;
-		p->v[F_REPLAY] = rep;
-		p->ok[F_REPLAY] = rrep == HW_NVML_OK;
-		p->v[F_GEN] = gen;
-		p->ok[F_GEN] = rgen == HW_NVML_OK;
-		p->v[F_WIDTH] = width;
-		p->ok[F_WIDTH] = rwid == HW_NVML_OK;
-		p->last_rc = rrx;
-		p->readings++;
+		p->cpu_ns = thread_cpu_now();
+		while (!p->stop && pthread_cond_timedwait(&p->wake, &p->lock, &ts) != ETIMEDOUT)
+			;
 		stop = p->stop;
 		pthread_mutex_unlock(&p->lock);
 		if (stop)
 			break;
-		if (!a->pcie_throughput) {
-			struct timespec ts = { 0, 20 * 1000000L };
-
-			nanosleep(&ts, NULL);
-		}
 	}
 	return NULL;
 }
@@ -87,20 +264,46 @@ static void nvml_close(struct mon_src *s)
 		if (p->thr_started) {
 			pthread_mutex_lock(&p->lock);
 			p->stop = true;
+			pthread_cond_signal(&p->wake);
 			pthread_mutex_unlock(&p->lock);
 			pthread_join(p->thr, NULL);
 		}
-		/* NVML stays loaded and initialised for the process (lib/hw/nvml). */
+		pthread_cond_destroy(&p->wake);
 		pthread_mutex_destroy(&p->lock);
+		/* NVML stays loaded and initialised for the process (lib/hw/nvml). */
 		free(p);
 	}
 	s->priv = NULL;
 	src_fields_free(s);
 }
 
+/* Decide between the cumulative counters and the throughput call; say which in info. */
+static void pick_mode(struct mon_src *s, struct nvml_priv *p)
+{
+	struct hw_nvml_field_value fv[2];
+	char buf[96], err[32];
+	hw_nvml_ret rc = -1;
+
+	if (p->api->field_values)
+		rc = read_fields(p->api, p->dev, fv);
+	p->use_fields = rc == HW_NVML_OK;
+	if (p->use_fields) {
+		snprintf(buf, sizeof(buf), "NVML fields 197/198 (cumulative, %d-bit), read every "
+			 "%.3g ms", fv[0].value_type == SRC_NVML_VT_UINT ? 32 : 64,
+			 (double)p->cadence_ns / 1e6);
+		src_info_add(s, "pcie_bytes", buf);
+	} else {
+		snprintf(buf, sizeof(buf), "NVML throughput KB/s x 1000, ~20 ms window (fields "
+			 "197/198: %s)", !p->api->field_values ? "no nvmlDeviceGetFieldValues" :
+			 rc == -1 ? "not an integer" : hw_nvml_strerror(p->api, rc, err, sizeof(err)));
+		src_info_add(s, "pcie_bytes", buf);
+	}
+}
+
 static int nvml_init(struct mon_src *s)
 {
 	struct nvml_priv *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
 	char buf[96], why[200];
 	hw_nvml_ret rc;
 	int err = 0;
@@ -109,6 +312,11 @@ static int nvml_init(struct mon_src *s)
 		return -ENOMEM;
 	s->priv = p;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	p->cadence_ns = s->cadence_ns ? s->cadence_ns : SRC_NVML_CADENCE_NS;
 	p->api = hw_nvml_get(&err, why, sizeof(why));
 	if (!p->api) {
 		snprintf(s->err, sizeof(s->err), "%s", why);
@@ -126,7 +334,7 @@ static int nvml_init(struct mon_src *s)
 	if (p->api->system_driver_version &&
 	    p->api->system_driver_version(buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "driver_version", buf);
-	src_info_add(s, "pcie_throughput", "NVML KB/s x 1000, ~20 ms window");
+	pick_mode(s, p);
 	if (pthread_create(&p->thr, NULL, reader, p)) {
 		snprintf(s->err, sizeof(s->err), "starting the NVML reader thread");
 		return -EAGAIN;
@@ -146,6 +354,8 @@ static int nvml_discover(struct mon_src *s)
 	src_field_set(&s->fields[F_REPLAY], "pcie_replay", MON_COUNTER, 32, "events");
 	src_field_set(&s->fields[F_GEN], "pcie_link_gen", MON_GAUGE, 64, "");
 	src_field_set(&s->fields[F_WIDTH], "pcie_link_width", MON_GAUGE, 64, "lanes");
+	src_field_set(&s->fields[F_RX_BYTES], "pcie_rx_bytes", MON_COUNTER, 64, "B");
+	src_field_set(&s->fields[F_TX_BYTES], "pcie_tx_bytes", MON_COUNTER, 64, "B");
 	return 0;
 }
 
@@ -163,6 +373,19 @@ static int nvml_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	return 0;
 }
 
+static uint64_t nvml_thread_cpu(const struct mon_src *s)
+{
+	struct nvml_priv *p = s->priv;
+	uint64_t ns;
+
+	if (!p || !p->thr_started)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	ns = p->cpu_ns;
+	pthread_mutex_unlock(&p->lock);
+	return ns;
+}
+
 const struct mon_src_ops src_nvml_ops = {
 	.name = "nvml",
 	.what = "GPU PCIe counters (NVML)",
@@ -171,4 +394,5 @@ const struct mon_src_ops src_nvml_ops = {
 	.sample = nvml_sample,
 	.close = nvml_close,
 	.last_error = src_last_error,
+	.thread_cpu_ns = nvml_thread_cpu,
 };

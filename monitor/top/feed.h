@@ -61,9 +61,10 @@ int top_local_start(struct top_feed *f, const struct top_local_cfg *cfg, char *e
 void top_local_record(struct top_feed *f, const char *dir);
 bool top_local_recording(struct top_feed *f);
 
-/* --- remote: "ssh HOST pfclab monitor --json --all ..." --------------------------- */
+/* --- remote: "ssh HOST pfclab monitor --json --all ..." (or srun) ----------------- */
 struct top_remote_cfg {
-	const char *host;
+	const char *host;		/* ssh destination, or Slurm node */
+	int kind;			/* enum remote_kind: REMOTE_SSH or REMOTE_SRUN */
 	const char *ssh_config;		/* -F FILE, NULL: the user's own */
 	const char *pfclab;		/* the command on the host (default "pfclab") */
 	const char *control_dir;	/* private folder for ControlPath */
@@ -72,6 +73,11 @@ struct top_remote_cfg {
 	uint64_t retry_ns;		/* respawn after the ssh process ended */
 };
 int top_remote_start(struct top_feed *f, const struct top_remote_cfg *cfg);
+/* Start (dir) or stop (NULL) recording what arrives from the host, in the monitor's
+ * record format (monitor/top/rec.h), on the reader thread.
+ */
+void top_remote_record(struct top_feed *f, const char *dir);
+bool top_remote_recording(struct top_feed *f);
 /* Parse one line of "pfclab monitor --json --all" into snap (exposed for tests): 1 for
  * a sample, 0 for an event (msg gets its text), -EINVAL for a malformed line.
  */

@@ -321,7 +321,7 @@ const char *top_section_name(enum top_section s)
 const char *top_section_col(enum top_section s, int col)
 {
 	static const char *const c[TOP_SEC_N][TOP_CELLS] = {
-		[TOP_SEC_TRAFFIC] = { "rx", "tx", "", "" },
+		[TOP_SEC_TRAFFIC] = { "rx b/s", "tx b/s", "", "" },
 		[TOP_SEC_PFC] = { "rx/s", "tx/s", "paused", "seen/s" },
 		[TOP_SEC_CONG] = { "rx/s", "tx/s", "", "seen/s" },
 		[TOP_SEC_DISCARD] = { "/s", "", "", "" },

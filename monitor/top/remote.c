@@ -4,22 +4,23 @@
  * lines, each parsed by json-c and every field type-checked), and publishes a snapshot
  * per sample. A host that goes silent keeps its last values; the screen shows their age.
  * When ssh ends, its last error line is the host's status and it is started again.
+ * ssh is started through lib/remote (BatchMode, connection sharing, --ssh-config).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/top/feed.h"
+#include "monitor/top/rec.h"
 
 #define LINE_MAX_BYTES (1u << 20)	/* a longer line is dropped, not parsed */
 
@@ -28,14 +29,22 @@ struct remote {
 	struct top_remote_cfg cfg;	/* pointers into the caller's memory are not kept: */
 	char host[256];			/* ... the host, */
 	char ssh_config[4096];		/* ... the ssh config file */
-	char *argv[64];
-	char buf_cmd[8192];
+	char control_dir[4096];
+	char *argv[24];
+	char buf_cmd[512];		/* the pfclab command on the host */
+	char argbuf[16][300];		/* the monitor's options */
 	char *line;
 	size_t len, cap;
 	bool skipping;			/* inside an over-long line */
 	char errline[160];		/* ssh's (or the monitor's) last stderr line */
 	struct top_snap snap;
 	uint64_t lines_bad;
+	/* recording ('r'): the drawing loop asks, this thread opens, writes and closes */
+	pthread_mutex_t rlock;
+	char want_dir[4096];
+	bool want_change;
+	struct top_rec *rec;
+	atomic_bool recording;
 };
 
 /* ---- parsing ------------------------------------------------------------------ */
@@ -132,98 +141,43 @@ out_tok:
 	return rc;
 }
 
-/* ---- the ssh child -------------------------------------------------------------- */
+/* ---- the ssh child (lib/remote: BatchMode, connection sharing, -F) -------------- */
 
+/* argv of the remote command: "pfclab monitor --json --all" and our options. */
 static int build_argv(struct remote *r)
 {
 	const struct top_remote_cfg *c = &r->cfg;
-	char *p = r->buf_cmd;
-	size_t n = 0, left = sizeof(r->buf_cmd), i;
-	int w;
+	size_t n = 0, i;
 
-#define ARG(s) do { if (n + 2 >= sizeof(r->argv) / sizeof(r->argv[0])) return -E2BIG; \
-		    r->argv[n++] = (char *)(s); } while (0)
-	ARG("ssh");
-	if (c->ssh_config) {
-		ARG("-F");
-		ARG(c->ssh_config);
-	}
-	ARG("-o");
-	ARG("BatchMode=yes");
-	ARG("-o");
-	ARG("ControlMaster=auto");
-	ARG("-o");
-	w = snprintf(p, left, "ControlPath=%s/cm-%%C", c->control_dir);
-	if (w < 0 || (size_t)w >= left)
-		return -E2BIG;
-	ARG(p);
-	p += w + 1;
-	left -= (size_t)w + 1;
-	ARG("-o");
-	ARG("ControlPersist=60");
-	/* ssh notices a dead peer by itself too, long after the screen shows it stale. */
-	ARG("-o");
-	ARG("ServerAliveInterval=5");
-	ARG("-o");
-	ARG("ServerAliveCountMax=2");
-	ARG("-n");
-	ARG("-T");
-	ARG(c->host);
-	ARG("--");
-	/* The remote command line: words from our own options, no shell metacharacters
-	 * accepted (checked by the caller), joined with spaces.
-	 */
-	w = snprintf(p, left, "%s monitor --json --all", c->pfclab ? c->pfclab : "pfclab");
-	if (w < 0 || (size_t)w >= left)
-		return -E2BIG;
+	r->argv[n++] = r->buf_cmd;
+	snprintf(r->buf_cmd, sizeof(r->buf_cmd), "%s", c->pfclab ? c->pfclab : "pfclab");
+	r->argv[n++] = (char *)"monitor";
+	r->argv[n++] = (char *)"--json";
+	r->argv[n++] = (char *)"--all";
 	for (i = 0; c->monitor_args && c->monitor_args[i]; i++) {
-		int k = snprintf(p + w, left - (size_t)w, " %s", c->monitor_args[i]);
-
-		if (k < 0 || (size_t)(w + k) >= left)
+		if (n + 1 >= ARRAY_SIZE(r->argv) || i >= ARRAY_SIZE(r->argbuf))
 			return -E2BIG;
-		w += k;
+		snprintf(r->argbuf[i], sizeof(r->argbuf[i]), "%s", c->monitor_args[i]);
+		r->argv[n++] = r->argbuf[i];
 	}
-	ARG(p);
 	r->argv[n] = NULL;
-#undef ARG
 	return 0;
 }
 
-static int spawn(struct remote *r, pid_t *pid, int *out, int *err)
+static int spawn(struct remote *r, struct remote_proc *p)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	int po[2], pe[2], rc;
+	struct remote_target t = {
+		.kind = r->cfg.kind == REMOTE_SRUN ? REMOTE_SRUN : REMOTE_SSH, .host = r->host,
+		.ssh_config = r->ssh_config[0] ? r->ssh_config : NULL,
+		.control_dir = r->control_dir,
+	};
+	struct remote_io io = { .flags = REMOTE_PIPE_OUT | REMOTE_PIPE_ERR };
+	int rc = remote_spawn(&t, (const char *const *)r->argv, &io, p);
 
-	if (pipe2(po, O_CLOEXEC))
-		return -errno;
-	if (pipe2(pe, O_CLOEXEC)) {
-		rc = -errno;
-		close(po[0]);
-		close(po[1]);
+	if (rc)
 		return rc;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawnattr_init(&at);
-	/* Own process group: a Ctrl-C for the screen does not reach ssh first. */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	rc = -posix_spawnp(pid, "ssh", &fa, &at, r->argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(po[1]);
-	close(pe[1]);
-	if (rc) {
-		close(po[0]);
-		close(pe[0]);
-		return rc;
-	}
-	fcntl(po[0], F_SETFL, O_NONBLOCK);
-	fcntl(pe[0], F_SETFL, O_NONBLOCK);
-	*out = po[0];
-	*err = pe[0];
+	fcntl(p->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(p->err_fd, F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
@@ -269,6 +223,36 @@ static int lines_feed(struct remote *r, const char *p, size_t n,
 	return 0;
 }
 
+static void record_step(struct remote *r)
+{
+	char dir[4096], err[600];
+	bool change;
+
+	pthread_mutex_lock(&r->rlock);
+	change = r->want_change;
+	r->want_change = false;
+	snprintf(dir, sizeof(dir), "%s", r->want_dir);
+	pthread_mutex_unlock(&r->rlock);
+	if (!change)
+		return;
+	if (r->rec) {
+		if (top_rec_close(r->rec))
+			snprintf(r->errline, sizeof(r->errline), "record: meta.json not finished");
+		else
+			snprintf(r->errline, sizeof(r->errline), "record stopped");
+		r->rec = NULL;
+		atomic_store(&r->recording, false);
+	}
+	if (!dir[0])
+		return;
+	if (top_rec_open(dir, r->host, &r->rec, err, sizeof(err))) {
+		snprintf(r->errline, sizeof(r->errline), "record: %.140s", err);
+		return;
+	}
+	snprintf(r->errline, sizeof(r->errline), "recording to %.140s", dir);
+	atomic_store(&r->recording, true);
+}
+
 static void on_out_line(struct top_feed *f, struct remote *r, char *line, size_t len)
 {
 	char msg[160] = "";
@@ -278,6 +262,14 @@ static void on_out_line(struct top_feed *f, struct remote *r, char *line, size_t
 		r->snap.got_ns = time_mono_ns();
 		r->snap.interval_ns = r->cfg.interval_ns;
 		r->snap.down = false;
+		record_step(r);
+		if (r->rec && top_rec_sample(r->rec, &r->snap)) {
+			snprintf(r->errline, sizeof(r->errline), "record stopped: %.140s",
+				 top_rec_error(r->rec));
+			top_rec_close(r->rec);
+			r->rec = NULL;
+			atomic_store(&r->recording, false);
+		}
 		snprintf(r->snap.status, sizeof(r->snap.status), "%s", r->errline);
 		top_feed_publish(f, &r->snap);
 	} else if (rc == 0) {
@@ -301,13 +293,16 @@ static void *reader(void *arg)
 	struct remote errbuf = { 0 };	/* stderr keeps its own partial line */
 
 	while (!atomic_load(&f->stop)) {
-		int out = -1, err = -1, st = 0, rc;
-		pid_t pid;
+		struct remote_proc proc;
+		int out, err, rc;
 		bool eof_o = false, eof_e = false;
 
-		rc = spawn(r, &pid, &out, &err);
+		rc = spawn(r, &proc);
+		out = proc.out_fd;
+		err = proc.err_fd;
 		if (rc) {
-			top_feed_status(f, true, "cannot run ssh: %s", strerror(-rc));
+			top_feed_status(f, true, "cannot run %s: %s", r->cfg.kind == REMOTE_SRUN ?
+					"srun" : "ssh", strerror(-rc));
 			break;
 		}
 		r->len = 0;
@@ -322,6 +317,13 @@ static void *reader(void *arg)
 
 			if (poll(p, 3, -1) < 0 && errno != EINTR)
 				break;
+			if (p[2].revents) {
+				uint64_t x;
+
+				if (read(f->wake_fd, &x, sizeof(x)) < 0)
+					x = 0;
+				record_step(r);
+			}
 			if (p[0].revents) {
 				n = read(out, buf, sizeof(buf));
 				if (n > 0)
@@ -340,19 +342,18 @@ static void *reader(void *arg)
 				}
 			}
 		}
-		close(out);
-		close(err);
+		remote_proc_close(&proc);
 		if (atomic_load(&f->stop)) {
-			/* ssh leads its own process group; the remote side sees the hangup. */
-			kill(pid, SIGTERM);
+			/* ssh leads its own process group; the remote monitor sees its output
+			 * channel close and ends.
+			 */
+			remote_kill(&proc, SIGTERM);
 		}
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+		remote_wait(&proc, -1);
 		if (atomic_load(&f->stop))
 			break;
 		top_feed_status(f, true, "ssh %s: %s (exit %d); again in %.0f s", r->cfg.host,
-				r->errline[0] ? r->errline : "ended",
-				WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+				r->errline[0] ? r->errline : "ended", remote_exit_code(&proc),
 				r->cfg.retry_ns / 1e9);
 		{
 			struct pollfd p = { .fd = f->wake_fd, .events = POLLIN };
@@ -361,7 +362,29 @@ static void *reader(void *arg)
 		}
 	}
 	free(errbuf.line);
+	if (r->rec) {
+		top_rec_close(r->rec);
+		r->rec = NULL;
+	}
 	return NULL;
+}
+
+void top_remote_record(struct top_feed *f, const char *dir)
+{
+	struct remote *r = f->priv;
+
+	pthread_mutex_lock(&r->rlock);
+	snprintf(r->want_dir, sizeof(r->want_dir), "%s", dir ? dir : "");
+	r->want_change = true;
+	pthread_mutex_unlock(&r->rlock);
+	top_feed_wake(f);
+}
+
+bool top_remote_recording(struct top_feed *f)
+{
+	struct remote *r = f->priv;
+
+	return r && atomic_load(&r->recording);
 }
 
 static void remote_fini(struct top_feed *f)
@@ -372,6 +395,7 @@ static void remote_fini(struct top_feed *f)
 		return;
 	free(r->line);
 	top_snap_free(&r->snap);
+	pthread_mutex_destroy(&r->rlock);
 	free(r);
 	f->priv = NULL;
 }
@@ -385,6 +409,8 @@ int top_remote_start(struct top_feed *f, const struct top_remote_cfg *cfg)
 		return -ENOMEM;
 	f->priv = r;
 	f->fini = remote_fini;
+	pthread_mutex_init(&r->rlock, NULL);
+	atomic_init(&r->recording, false);
 	r->cfg = *cfg;
 	snprintf(r->host, sizeof(r->host), "%s", cfg->host);
 	r->cfg.host = r->host;
@@ -395,7 +421,11 @@ int top_remote_start(struct top_feed *f, const struct top_remote_cfg *cfg)
 	if (!r->cfg.retry_ns)
 		r->cfg.retry_ns = 2000000000ULL;
 	rc = build_argv(r);
-	r->cfg.monitor_args = NULL;	/* copied into the command line by build_argv */
+	r->cfg.monitor_args = NULL;	/* copied by build_argv */
+	if (cfg->control_dir)
+		snprintf(r->control_dir, sizeof(r->control_dir), "%s", cfg->control_dir);
+	r->cfg.control_dir = NULL;
+	r->cfg.pfclab = NULL;
 	if (rc)
 		return rc;
 	top_feed_status(f, false, "connecting to %s", cfg->host);

@@ -322,7 +322,15 @@ static int find_recs(struct top_replay *t, const char *root, const char *rel, in
 
 		if (t->n >= MAX_RECS)
 			return 0;
-		rc = rec_load(&t->rec[t->n], dir, nm[0] ? nm : root, err, errlen);
+		char shown[64];
+		size_t l;
+
+		/* A results folder keeps a host's record in .../HOST/monitor: show HOST. */
+		snprintf(shown, sizeof(shown), "%s", nm[0] ? nm : root);
+		l = strlen(shown);
+		if (l > 8 && !strcmp(shown + l - 8, "/monitor"))
+			shown[l - 8] = '\0';
+		rc = rec_load(&t->rec[t->n], dir, shown, err, errlen);
 		if (rc) {
 			rec_free(&t->rec[t->n]);
 			memset(&t->rec[t->n], 0, sizeof(t->rec[0]));

@@ -12,12 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/monitor.h"
+#include "scripts/run/exp.h"
 #include "monitor/top/feed.h"
 #include "monitor/top/keys.h"
 #include "monitor/top/model.h"
@@ -29,7 +30,7 @@
 
 struct top_opts {
 	const char *iface, *rdma, *gpu_s, *frames, *catalog, *ssh_config, *remote_pfclab;
-	const char *replay, *record_dir, *interval_s;
+	const char *replay, *record_dir, *interval_s, *experiment;
 	unsigned rdma_port;
 	int gpu;
 	bool frames_on, paused;
@@ -53,6 +54,7 @@ static void usage(FILE *f)
 "                  [-I DUR] [--refresh DUR] [--record-dir DIR] [--tolerance PCT]\n"
 "                  [--stale DUR] [--catalog FILE]\n"
 "       pfclab top [options] [--ssh-config FILE] [--remote-pfclab CMD] HOST...\n"
+"       pfclab top [options] -e EXPERIMENT.yaml\n"
 "       pfclab top --replay DIR [--start DUR] [--paused] [--refresh DUR]\n"
 "\n"
 "A live terminal dashboard of the PFC story, per host and direction: link and RDMA\n"
@@ -76,26 +78,31 @@ static void usage(FILE *f)
 "      --frames[=IFACE]   also count captured PAUSE/PFC, CNP and CE-marked frames\n"
 "  -I, --interval DUR     sampling interval, >= 1ms (default 1s)\n"
 "      --refresh DUR      redraw period, 50ms..10s (default: the interval, at most 1s)\n"
-"      --record-dir DIR   where 'r' records (default top-YYYYmmdd-HHMMSS; remote\n"
-"                         hosts are recorded on the host itself: not from here)\n"
+"      --record-dir DIR   where 'r' records (default top-YYYYmmdd-HHMMSS); with\n"
+"                         several hosts, one record per host in DIR/HOST\n"
 "      --tolerance PCT    disagreement allowed between paired hosts (default 10)\n"
 "      --stale DUR        a host is STALE after DUR without a sample (default: 3\n"
 "                         intervals, at least 1s)\n"
 "      --catalog FILE     counter catalog instead of the built-in one\n"
+"  -e, --experiment FILE  the hosts of a 'pfclab run' experiment file, each with its\n"
+"                         netdev, rdma, gpu and pfclab, reached as its launcher does\n"
+"                         (local: here; ssh; slurm: srun inside the allocation);\n"
+"                         -i/-d/--gpu given here replace the file's\n"
 "      --ssh-config FILE  ssh -F FILE (default: your own ssh configuration); ssh runs\n"
 "                         with BatchMode=yes and connection sharing (ControlMaster)\n"
 "      --remote-pfclab CMD  the pfclab command on the hosts (default: pfclab)\n"
 "      --replay DIR       play back a monitor record, or a 'pfclab run' results folder\n"
-"                         (every record below DIR is a host, side by side)\n"
+"                         (every record below DIR is a host, side by side, at most\n"
+"                         16: give a point's folder, e.g. DIR/p003/rep0, for one point)\n"
 "      --start DUR        replay: begin DUR into the record\n"
 "      --paused           replay: begin paused\n"
 "  -h, --help             this help\n"
 "\n"
 "Keys: q quit; space freeze (replay: pause); + - refresh faster/slower; z totals from\n"
-"now (they start from the first sample), Z the counters as read; r start/stop recording (local host, the monitor's record\n"
-"format); 0-7 focus a PFC priority; tab or left/right select the host shown first;\n"
-"up/down scroll by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s;\n"
-"g G start/end.\n"
+"now (they start from the first sample), Z the counters as read; r start/stop\n"
+"recording every host (the monitor's record format; --replay plays it back); 0-7\n"
+"focus a PFC priority; tab or left/right select the host shown first; up/down scroll\n"
+"by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s; g G start/end.\n"
 "\n"
 "NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
 "counters are printed as 'pfclab monitor' prints them.\n"
@@ -112,7 +119,8 @@ static bool shell_safe(const char *s)
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	enum { OPT_GPU = 256, OPT_FRAMES, OPT_REFRESH, OPT_RECDIR, OPT_TOL, OPT_STALE,
-	       OPT_CATALOG, OPT_SSHCFG, OPT_RPFC, OPT_REPLAY, OPT_START, OPT_PAUSED };
+	       OPT_CATALOG, OPT_SSHCFG, OPT_RPFC, OPT_REPLAY, OPT_START, OPT_PAUSED,
+	       OPT_EXP };
 	static const struct option lo[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "rdma", required_argument, NULL, 'd' },
@@ -129,6 +137,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "replay", required_argument, NULL, OPT_REPLAY },
 		{ "start", required_argument, NULL, OPT_START },
 		{ "paused", no_argument, NULL, OPT_PAUSED },
+		{ "experiment", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -141,7 +150,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	o->interval_ns = 1000000000ULL;
 	o->tolerance = 0.10;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:I:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:I:e:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->iface = optarg;
@@ -216,6 +225,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		case OPT_PAUSED:
 			o->paused = true;
 			break;
+		case 'e':
+			o->experiment = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -235,6 +247,10 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 					   "name:IFACE)");
 		o->hosts[o->nhosts++] = argv[optind];
 	}
+	if (o->experiment && (o->nhosts || o->replay)) {
+		pfc_err("-e takes the hosts from the experiment file: give no HOST or --replay");
+		return 2;
+	}
 	if (o->replay && (o->nhosts || o->iface || o->rdma || o->gpu >= 0)) {
 		pfc_err("--replay plays a record: give no HOST, -i, -d or --gpu with it");
 		return 2;
@@ -245,7 +261,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 				"-d RDMADEV and/or --gpu N", o->hosts[i]);
 			return 2;
 		}
-	if (!o->replay && !o->nhosts && !o->iface && !o->rdma && o->gpu < 0) {
+	if (!o->replay && !o->nhosts && !o->experiment && !o->iface && !o->rdma && o->gpu < 0) {
 		pfc_err("nothing to show: give -i IFACE, -d RDMADEV and/or --gpu N (and HOSTs "
 			"for remote hosts), or --replay DIR");
 		return 2;
@@ -274,7 +290,7 @@ static int fallback_text(const struct top_opts *o)
 	char *av[16], port[16], fr[300];
 	int n = 0;
 
-	if (o->replay || o->nhosts) {
+	if (o->replay || o->nhosts || o->experiment) {
 		pfc_err("standard output is not a terminal: the dashboard needs one; for "
 			"text, run 'pfclab monitor' (on each host)");
 		return 2;
@@ -311,8 +327,20 @@ static int fallback_text(const struct top_opts *o)
 	return monitor_main(n, av);
 }
 
+/* One host to show: where its counters come from. */
+struct top_host_spec {
+	char name[64];		/* shown */
+	char reach[256];	/* ssh destination or Slurm node */
+	bool local;		/* the engine in this process */
+	enum remote_kind kind;
+	const char *iface, *rdma, *gpu_s, *pfclab;
+};
+
 struct top_run {
 	struct top_opts o;
+	struct top_host_spec spec[TOP_MAX_HOSTS];
+	size_t nspec;
+	struct exp *exp;
 	struct top_feed feed[TOP_MAX_HOSTS];
 	bool is_local[TOP_MAX_HOSTS];
 	size_t nfeed;
@@ -321,40 +349,69 @@ struct top_run {
 	struct top_ui ui;
 	struct top_snap tmp;
 	struct top_row *rows;
-	char control_dir[256];
-	char *margs[16];
-	char margs_buf[8][300];
+	char control_dir[4096];
 	/* replay clock */
 	uint64_t play_t, play_last;
 };
 
+/* The private folder of ssh's connection sockets (lib/remote), found once here before
+ * the reader threads start.
+ */
 static int control_dir(struct top_run *t, char *err, size_t n)
 {
-	const char *x = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
+	int rc = 0;
+	const char *d = remote_control_dir(&rc);
 
-	if (x && *x && strlen(x) < 200)
-		snprintf(t->control_dir, sizeof(t->control_dir), "%s/pfclab-ssh", x);
-	else
-		snprintf(t->control_dir, sizeof(t->control_dir), "/tmp/pfclab-ssh-%u",
-			 (unsigned)getuid());
-	if (mkdir(t->control_dir, 0700) && errno != EEXIST) {
-		snprintf(err, n, "%s: %s", t->control_dir, strerror(errno));
-		return -errno;
+	if (!d) {
+		snprintf(err, n, "the private folder for ssh connection sockets: %s; set "
+			 "XDG_RUNTIME_DIR to a folder of your own", strerror(-rc));
+		return rc ? rc : -EPERM;
 	}
-	if (lstat(t->control_dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 077)) {
-		snprintf(err, n, "%s: not a private folder of this user (mode 0700); remove it",
-			 t->control_dir);
-		return -EPERM;
+	snprintf(t->control_dir, sizeof(t->control_dir), "%s", d);
+	return 0;
+}
+
+/* The hosts of a "pfclab run" experiment file, reached as its launcher does. */
+static int hosts_from_experiment(struct top_run *t, char *err, size_t errlen)
+{
+	const struct top_opts *o = &t->o;
+	size_t i;
+	int rc = exp_load(o->experiment, &t->exp, err, errlen);
+
+	if (rc)
+		return rc;
+	if (!o->interval_s && t->exp->mon_interval_ns)
+		t->o.interval_ns = t->exp->mon_interval_ns;
+	if (t->exp->nhosts > TOP_MAX_HOSTS) {
+		snprintf(err, errlen, "%s: %zu hosts; the screen shows at most %d", o->experiment,
+			 t->exp->nhosts, TOP_MAX_HOSTS);
+		return -E2BIG;
 	}
+	for (i = 0; i < t->exp->nhosts; i++) {
+		const struct exp_host *e = &t->exp->hosts[i];
+		struct top_host_spec *h = &t->spec[i];
+
+		memset(h, 0, sizeof(*h));
+		snprintf(h->name, sizeof(h->name), "%s", e->name);
+		snprintf(h->reach, sizeof(h->reach), "%s",
+			 t->exp->launcher == EXP_SLURM ? (e->node ? e->node : e->name) :
+			 e->ssh ? e->ssh : e->name);
+		h->local = t->exp->launcher == EXP_LOCAL;
+		h->kind = t->exp->launcher == EXP_SLURM ? REMOTE_SRUN : REMOTE_SSH;
+		/* The command line wins over the file for what it names. */
+		h->iface = o->iface ? o->iface : e->netdev;
+		h->rdma = o->rdma ? o->rdma : e->rdma;
+		h->gpu_s = o->gpu_s ? o->gpu_s : e->gpu;
+		h->pfclab = o->remote_pfclab ? o->remote_pfclab : e->pfclab;
+	}
+	t->nspec = t->exp->nhosts;
 	return 0;
 }
 
 static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size_t errlen)
 {
 	const struct top_opts *o = &t->o;
-	size_t i, na = 0;
+	size_t i, na;
 	int rc;
 
 	if (o->replay) {
@@ -365,74 +422,63 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 			top_model_add_host(&t->m, top_replay_name(t->rp, i));
 		return 0;
 	}
-	if (!o->nhosts) {
-		struct top_local_cfg lc = {
-			.iface = o->iface, .rdma = o->rdma, .rdma_port = o->rdma_port,
-			.gpu = o->gpu, .frames = o->frames_on ? (o->frames ? o->frames : o->iface) :
-								 NULL,
-			.interval_ns = o->interval_ns, .catalog = o->catalog,
-			.argc = argc, .argv = argv,
-		};
-		char host[64] = "local";
+	if (!o->nhosts && !o->experiment) {
+		struct top_host_spec *h = &t->spec[0];
 
-		gethostname(host, sizeof(host) - 1);
-		rc = top_feed_init(&t->feed[0], host);
-		if (rc) {
-			snprintf(err, errlen, "eventfd: %s", strerror(-rc));
+		memset(h, 0, sizeof(*h));
+		gethostname(h->name, sizeof(h->name) - 1);
+		h->local = true;
+		h->iface = o->iface;
+		h->rdma = o->rdma;
+		h->gpu_s = o->gpu_s;
+		t->nspec = 1;
+	} else if (!o->experiment) {
+		for (i = 0; i < o->nhosts; i++) {
+			struct top_host_spec *h = &t->spec[i];
+			const char *colon = strrchr(o->hosts[i], ':');
+
+			memset(h, 0, sizeof(*h));
+			snprintf(h->name, sizeof(h->name), "%.*s",
+				 colon ? (int)(colon - o->hosts[i]) : (int)strlen(o->hosts[i]),
+				 o->hosts[i]);
+			snprintf(h->reach, sizeof(h->reach), "%s", h->name);
+			h->local = !strcmp(h->name, "local");
+			h->kind = REMOTE_SSH;
+			h->iface = colon ? colon + 1 : o->iface;
+			h->rdma = o->rdma;
+			h->gpu_s = o->gpu_s;
+			h->pfclab = o->remote_pfclab;
+		}
+		t->nspec = o->nhosts;
+	} else {
+		rc = hosts_from_experiment(t, err, errlen);
+		if (rc)
 			return rc;
-		}
-		t->nfeed = 1;
-		t->is_local[0] = true;
-		top_model_add_host(&t->m, host);
-		return top_local_start(&t->feed[0], &lc, err, errlen);
 	}
-	/* The remote monitor's options, the same for every host but -i of HOST:IFACE. */
-	if (o->rdma) {
-		t->margs[na++] = (char *)"-d";
-		snprintf(t->margs_buf[0], sizeof(t->margs_buf[0]), "%s:%u", o->rdma, o->rdma_port);
-		t->margs[na++] = t->margs_buf[0];
-	}
-	if (o->gpu_s) {
-		snprintf(t->margs_buf[1], sizeof(t->margs_buf[1]), "--gpu=%s", o->gpu_s);
-		t->margs[na++] = t->margs_buf[1];
-	}
-	snprintf(t->margs_buf[2], sizeof(t->margs_buf[2]), "-I%llums",
-		 (unsigned long long)(o->interval_ns / 1000000ULL));
-	t->margs[na++] = t->margs_buf[2];
-	if (o->frames_on) {
-		snprintf(t->margs_buf[3], sizeof(t->margs_buf[3]), "--frames%s%s",
-			 o->frames ? "=" : "", o->frames ? o->frames : "");
-		t->margs[na++] = t->margs_buf[3];
-	}
-	rc = control_dir(t, err, errlen);
-	if (rc)
-		return rc;
-	for (i = 0; i < o->nhosts; i++) {
-		char host[256], ifarg[300];
-		const char *colon = strrchr(o->hosts[i], ':');
-		const char *iface = o->iface;
-		char *args[20];
-		size_t k;
+	for (i = 0; i < t->nspec; i++)
+		if (!t->spec[i].local && !t->control_dir[0] &&
+		    (rc = control_dir(t, err, errlen)))
+			return rc;
+	for (i = 0; i < t->nspec; i++) {
+		const struct top_host_spec *h = &t->spec[i];
+		const char *frames = o->frames_on ? (o->frames ? o->frames : h->iface) : NULL;
+		char a_rdma[300], a_gpu[80], a_int[40], a_fr[300], a_if[300];
+		const char *args[8];
+		uint32_t gpu = 0;
 
-		snprintf(host, sizeof(host), "%s", o->hosts[i]);
-		if (colon) {
-			host[colon - o->hosts[i]] = '\0';
-			iface = colon + 1;
-		}
-		rc = top_feed_init(&t->feed[i], host);
+		rc = top_feed_init(&t->feed[i], h->name);
 		if (rc) {
 			snprintf(err, errlen, "eventfd: %s", strerror(-rc));
 			return rc;
 		}
 		t->nfeed = i + 1;
-		top_model_add_host(&t->m, host);
-		if (!strcmp(host, "local")) {
+		top_model_add_host(&t->m, h->name);
+		if (h->local) {
 			struct top_local_cfg lc = {
-				.iface = iface, .rdma = o->rdma, .rdma_port = o->rdma_port,
-				.gpu = o->gpu,
-				.frames = o->frames_on ? (o->frames ? o->frames : iface) : NULL,
-				.interval_ns = o->interval_ns, .catalog = o->catalog,
-				.argc = argc, .argv = argv,
+				.iface = h->iface, .rdma = h->rdma, .rdma_port = o->rdma_port,
+				.gpu = h->gpu_s && !parse_u32(h->gpu_s, 0, 63, &gpu) ? (int)gpu : -1,
+				.frames = frames, .interval_ns = o->interval_ns,
+				.catalog = o->catalog, .argc = argc, .argv = argv,
 			};
 
 			t->is_local[i] = true;
@@ -441,25 +487,40 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 				return rc;
 			continue;
 		}
-		for (k = 0; k < na; k++)
-			args[k] = t->margs[k];
-		if (iface) {
-			snprintf(ifarg, sizeof(ifarg), "--iface=%s", iface);
-			args[k++] = ifarg;
+		/* The remote monitor's options: this host's devices, our interval. */
+		na = 0;
+		if (h->rdma) {
+			snprintf(a_rdma, sizeof(a_rdma), "--rdma=%s:%u", h->rdma, o->rdma_port);
+			args[na++] = a_rdma;
 		}
-		args[k] = NULL;
+		if (h->gpu_s) {
+			snprintf(a_gpu, sizeof(a_gpu), "--gpu=%s", h->gpu_s);
+			args[na++] = a_gpu;
+		}
+		snprintf(a_int, sizeof(a_int), "-I%lluus",
+			 (unsigned long long)(o->interval_ns / 1000ULL));
+		args[na++] = a_int;
+		if (frames) {
+			snprintf(a_fr, sizeof(a_fr), "--frames=%s", frames);
+			args[na++] = a_fr;
+		}
+		if (h->iface) {
+			snprintf(a_if, sizeof(a_if), "--iface=%s", h->iface);
+			args[na++] = a_if;
+		}
+		args[na] = NULL;
 		{
 			struct top_remote_cfg rc2 = {
-				.host = host, .ssh_config = o->ssh_config,
-				.pfclab = o->remote_pfclab, .control_dir = t->control_dir,
-				.monitor_args = (const char *const *)args,
-				.interval_ns = o->interval_ns,
+				.host = h->reach, .kind = h->kind, .ssh_config = o->ssh_config,
+				.pfclab = h->pfclab, .control_dir = t->control_dir,
+				.monitor_args = args, .interval_ns = o->interval_ns,
 			};
 
 			rc = top_remote_start(&t->feed[i], &rc2);
 		}
 		if (rc) {
-			snprintf(err, errlen, "%s: starting ssh: %s", host, strerror(-rc));
+			snprintf(err, errlen, "%s: starting %s: %s", h->name,
+				 h->kind == REMOTE_SRUN ? "srun" : "ssh", strerror(-rc));
 			return rc;
 		}
 	}
@@ -475,39 +536,44 @@ static void default_record_dir(char *buf, size_t n)
 	strftime(buf, n, "top-%Y%m%d-%H%M%S", &tm);
 }
 
+static bool feed_recording(struct top_run *t, size_t i)
+{
+	return t->is_local[i] ? top_local_recording(&t->feed[i]) :
+				top_remote_recording(&t->feed[i]);
+}
+
 static bool any_recording(struct top_run *t)
 {
 	size_t i;
 
 	for (i = 0; i < t->nfeed; i++)
-		if (t->is_local[i] && top_local_recording(&t->feed[i]))
+		if (feed_recording(t, i))
 			return true;
 	return false;
 }
 
+/* r: every host records; one host into DIR, several into DIR/HOST (replay finds them). */
 static void toggle_record(struct top_run *t, char *msg, size_t n)
 {
-	char dir[4096];
-	size_t i;
+	char base[4096], dir[4200];
 	bool on = any_recording(t);
+	size_t i;
 
+	if (t->o.record_dir)
+		snprintf(base, sizeof(base), "%s", t->o.record_dir);
+	else
+		default_record_dir(base, sizeof(base));
 	for (i = 0; i < t->nfeed; i++) {
-		if (!t->is_local[i])
-			continue;
-		if (on) {
-			top_local_record(&t->feed[i], NULL);
-			continue;
-		}
-		if (t->o.record_dir)
-			snprintf(dir, sizeof(dir), "%s", t->o.record_dir);
+		if (t->nfeed == 1)
+			snprintf(dir, sizeof(dir), "%s", base);
 		else
-			default_record_dir(dir, sizeof(dir));
-		top_local_record(&t->feed[i], dir);
-		return;
+			snprintf(dir, sizeof(dir), "%s/%s", base, t->feed[i].name);
+		if (t->is_local[i])
+			top_local_record(&t->feed[i], on ? NULL : dir);
+		else
+			top_remote_record(&t->feed[i], on ? NULL : dir);
 	}
-	if (!on)
-		snprintf(msg, n, "r: recording is for the local host; record remote hosts with "
-			 "'pfclab monitor --record' there");
+	snprintf(msg, n, on ? "r: recording stopped" : "r: recording to %.200s", base);
 }
 
 static void replay_step(struct top_run *t, uint64_t now, char *where, size_t n)
@@ -595,7 +661,7 @@ static int loop(struct top_run *t)
 	top_ui_init(&t->ui, t->o.refresh_ns, t->m.nhost, TOP_SEC_N, t->rp != NULL);
 	t->ui.paused = t->o.paused;
 	t->play_t = t->o.start_ns;
-	vi.mode = t->rp ? "replay" : t->o.nhosts ? "remote" : "live";
+	vi.mode = t->rp ? "replay" : t->o.nhosts || t->o.experiment ? "hosts" : "live";
 	while (!stop_sig && !t->ui.quit) {
 		uint64_t now = time_mono_ns();
 		struct pollfd p = { .fd = 0, .events = POLLIN };
@@ -708,6 +774,8 @@ int top_main(int argc, char **argv)
 	for (i = 0; i < t->nfeed; i++)
 		top_feed_stop(&t->feed[i]);
 	top_replay_free(t->rp);
+	if (t->exp)
+		exp_free(t->exp);
 	top_model_free(&t->m);
 	top_snap_free(&t->tmp);
 	free(t->rows);

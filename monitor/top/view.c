@@ -18,7 +18,7 @@
 #include "lib/util.h"
 #include "monitor/top/view.h"
 
-#define LABEL_W 14
+#define LABEL_W 16
 #define CELL_W 7
 
 enum { PAIR_RED = 1, PAIR_YELLOW, PAIR_GREEN, PAIR_CYAN };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* clock.c: each host's wall-clock offset from the runner's, measured from the round trip of
- * `date +%s%N` (the sample with the smallest delay of five; the error is at most half that
+ * `date +%s%N` (the sample with the smallest delay of three; the error is at most half that
  * delay), and host timestamps moved onto the runner's time axis.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include "lib/util.h"
 #include "run.h"
 
-#define CLOCK_TRIES 5
+#define CLOCK_TRIES 3
 
 int clock_measure(struct run_ctx *c, size_t h, int which)
 {

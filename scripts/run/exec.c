@@ -224,7 +224,7 @@ static bool host_alive(struct run_ctx *c, size_t h)
 	const char *argv[] = { "true", NULL };
 	int code = -1;
 
-	return !remote_run(&c->hosts[h].t, argv, NULL, 10000, &code, NULL, NULL, 0) && code == 0;
+	return !remote_run(&c->hosts[h].t, argv, NULL, 5000, &code, NULL, NULL, 0) && code == 0;
 }
 
 /* A monitor or capture that ended by itself over ssh/srun: is its host still there? */
@@ -443,6 +443,7 @@ static int write_status(struct point_run *r, const char *repdir, unsigned rep, u
 	json_object *st = json_object_new_object(), *reasons = json_object_new_array(), *vals;
 	const struct exp_point *p = r->p;
 	char path[1200];
+	bool lost = false;
 	size_t i;
 
 	*valid = validity_judge(&r->obs, r->c->e, reasons);
@@ -454,7 +455,10 @@ static int write_status(struct point_run *r, const char *repdir, unsigned rep, u
 	json_object_object_add(st, "values", vals);
 	json_object_object_add(st, "repetition", json_object_new_int((int)rep));
 	json_object_object_add(st, "attempt", json_object_new_int((int)attempt));
-	json_object_object_add(st, "finished", json_object_new_boolean(!r->obs.interrupted));
+	for (i = 0; i < r->c->nhosts; i++)
+		lost |= r->lost[i];
+	/* a repetition cut short (Ctrl-C, a host lost) is not finished: --resume runs it again */
+	json_object_object_add(st, "finished", json_object_new_boolean(!r->obs.interrupted && !lost));
 	json_object_object_add(st, "valid", json_object_new_boolean(*valid));
 	json_object_object_add(st, "reasons", reasons);
 	json_object_object_add(st, "t0_wall_ns", json_object_new_int64((int64_t)r->t0));

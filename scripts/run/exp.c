@@ -357,9 +357,8 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 		if (rc)                                                    \
 			return rc;                                         \
 	}
-		HOST_STR(reach, "ssh");
-		if (!h->reach)
-			HOST_STR(reach, "node");
+		HOST_STR(ssh, "ssh");
+		HOST_STR(node, "node");
 		HOST_STR(addr, "addr");
 		HOST_STR(rdma, "rdma");
 		HOST_STR(netdev, "netdev");
@@ -960,7 +959,8 @@ void exp_free(struct exp *e)
 		struct exp_host *h = &e->hosts[i];
 
 		free(h->name);
-		free(h->reach);
+		free(h->ssh);
+		free(h->node);
 		free(h->addr);
 		free(h->rdma);
 		free(h->netdev);

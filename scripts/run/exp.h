@@ -21,7 +21,8 @@
 
 struct exp_host {
 	char *name;	 /* the key under hosts: */
-	char *reach;	 /* ssh destination or Slurm node (default: name; slurm: allocation order) */
+	char *ssh;	 /* ssh destination (launcher ssh; default: the name) */
+	char *node;	 /* Slurm node (launcher slurm; default: the allocation's nodes in order) */
 	char *addr;	 /* data-plane address traffic clients connect to */
 	char *rdma;	 /* RDMA device (traffic -d, monitor -d) */
 	char *netdev;	 /* network interface (monitor -i, capture default) */

@@ -23,7 +23,7 @@ static int slurm_resolve(struct run_ctx *c, char *err, size_t errlen)
 		if (c->o.dry_run) {
 			for (i = 0; i < c->nhosts; i++)
 				snprintf(c->hosts[i].reach, sizeof(c->hosts[i].reach), "%s",
-					 c->hosts[i].h->reach ? c->hosts[i].h->reach : "<node of the allocation>");
+					 c->hosts[i].h->node ? c->hosts[i].h->node : "<node of the allocation>");
 			return 0;
 		}
 		snprintf(err, errlen, "launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID unset); "
@@ -48,17 +48,17 @@ static int slurm_resolve(struct run_ctx *c, char *err, size_t errlen)
 		const struct exp_host *h = c->hosts[i].h;
 		size_t j;
 
-		if (h->reach) {
-			for (j = 0; j < n && strcmp(nodes[j], h->reach); j++)
+		if (h->node) {
+			for (j = 0; j < n && strcmp(nodes[j], h->node); j++)
 				;
 			if (j == n) {
 				snprintf(err, errlen, "launcher slurm: host %s names node %s, not in the "
-					 "allocation (%s)", h->name, h->reach, list);
+					 "allocation (%s)", h->name, h->node, list);
 				free(out);
 				free(errs);
 				return -EINVAL;
 			}
-			snprintf(c->hosts[i].reach, sizeof(c->hosts[i].reach), "%s", h->reach);
+			snprintf(c->hosts[i].reach, sizeof(c->hosts[i].reach), "%s", h->node);
 			continue;
 		}
 		if (next >= n) {

@@ -13,7 +13,7 @@ static int ssh_resolve(struct run_ctx *c, char *err, size_t errlen)
 	for (i = 0; i < c->nhosts; i++) {
 		const struct exp_host *h = c->hosts[i].h;
 
-		snprintf(c->hosts[i].reach, sizeof(c->hosts[i].reach), "%s", h->reach ? h->reach : h->name);
+		snprintf(c->hosts[i].reach, sizeof(c->hosts[i].reach), "%s", h->ssh ? h->ssh : h->name);
 	}
 	return 0;
 }

@@ -91,21 +91,16 @@ int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* ethtool -i NETDEV: driver, version, firmware-version, bus-info */
-static json_object *driver_info(struct run_ctx *c, size_t h)
+/* ethtool -i NETDEV output: driver, version, firmware-version, bus-info */
+static json_object *driver_info(char *text)
 {
-	const char *argv[] = { "ethtool", "-i", c->hosts[h].h->netdev, NULL };
 	json_object *o;
-	char *out, *line, *save = NULL;
-	int code;
+	char *line, *save = NULL;
 
-	out = host_out(c, h, argv, &code, NULL);
-	if (!out || code) {
-		free(out);
+	if (!text || !*text)
 		return NULL;
-	}
 	o = json_object_new_object();
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
 
 		if (!colon)
@@ -118,45 +113,67 @@ static json_object *driver_info(struct run_ctx *c, size_t h)
 		    !strcmp(line, "firmware-version") || !strcmp(line, "bus-info"))
 			json_object_object_add(o, line, *colon ? json_object_new_string(colon) : NULL);
 	}
-	free(out);
 	return o;
 }
 
-static json_object *one_line(struct run_ctx *c, size_t h, const char *const *argv)
+/* The section "@@NAME\n...": cut out of OUT in place (NUL-terminated), or NULL. */
+static char *section(char *out, const char *name)
 {
-	int code;
-	char *out = host_out(c, h, argv, &code, NULL);
-	json_object *o = NULL;
+	char mark[64], *p, *end;
 
-	if (out && !code)
-		o = json_object_new_string(first_line(out));
-	free(out);
-	return o;
+	snprintf(mark, sizeof(mark), "@@%s\n", name);
+	p = strstr(out, mark);
+	if (!p)
+		return NULL;
+	p += strlen(mark);
+	end = strstr(p, "\n@@");
+	if (end)
+		end[1] = 0; /* keeps the newline, ends before the next marker */
+	return p;
+}
+
+static json_object *line_or_null(char *s)
+{
+	char *nl;
+
+	if (!s || !*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl)
+		*nl = 0;
+	return *s ? json_object_new_string(s) : NULL;
 }
 
 json_object *manifest_probe(struct run_ctx *c, size_t h)
 {
+	/* one command per host: every answer in its own section */
+	static const char script[] =
+		"echo @@doctor; \"$2\" doctor --json 2>/dev/null; echo; "
+		"echo @@carrier; cat \"/sys/class/net/$1/carrier_changes\" 2>/dev/null; "
+		"echo @@driver; ethtool -i \"$1\" 2>/dev/null; "
+		"echo @@kernel; uname -r; echo @@hostname; uname -n";
 	struct run_host *rh = &c->hosts[h];
-	const char *uname[] = { "uname", "-r", NULL };
-	const char *hn[] = { "uname", "-n", NULL };
-	const char *doc[] = { rh->pfclab, "doctor", "--json", NULL };
-	char path[300];
-	const char *carrier[] = { "cat", path, NULL };
+	const char *argv[] = { "sh", "-c", script, "sh", rh->h->netdev, rh->pfclab, NULL };
 	json_object *o = json_object_new_object(), *d, *items, *sel;
-	char *out;
+	char *out, *doc;
 	int code;
 	size_t i;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", rh->h->netdev);
+	out = host_out(c, h, argv, &code, NULL);
 	json_object_object_add(o, "pfclab_version", rh->version[0] ? json_object_new_string(rh->version) : NULL);
-	json_object_object_add(o, "hostname", one_line(c, h, hn));
-	json_object_object_add(o, "kernel", one_line(c, h, uname));
+	if (!out) {
+		json_object_object_add(o, "error", json_object_new_string("the host did not answer"));
+		return o;
+	}
+	/* cut from the end: each section() ends the one before it */
+	json_object_object_add(o, "hostname", line_or_null(section(out, "hostname")));
+	json_object_object_add(o, "kernel", line_or_null(section(out, "kernel")));
 	json_object_object_add(o, "netdev", json_object_new_string(rh->h->netdev));
 	json_object_object_add(o, "rdma", rh->h->rdma ? json_object_new_string(rh->h->rdma) : NULL);
-	json_object_object_add(o, "driver", driver_info(c, h));
-	json_object_object_add(o, "carrier_changes", one_line(c, h, carrier));
-	out = host_out(c, h, doc, &code, NULL);
-	d = out ? json_tokener_parse(out) : NULL;
+	json_object_object_add(o, "driver", driver_info(section(out, "driver")));
+	json_object_object_add(o, "carrier_changes", line_or_null(section(out, "carrier")));
+	doc = section(out, "doctor");
+	d = doc ? json_tokener_parse(doc) : NULL;
 	free(out);
 	/* PCIe links (section pci), PFC/trust/ECN (section qos), RDMA ports, GPU and driver:
 	 * the doctor's items as it reported them; n/a where it could not tell */

@@ -387,7 +387,7 @@ int plan_print(struct run_ctx *c, FILE *f)
 	for (h = 0; h < c->nhosts; h++)
 		print_transport(c, f, h);
 	fprintf(f, "# first, on every host: %s version (must print the same version as here), "
-		"clock offset (date +%%s%%N, 5 round trips), manifest (uname -r, ethtool -i, "
+		"clock offset (date +%%s%%N, 3 round trips), manifest (uname -r, ethtool -i, "
 		"pfclab doctor --json)\n", c->hosts[0].pfclab);
 	if (c->o.psk)
 		fprintf(f, "# a fresh pre-shared key is written to each host's %s (mode 0600) and "

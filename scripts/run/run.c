@@ -25,16 +25,18 @@ volatile sig_atomic_t run_stop_requested;
 
 void run_log(struct run_ctx *c, const char *fmt, ...)
 {
-	char line[2048], ts[32];
-	time_t now = time(NULL);
+	char line[2048], ts[48];
+	struct timespec now;
 	struct tm tm;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	localtime_r(&now, &tm);
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	run_path(ts + strlen(ts), sizeof(ts) - strlen(ts), ".%03ld", now.tv_nsec / 1000000);
 	if (c->log) {
 		fprintf(c->log, "%s %s\n", ts, line);
 		fflush(c->log);
@@ -188,7 +190,7 @@ static void manifest_hosts_update(struct run_ctx *c)
 			json_object_object_add(o, "clock", ck);
 		}
 		json_object_object_add(ck, "method", json_object_new_string(
-			"date +%s%N over the launcher; offset = host - runner at the middle of the fastest of 5 round trips"));
+			"date +%s%N over the launcher; offset = host - runner at the middle of the fastest of 3 round trips"));
 		if (rh->off_valid[0]) {
 			json_object_object_add(ck, "offset_start_ns", json_object_new_int64(rh->off_ns[0]));
 			json_object_object_add(ck, "rtt_start_ns", json_object_new_int64((int64_t)rh->rtt_ns[0]));

@@ -15,9 +15,10 @@
 #include "exp.h"
 #include "lib/remote.h"
 
-/* Until `pfclab traffic --psk` is on every host, passing it can be switched off
- * (PFCLAB_RUN_PSK=0); the key is made, written and removed either way. */
-#define RUN_PSK_DEFAULT 0
+/* Every run makes a fresh pre-shared key, writes it to each host (mode 0600, removed at
+ * the end, never in the results) and passes it to traffic with --psk. PFCLAB_RUN_PSK=0
+ * leaves --psk out (for a pfclab traffic that predates it). */
+#define RUN_PSK_DEFAULT 1
 
 struct run_opts {
 	const char *ssh_config;	 /* --ssh-config FILE */

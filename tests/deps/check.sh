@@ -11,10 +11,28 @@ table=${DEPS_TABLE:-$here/allowed.txt}
 cd "$root" || exit 2
 
 declare -A allow
+keys=()
 while read -r comp rest; do
 	case $comp in ''|'#'*) continue ;; esac
 	allow[$comp]=" $rest "
+	keys+=("$comp")
 done <"$table"
+
+row_of() { # $1 = source path -> REPLY, the longest table key that is it or a folder of it
+	local k best=
+	for k in "${keys[@]}"; do
+		if [[ $1 == "$k" || $1 == "$k"/* ]] && [ ${#k} -gt ${#best} ]; then best=$k; fi
+	done
+	REPLY=$best
+}
+
+allowed() { # $1 = row, $2 = target path: is it one of the row's entries or below one?
+	local e
+	for e in ${allow[$1]}; do
+		[[ $2 == "$e" || $2 == "$e"/* ]] && return 0
+	done
+	return 1
+}
 
 normalize() { # $1 = a relative path with . and .. parts -> REPLY, the plain path
 	local part out=()
@@ -35,7 +53,9 @@ while IFS= read -r src; do
 	from=${src%%/*}
 	dir=${src%/*}
 	[ "$dir" = "$src" ] && dir=.
-	[ -n "${allow[$from]:-}" ] || { echo "$src: component '$from' is not in $table"; bad=1; continue; }
+	row_of "$src"
+	row=$REPLY
+	[ -n "$row" ] || { echo "$src: component '$from' is not in $table"; bad=1; continue; }
 	while IFS=: read -r line inc; do
 		if [ -e "$dir/$inc" ]; then
 			normalize "$dir/$inc"
@@ -47,8 +67,8 @@ while IFS= read -r src; do
 		target=$REPLY
 		to=${target%%/*}
 		[ "$to" = "$from" ] && [ "$to" != pfclab.c ] && continue
-		if [[ ${allow[$from]} != *" $to "* ]]; then
-			echo "$src:$line: $from may not include $target (allowed: ${allow[$from]# })"
+		if ! allowed "$row" "$target"; then
+			echo "$src:$line: $row may not include $target (allowed: ${allow[$row]# })"
 			bad=1
 		elif [ "$to" != "$from" ] && [[ $target != *.h ]]; then
 			echo "$src:$line: $from includes $target: only headers cross components"

@@ -4,7 +4,7 @@
 # version and whether the open or proprietary modules are loaded, each GPU with its model
 # and BAR1 size (compared with nvidia-smi's), and the dma-buf attribute. Skips without a GPU.
 source "$(dirname "$0")/../lib.sh"
-plan 6
+plan 7
 
 OUT_DIR=${OUT_DIR:-${BUILD:-$PFCLAB_ROOT/build}/test-logs/gpu-doctor}
 mkdir -p "$OUT_DIR"
@@ -42,6 +42,18 @@ grep -q "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=[01]" "$t" &&
 	fail "doctor dma-buf" "$(grep -m1 -i 'dma' "$t")"
 grep -q "^  \(OK\|WARN\|INFO\) \+GPU .* link  *x[0-9]" "$t" && ok "doctor GPU PCIe link read" ||
 	fail "doctor GPU PCIe link" "$(grep -m1 ' link ' "$t")"
+# The GPU-memory path follows from the dma-buf attribute and the peer-memory core: with
+# DMA_BUF_SUPPORTED=1, the open modules and a kernel >= 5.12 it must name dma-buf.
+path=$(grep -m1 'GPU memory path' "$t")
+if [ -z "$path" ]; then
+	fail "doctor GPU memory path" "no 'GPU memory path' line"
+elif grep -q "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=1" "$t" && grep -q 'open kernel modules loaded' "$t" &&
+	grep -q 'dma-buf RDMA capable' "$t"; then
+	echo "$path" | grep -q '^  OK .*dma-buf (--mem cuda-dmabuf' && ok "doctor GPU memory path: dma-buf" ||
+		fail "doctor GPU memory path" "want dma-buf: $path"
+else
+	ok "doctor GPU memory path: $(echo "$path" | sed 's/  */ /g')"
+fi
 if ! command -v jq >/dev/null 2>&1; then
 	fail "doctor --json" "jq not installed (make deps)"
 else

@@ -8,6 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_opts
+plan 10
 need_root $name || finish
 need_cmd $name ip jq || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }

@@ -9,6 +9,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 name=monitor_record
+plan 4
 need_root $name || finish
 need_cmd $name ip jq unshare mount || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }

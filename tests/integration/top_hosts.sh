@@ -5,6 +5,7 @@
 # marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
 # its last values, while the other keeps updating.
 source "$(dirname "$0")/../lib.sh"
+plan 8
 name=top_hosts
 need_root $name || finish
 need_cmd $name tmux ip ssh /usr/sbin/sshd || finish
@@ -47,7 +48,7 @@ link_vals() {
 link_total() { link_vals "$1" | awk '{ print $3 }'; }
 
 # LANG=C: ASCII sparklines, so awk's character positions are the screen's columns.
-T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG --remote-pfclab $PFCLAB -I 200ms h1:${FAKEHOST_IF[h1]} h2:${FAKEHOST_IF[h2]}; echo TOP_EXIT=\$?" Enter
+T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG --remote-pfclab $PFCLAB -I 200ms --record-dir $tmp/rec h1:${FAKEHOST_IF[h1]} h2:${FAKEHOST_IF[h2]}; echo TOP_EXIT=\$?" Enter
 if wait_for 'h1 ok' && wait_for 'h2 ok'; then
 	head=$(screen | sed -n 2p)
 	[[ $head =~ h1\ ok.*h2\ ok ]] && ok "$name: two hosts side by side over ssh" ||
@@ -63,6 +64,22 @@ sleep 0.6
 b=$(link_total h2)
 [ -n "$a" ] && [ "$a" != "$b" ] && ok "$name: h2's link counters move ($a -> $b)" ||
 	fail "$name: h2 updates" "link totals '$a' '$b'; $(screen | grep link)"
+
+# r: both hosts recorded, each in its own record folder, in the monitor's format.
+T send-keys -t "$S" r
+sleep 1.2
+T send-keys -t "$S" r
+sleep 0.5
+recs=''
+for h in h1 h2; do
+	rows=$(($(wc -l <"$tmp/rec/$h/samples.csv" 2>/dev/null || echo 1) - 1))
+	grep -q '"finished": *true' "$tmp/rec/$h/meta.json" 2>/dev/null || rows="$rows, unfinished"
+	recs+="$h: $rows rows; "
+done
+# 1.2 s at 200 ms: 6 samples, give or take one at each end (key presses vs samples).
+[[ $recs =~ ^h1:\ [4-8]\ rows\;\ h2:\ [4-8]\ rows\;\ $ ]] &&
+	ok "$name: r records each host into its own record folder ($recs)" ||
+	fail "$name: r records the hosts" "$recs"
 
 fakehost_kill h1
 # The requirement: STALE within 2 s of the host's death.
@@ -85,4 +102,24 @@ screen | sed -n 2p | grep -q 'h2 ok' && [ "$c" != "$d" ] &&
 T send-keys -t "$S" q
 wait_for 'TOP_EXIT=0' 50 && ok "$name: q exits 0 with a host dead" ||
 	fail "$name: q with a dead host" "$(screen | tail -3)"
+
+# The hosts of a "pfclab run" experiment file (launcher ssh), h1 still dead.
+cat >"$tmp/exp.yaml" <<EOT
+name: top-hosts
+launcher: ssh
+hosts:
+  h1: { netdev: ${FAKEHOST_IF[h1]}, pfclab: $PFCLAB }
+  h2: { netdev: ${FAKEHOST_IF[h2]}, pfclab: $PFCLAB }
+monitor: { interval: 200ms }
+phases:
+  - { name: idle, duration: 1s }
+EOT
+T send-keys -t "$S" clear Enter
+T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG -e $tmp/exp.yaml; echo TOP_EXIT=\$?" Enter
+if wait_for 'h2 ok' && screen | sed -n 2p | grep -q 'h1 .*h2 ok'; then
+	ok "$name: -e: the experiment file's hosts, side by side ($(screen | sed -n 2p | tr -s ' '))"
+else
+	fail "$name: -e experiment hosts" "$(screen | sed -n 2p)"
+fi
+T send-keys -t "$S" q
 finish

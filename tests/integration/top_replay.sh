@@ -6,6 +6,7 @@
 # first (PFC per priority, link bytes) and the rates equal the last two rows' delta over
 # their mono_ns. A folder holding two records plays them side by side.
 source "$(dirname "$0")/../lib.sh"
+plan 5
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -110,5 +111,6 @@ wait_for 'run1/h2' && screen | sed -n 2p | grep -q 'run1/h1 .*run1/h2' &&
 	ok "$name: a results folder plays its records side by side" ||
 	fail "$name: results folder" "$(screen | sed -n 2p)"
 T send-keys -t "$S" q
-wait_for 'TOP_EXIT=0' || fail "$name: q (results folder)" "$(screen | tail -2)"
+wait_for 'TOP_EXIT=0' && ok "$name: q ends the results folder's replay" ||
+	fail "$name: q (results folder)" "$(screen | tail -2)"
 finish

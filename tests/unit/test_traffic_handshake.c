@@ -482,6 +482,33 @@ static void test_wait_and_stop(void **state)
 	server_free(s);
 }
 
+/* After the handshake (conn_recv): a header cut short is named as slow or truncated, and
+ * only bytes that show a wrong magic are called one.
+ */
+static void test_partial_header(void **state)
+{
+	struct xchg_msg m;
+	char why[256];
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(write(sv[1], "PF", 2), 2);
+	assert_int_equal(conn_recv(sv[0], &m, 100000000ULL, why, sizeof(why)), -EPROTO);
+	assert_string_equal(why, "slow partial message header: 2 of 12 bytes, then nothing within the timeout");
+	assert_int_equal(write(sv[1], "CT\x00", 3), 3);
+	close(sv[1]);
+	assert_int_equal(conn_recv(sv[0], &m, 100000000ULL, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "truncated partial message header: 3 of 12 bytes"));
+	close(sv[0]);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(write(sv[1], "GET /", 5), 5);
+	close(sv[1]);
+	assert_int_equal(conn_recv(sv[0], &m, 100000000ULL, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "bad magic"));
+	close(sv[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_peers),
 		cmocka_unit_test(test_pending_limit),
 		cmocka_unit_test(test_wait_and_stop),
+		cmocka_unit_test(test_partial_header),
 	};
 
 	assert_int_equal(auth_init(), 0);

@@ -79,8 +79,8 @@ sleep 0.5
 # "PFCT", version 9, HELLO, reserved 0, length 0
 printf 'PFCT\x00\x09\x01\x00\x00\x00\x00\x00' >/dev/tcp/$VLAB_IP_A/18702
 sleep 0.5
-# version 1, body length 0x7fffffff
-printf 'PFCT\x00\x01\x01\x00\x7f\xff\xff\xff' >/dev/tcp/$VLAB_IP_A/18702
+# this version (2), body length 0x7fffffff
+printf 'PFCT\x00\x02\x01\x00\x7f\xff\xff\xff' >/dev/tcp/$VLAB_IP_A/18702
 sleep 0.5
 head -c 5000 /dev/urandom >/dev/tcp/$VLAB_IP_A/18702 2>/dev/null
 sleep 0.5

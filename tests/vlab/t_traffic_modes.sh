@@ -134,7 +134,7 @@ last=$(( sx > cx ? sx : cx ))
 if [ $crc -ne 0 ] && [ $src -ne 0 ] && [ $last -le 2000 ] &&
 	grep -q 'retry counter exceeded\|gave up\|exited or was killed' "$VLAB_OUT/cut-client.err" &&
 	grep -q 'retry counter exceeded\|gave up\|exited or was killed' "$VLAB_OUT/cut-server.err"; then
-	ok "path cut: both sides exit non-zero within $last ms: $(head -n 1 "$VLAB_OUT/cut-server.err")"
+	ok "path cut: both sides exit non-zero within $last ms: $(tail -n 1 "$VLAB_OUT/cut-server.err")"
 else
 	fail "path cut: both sides exit within 2 s" "rc $src/$crc; $(cat "$VLAB_OUT/cut-times.txt"); $(errs cut)"
 fi

@@ -11,7 +11,11 @@
  *   export:   NV503C alloc, REGISTER_VA_SPACE, REGISTER_VIDMEM (each RM status reported)
  *   register: ibv_reg_mr on the GPU VA: the patched nvidia-peermem's persistent lookup
  *             now finds the object (patches/<driver>/, lab/gpudirect)
- *   free:     UNREGISTER_VIDMEM (+ VA space, object with the last buffer), cuMemFree
+ *   free:     UNREGISTER_VIDMEM with the last buffer of its RM memory object (+ VA
+ *             space, object with the last one), cuMemFree
+ *
+ * geforce-vmm allocates with the VMM API instead (cuMemCreate with gpuDirectRDMACapable,
+ * cuMemMap), as NVIDIA's GPUDirect RDMA guide asks for VMM memory a NIC registers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,9 +46,9 @@ struct geforce_buf {
 		r_;                                                                       \
 	})
 
-static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
+static int alloc_with(struct mem_buf *b, const struct mem_req *req, bool vmm)
 {
-	char why[256], sum[256];
+	char why[256], sum[512];
 	struct geforce_buf *g;
 	uint64_t mark;
 	int rc;
@@ -58,7 +62,7 @@ static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
 	if (!g)
 		return mem_buf_fail(b, -ENOMEM, "out of host memory");
 	mark = rm_capture_mark();
-	rc = mem_cuda_buf_alloc(b, req);
+	rc = vmm ? mem_cuda_buf_alloc_vmm(b, req) : mem_cuda_buf_alloc(b, req);
 	g->cuda_priv = b->priv;
 	b->priv = g;
 	if (rc)
@@ -71,11 +75,21 @@ static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
 	return 0;
 }
 
+static int geforce_alloc(struct mem_buf *b, const struct mem_req *req)
+{
+	return alloc_with(b, req, false);
+}
+
+static int geforce_vmm_alloc(struct mem_buf *b, const struct mem_req *req)
+{
+	return alloc_with(b, req, true);
+}
+
 static int geforce_export(struct mem_buf *b)
 {
 	struct geforce_buf *g = b->priv;
 	struct rm_p2p_reg *r = &g->reg;
-	char sum[256];
+	char sum[512];
 	int rc;
 
 	if (!g || !g->have_handles)
@@ -85,7 +99,7 @@ static int geforce_export(struct mem_buf *b)
 	snprintf(b->why, sizeof(b->why),
 		 "captured client 0x%x device 0x%x subdevice 0x%x VA space 0x%x memory 0x%x+0x%llx "
 		 "(%s; %s); NV503C alloc: %s%s; REGISTER_VA_SPACE on 0x%x: %s (token 0x%llx); "
-		 "REGISTER_VIDMEM 0x%llx+0x%llx: %s%s%s",
+		 "REGISTER_VIDMEM 0x%llx+0x%llx: %s%s%s%s",
 		 g->h.client, g->h.device, g->h.subdevice, g->h.va_space, g->h.memory,
 		 (unsigned long long)g->h.mem_offset, g->h.how ? g->h.how : "?", sum,
 		 rm_status_name(r->alloc_status),
@@ -93,6 +107,9 @@ static int geforce_export(struct mem_buf *b)
 		 rm_status_name(r->va_space_status),
 		 (unsigned long long)r->va_space_token, (unsigned long long)r->va,
 		 (unsigned long long)r->size, rm_status_name(r->vidmem_status),
+		 r->shared ? " (its memory object was registered already: counted, not sent)" :
+		 r->by_cuda ? " (CUDA's own object holds this memory already: the NIC path finds it)" :
+		 "",
 		 r->errno_val ? "; ioctl: " : "", r->errno_val ? strerror(r->errno_val) : "");
 	if (rc == -EBUSY)
 		return mem_buf_fail(b, rc, "a ThirdPartyP2P object already exists for another GPU "
@@ -160,6 +177,17 @@ const struct mem_ops mem_geforce_ops = {
 	.summary = "GPU memory on GeForce: pfclab creates the ThirdPartyP2P object CUDA does not "
 		   "(needs the patched modules, lab/gpudirect)",
 	.alloc = geforce_alloc,
+	.export = geforce_export,
+	.reg = geforce_reg,
+	.write = geforce_write,
+	.read = geforce_read,
+	.free = geforce_free,
+};
+
+const struct mem_ops mem_geforce_vmm_ops = {
+	.name = "geforce-vmm",
+	.summary = "as geforce, allocated with the VMM API (cuMemCreate, gpuDirectRDMACapable)",
+	.alloc = geforce_vmm_alloc,
 	.export = geforce_export,
 	.reg = geforce_reg,
 	.write = geforce_write,

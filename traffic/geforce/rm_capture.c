@@ -54,6 +54,10 @@ static struct {
 	uint64_t seq;
 	uint64_t n_rm, n_uvm;
 	uint64_t n_calls;		/* every ioctl() libcuda made through the interposer */
+	struct {
+		uint32_t cls, n;
+	} classes[16];			/* every class RM allocated, for the summary */
+	unsigned int nclasses;
 	uint32_t ctl_client, ctl_device, ctl_subdevice, ctl_vaspace;	/* seen in controls */
 	int ctl_fd;
 	dev_t uvm_rdev;
@@ -82,6 +86,21 @@ static bool is_root_class(uint32_t cls)
 	return cls == RM_CLASS_ROOT || cls == RM_CLASS_ROOT_NON_PRIV || cls == RM_CLASS_ROOT_CLIENT;
 }
 
+static void count_class(uint32_t cls)
+{
+	unsigned int i;
+
+	for (i = 0; i < cap.nclasses; i++)
+		if (cap.classes[i].cls == cls)
+			break;
+	if (i == cap.nclasses) {
+		if (i == ARRAY_SIZE(cap.classes))
+			return;
+		cap.classes[cap.nclasses++].cls = cls;
+	}
+	cap.classes[i].n++;
+}
+
 /* NVOS21 (32 bytes) or NVOS64 (48 bytes). */
 static void observe_alloc(int fd, const void *arg, size_t size)
 {
@@ -98,6 +117,7 @@ static void observe_alloc(int fd, const void *arg, size_t size)
 	status = rd_h32(&r);
 	if (!rd_ok(&r) || status != RM_OK)
 		return;
+	count_class(cls);
 	if (is_root_class(cls) || cls == RM_CLASS_DEVICE || cls == RM_CLASS_SUBDEVICE ||
 	    cls == RM_CLASS_VASPACE || cls == RM_CLASS_MEMORY_LOCAL || cls == RM_CLASS_THIRD_PARTY_P2P)
 		add_obj(cls, is_root_class(cls) ? handle : client, parent, handle, fd);
@@ -247,6 +267,7 @@ void rm_capture_reset(void)
 	memset(cap.maps, 0, sizeof(cap.maps));
 	cap.nobjs = cap.nmaps = 0;
 	cap.n_rm = cap.n_uvm = 0;
+	cap.nclasses = 0;
 	cap.ctl_client = cap.ctl_device = cap.ctl_subdevice = cap.ctl_vaspace = 0;
 	cap.ctl_fd = -1;
 	pthread_mutex_unlock(&cap.lock);
@@ -304,6 +325,9 @@ int rm_capture_lookup(uint64_t va, uint64_t len, uint64_t since, struct rm_handl
 		h->client = map->client;
 		h->memory = map->memory;
 		h->mem_offset = map->offset + (va - map->va);
+		h->map_va = map->va;
+		h->map_len = map->length;
+		h->map_offset = map->offset;
 		h->how = map->how;
 		for (k = 0; k < n; k++)
 			if (cap.objs[k].cls == RM_CLASS_MEMORY_LOCAL &&
@@ -328,6 +352,9 @@ int rm_capture_lookup(uint64_t va, uint64_t len, uint64_t since, struct rm_handl
 		h->client = mem->client;
 		h->memory = mem->handle;
 		h->mem_offset = 0;
+		h->map_va = va;
+		h->map_len = len;
+		h->map_offset = 0;
 		h->how = "the only video memory allocated by cuMemAlloc";
 	}
 	o = find_obj(RM_CLASS_ROOT, h->client, 0);
@@ -372,6 +399,12 @@ void rm_capture_summary(char *buf, size_t len)
 		 (unsigned long long)__atomic_load_n(&cap.n_calls, __ATOMIC_RELAXED),
 		 (unsigned long long)cap.n_rm, (unsigned long long)cap.n_uvm, c[0], c[1], c[2], c[3],
 		 c[4], cap.nmaps);
+	for (k = 0; k < cap.nclasses; k++) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, "%s0x%x x%u", k ? ", " : "; RM classes allocated: ",
+			 cap.classes[k].cls, cap.classes[k].n);
+	}
 	pthread_mutex_unlock(&cap.lock);
 }
 

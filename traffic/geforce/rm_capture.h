@@ -19,6 +19,11 @@ struct rm_handles {
 	int fd;			/* RM fd the client was allocated on */
 	uint32_t client, device, subdevice, va_space, memory;
 	uint64_t mem_offset;	/* offset of the buffer inside the memory object */
+	/* The whole mapping of the memory object that holds the buffer (GPU VA, length, offset
+	 * into the object): RM keys video-memory registrations by memory object, so it is
+	 * registered once, whole, for every buffer inside it.
+	 */
+	uint64_t map_va, map_len, map_offset;
 	uint32_t cuda_p2p;	/* an NV503C object CUDA made itself (datacenter GPUs), or 0 */
 	const char *how;	/* how the memory object was matched to the VA */
 };

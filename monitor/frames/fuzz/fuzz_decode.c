@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "monitor/frames/decode.h"
 #include "monitor/frames/pcapfile.h"
@@ -33,6 +35,40 @@ static void one_file(const uint8_t *data, size_t size)
 	frames_stats_free(&st);
 }
 
+/* The same bytes read as a stream through a 64-byte window: every refill, compaction
+ * and growth of the window is taken, and must give what the whole buffer gives. */
+static void one_stream(const uint8_t *data, size_t size)
+{
+	struct pcapf_reader pm, ps;
+	struct pcapf_rec rm, rs;
+	int fd, a, b, n = 0;
+
+	fd = memfd_create("fuzz", 0);
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return;
+	}
+	a = pcapf_reader_init(&pm, data, size);
+	b = pcapf_reader_open_fd(&ps, fd, 64);
+	if ((a == 0) != (b == 0))
+		__builtin_trap();
+	while (!a && !b && n++ < 100000) {
+		a = pcapf_reader_next(&pm, &rm);
+		b = pcapf_reader_next(&ps, &rs);
+		if (a != b)
+			__builtin_trap();
+		if (a <= 0)
+			break;
+		if (rm.caplen != rs.caplen || rm.ts_ns != rs.ts_ns ||
+		    memcmp(rm.data, rs.data, rm.caplen))
+			__builtin_trap();
+	}
+	pcapf_reader_free(&ps);
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const int links[] = { FRAMES_LINK_EN10MB, FRAMES_LINK_LINUX_SLL,
@@ -43,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size >= 4) {
 		one_file(data, size);
+		one_stream(data, size);
 	}
 	if (size < 2)
 		return 0;

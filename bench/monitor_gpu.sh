@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# monitor_gpu.sh (GPU host): the CPU cost of `pfclab monitor` with every source of one
+# NIC-like netdev (a veth in a namespace made here: ethtool, PAUSE, DCB, link, PCI, frames)
+# and one GPU (NVML on its reader thread, PCI) at 1 ms with recording on, for DUR (60 s).
+# Prints the share of one core, the missed intervals, and the CPU of each source and of
+# recording from --stats. Targets: < 5% of one core and < 0.1% missed intervals.
+# GPU_INTERVALS lists NVML reader cadences to try (default: the built-in 10 ms).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+PFCLAB=${PFCLAB:-$root/pfclab}
+name=monitor_gpu
+DUR=${DUR:-60}
+GPU=${GPU:-0}
+GPU_INTERVALS=${GPU_INTERVALS:-default}
+[ "$(id -u)" -eq 0 ] || { echo "BENCH $name: skipped (needs root)"; exit 0; }
+[ -x "$PFCLAB" ] || { echo "BENCH $name: skipped (no pfclab at $PFCLAB)"; exit 0; }
+command -v ip >/dev/null || { echo "BENCH $name: skipped (needs ip from iproute2)"; exit 0; }
+nvidia-smi -L >/dev/null 2>&1 || { echo "BENCH $name: skipped (no NVIDIA GPU)"; exit 0; }
+ns=pfc-bench-gpu-$$
+tmp=$(mktemp -d)
+cleanup() { ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+ip netns add "$ns" || exit 1
+ip -n "$ns" link add bg0 type veth peer name bg1 || exit 1
+ip -n "$ns" link set bg0 up && ip -n "$ns" link set bg1 up
+
+for gi in $GPU_INTERVALS; do
+	args=(monitor -i bg0 --frames --gpu "$GPU" -I 1ms -t "${DUR}s" -q --stats
+		--record "$tmp/rec-$gi")
+	[ "$gi" = default ] || args+=(--gpu-interval "$gi")
+	ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$gi"
+	rc=$?
+	sed 's/^/# /' "$tmp/err-$gi"
+	state=$(jq -r '.sources[] | select(.source == "nvml") | .state + " " + (.info.pcie_bytes // "")' \
+		"$tmp/rec-$gi/meta.json" 2>/dev/null)
+	awk -v name="$name" -v gi="$gi" -v rc="$rc" -v st="$state" '
+		/samples in/ { for (i = 1; i <= NF; i++) {
+			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
+			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) }
+			sub(/%/, "", pc) }
+		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
+		/^  recording/ { rec = $2 }
+		END {
+			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
+			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
+				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
+		}' "$tmp/err-$gi"
+done

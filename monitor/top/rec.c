@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rec.c: a remote host's snapshots written as a monitor record: each CSV row and JSON
+ * line in one write() on an O_APPEND file (a kill leaves whole lines), meta.json replaced
+ * by write-temporary + fsync + rename, a new CSV segment when new metrics appear.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "lib/util.h"
+#include "monitor/top/rec.h"
+#include "version.h" /* generated: $(BUILD)/gen */
+
+struct top_rec {
+	char dir[4096];
+	char host[64];
+	int csv_fd, jsonl_fd;
+	unsigned segment;
+	struct top_snap cols;		/* the current segment's columns (names, units) */
+	uint64_t samples, interval_ns, prev_ns, started_wall_ns;
+	char *line;
+	size_t len, cap;
+	char err[600];
+};
+
+const char *top_rec_error(const struct top_rec *r)
+{
+	return r->err;
+}
+
+static int fail(struct top_rec *r, int rc, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "%.300s: %s: %s", r->dir, what, strerror(-rc));
+	return rc;
+}
+
+static int put(struct top_rec *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int put(struct top_rec *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(r->line + r->len, r->cap - r->len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return -EINVAL;
+		if ((size_t)n < r->cap - r->len) {
+			r->len += (size_t)n;
+			return 0;
+		}
+		{
+			size_t nc = (r->cap + (size_t)n + 1) * 2;
+			char *p = realloc(r->line, nc);
+
+			if (!p)
+				return -ENOMEM;
+			r->line = p;
+			r->cap = nc;
+		}
+	}
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096], *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void seg_name(unsigned seg, char *buf, size_t n)
+{
+	if (seg <= 1)
+		snprintf(buf, n, "samples.csv");
+	else
+		snprintf(buf, n, "samples-%u.csv", seg);
+}
+
+static int meta_write(struct top_rec *r, bool finished)
+{
+	json_object *m = json_object_new_object(), *cols = json_object_new_array();
+	json_object *segs = json_object_new_array();
+	char path[4200], tmp[4200], name[32];
+	const char *txt;
+	unsigned k;
+	size_t i;
+	int fd, rc;
+
+	json_object_object_add(m, "format", json_object_new_string("pfclab-monitor-1"));
+	json_object_object_add(m, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
+	json_object_object_add(m, "host", json_object_new_string(r->host));
+	json_object_object_add(m, "recorded_by",
+			       json_object_new_string("pfclab top, from the host's "
+						      "'pfclab monitor --json --all'"));
+	json_object_object_add(m, "interval_ns", json_object_new_uint64(r->interval_ns));
+	json_object_object_add(m, "started_wall_ns", json_object_new_uint64(r->started_wall_ns));
+	for (i = 0; i < r->cols.n; i++) {
+		const struct top_metric *c = &r->cols.m[i];
+		json_object *o = json_object_new_object();
+		char key[MON_KEY_MAX + 80];
+
+		snprintf(key, sizeof(key), "remote:%s:%s", r->host, c->name);
+		json_object_object_add(o, "name", json_object_new_string(c->name));
+		json_object_object_add(o, "key", json_object_new_string(key));
+		json_object_object_add(o, "metric", json_object_new_string(c->name));
+		json_object_object_add(o, "raw", json_object_new_string(c->name));
+		json_object_object_add(o, "unit", json_object_new_string(c->unit));
+		json_object_object_add(o, "kind", json_object_new_string(
+			c->flags & TOP_M_COUNTER ? "counter" : "gauge"));
+		json_object_object_add(o, "bits", json_object_new_int(64));
+		json_object_array_add(cols, o);
+	}
+	json_object_object_add(m, "columns", cols);
+	for (k = 1; k <= r->segment; k++) {
+		seg_name(k, name, sizeof(name));
+		json_object_array_add(segs, json_object_new_string(name));
+	}
+	json_object_object_add(m, "csv_segments", segs);
+	json_object_object_add(m, "jsonl", json_object_new_string("samples.jsonl"));
+	json_object_object_add(m, "finished", json_object_new_boolean(finished));
+	json_object_object_add(m, "samples", json_object_new_uint64(r->samples));
+	txt = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
+					     JSON_C_TO_STRING_NOSLASHESCAPE);
+	snprintf(path, sizeof(path), "%s/meta.json", r->dir);
+	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", r->dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	rc = fd < 0 ? -errno : 0;
+	if (!rc)
+		rc = write_all(fd, txt, strlen(txt));
+	if (!rc)
+		rc = write_all(fd, "\n", 1);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	json_object_put(m);
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	return rc ? fail(r, rc, "writing meta.json") : 0;
+}
+
+int top_rec_open(const char *dir, const char *host, struct top_rec **out, char *err,
+		 size_t errlen)
+{
+	struct top_rec *r = calloc(1, sizeof(*r));
+	char path[4200];
+	int rc;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	snprintf(r->host, sizeof(r->host), "%s", host);
+	r->csv_fd = -1;
+	r->started_wall_ns = time_real_ns();
+	rc = mkdir_p(dir);
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	if (!rc) {
+		r->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+		if (r->jsonl_fd < 0)
+			rc = -errno;
+	}
+	if (!rc)
+		rc = meta_write(r, false);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
+		if (r->jsonl_fd > 0)
+			close(r->jsonl_fd);
+		free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+/* Every metric of s is a column of the segment already? */
+static bool same_columns(const struct top_rec *r, const struct top_snap *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!top_snap_get(&r->cols, s->m[i].name))
+			return false;
+	return true;
+}
+
+static int segment_open(struct top_rec *r, const struct top_snap *s)
+{
+	char name[32], path[4200];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < s->n; i++)	/* append the new ones: columns only grow */
+		if (!top_snap_get(&r->cols, s->m[i].name) &&
+		    !top_snap_put(&r->cols, s->m[i].name, s->m[i].unit, s->m[i].flags, 0, 0))
+			return fail(r, -ENOMEM, "columns");
+	if (r->csv_fd >= 0)
+		close(r->csv_fd);
+	r->segment++;
+	seg_name(r->segment, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
+	r->csv_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (r->csv_fd < 0)
+		return fail(r, -errno, name);
+	r->len = 0;
+	put(r, "seq,mono_ns,wall_ns,dt_ns,overruns,gaps");
+	for (i = 0; i < r->cols.n; i++)
+		put(r, ",%s", r->cols.m[i].name);
+	rc = put(r, "\n");
+	if (!rc)
+		rc = write_all(r->csv_fd, r->line, r->len);
+	if (rc)
+		return fail(r, rc, name);
+	return meta_write(r, false);
+}
+
+int top_rec_sample(struct top_rec *r, const struct top_snap *s)
+{
+	json_object *o, *vals, *rates;
+	const char *t;
+	size_t i;
+	int rc;
+
+	if (!r->interval_ns)
+		r->interval_ns = s->interval_ns;
+	if (r->csv_fd < 0 || !same_columns(r, s)) {
+		rc = segment_open(r, s);
+		if (rc)
+			return rc;
+	}
+	r->len = 0;
+	put(r, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0,", s->seq, s->src_ns,
+	    s->wall_ns, r->prev_ns && s->src_ns > r->prev_ns ? s->src_ns - r->prev_ns : 0);
+	for (i = 0; i < r->cols.n; i++) {
+		const struct top_metric *m = top_snap_get(s, r->cols.m[i].name);
+
+		if (m && (m->flags & TOP_M_VALID))
+			put(r, ",%" PRIu64, m->raw);
+		else
+			put(r, ",n/a");
+	}
+	rc = put(r, "\n");
+	if (!rc)
+		rc = write_all(r->csv_fd, r->line, r->len);
+	if (rc)
+		return fail(r, rc, "samples.csv");
+	o = json_object_new_object();
+	vals = json_object_new_object();
+	rates = json_object_new_object();
+	json_object_object_add(o, "type", json_object_new_string("sample"));
+	json_object_object_add(o, "seq", json_object_new_uint64(s->seq));
+	json_object_object_add(o, "mono_ns", json_object_new_uint64(s->src_ns));
+	json_object_object_add(o, "wall_ns", json_object_new_uint64(s->wall_ns));
+	for (i = 0; i < s->n; i++) {
+		const struct top_metric *m = &s->m[i];
+
+		json_object_object_add(vals, m->name, m->flags & TOP_M_VALID ?
+				       json_object_new_uint64(m->raw) : NULL);
+		if (m->flags & TOP_M_COUNTER)
+			json_object_object_add(rates, m->name, m->flags & TOP_M_RATE ?
+					       json_object_new_double(m->rate) : NULL);
+	}
+	json_object_object_add(o, "values", vals);
+	json_object_object_add(o, "rates", rates);
+	t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	r->len = 0;
+	rc = put(r, "%s\n", t);
+	json_object_put(o);
+	if (!rc)
+		rc = write_all(r->jsonl_fd, r->line, r->len);
+	if (rc)
+		return fail(r, rc, "samples.jsonl");
+	r->prev_ns = s->src_ns;
+	r->samples++;
+	return 0;
+}
+
+int top_rec_close(struct top_rec *r)
+{
+	int rc;
+
+	if (!r)
+		return 0;
+	rc = meta_write(r, true);
+	if (r->csv_fd >= 0)
+		close(r->csv_fd);
+	close(r->jsonl_fd);
+	top_snap_free(&r->cols);
+	free(r->line);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# review_hostile.sh: pfclab review on damaged captures, the way a careless or hostile
+# user hands them over. 120 mutants of the golden captures (bytes overwritten, records
+# cut off, seeded so every run makes the same ones), read from a file and from a pipe:
+# each ends within 10 s with exit 0 (read), 1 (not a capture) or 3 (damaged part way),
+# never a signal, and whatever JSON it prints parses. Then the exact contract on made
+# cases: a file cut short exits 3 with cut_short true; standard input and a FIFO are
+# read; impossible timestamps and an unknown link type are warned about once with the
+# count. About 5 s.
+source "$(dirname "$0")/../lib.sh"
+
+name=review_hostile
+plan 5
+need_cmd $name jq od || finish
+[ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+g=$PFCLAB_ROOT/tests/golden
+inputs=("$g"/*/input.pcap)
+
+# the mutants, made in one perl process (perl-base is part of every Debian system);
+# srand fixed: the same mutants every run
+need_cmd $name perl || finish
+OUTDIR=$tmp perl -e '
+	srand(4791);
+	my @in = @ARGV[1..$#ARGV];
+	for my $i (1..$ARGV[0]) {
+		open(my $f, "<:raw", $in[int(rand(@in))]) or die; local $/; my $d = <$f>; close $f;
+		my $n = length $d;
+		if ($i % 4 == 0) {                      # cut anywhere
+			$d = substr($d, 0, int(rand($n)));
+		} else {                                # overwrite 1..8 bytes, headers more often
+			for (1 .. 1 + int(rand(8))) {
+				my $off = rand(3) < 1 ? int(rand(64)) : int(rand($n));
+				substr($d, $off % $n, 1) = chr(int(rand(256)));
+			}
+		}
+		open(my $o, ">:raw", sprintf("%s/m%03d.pcap", $ENV{OUTDIR}, $i)) or die;
+		print $o $d; close $o;
+	}' 120 "${inputs[@]}" || { fail $name "cannot make the mutants"; finish; }
+bad=0
+declare -A seen
+for i in $(seq 120); do
+	m=$tmp/m$(printf %03d "$i").pcap
+	if [ $((i % 2)) = 0 ]; then
+		timeout 10 "$PFCLAB" review --json "$m" >"$tmp/out.json" 2>"$tmp/err"
+	else
+		timeout 10 "$PFCLAB" review --json - <"$m" >"$tmp/out.json" 2>"$tmp/err"
+	fi
+	rc=$?
+	seen[$rc]=1
+	case $rc in
+	0 | 3) jq -e . "$tmp/out.json" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "# mutant $i: exit $rc, invalid JSON" >&2; cp "$m" "$tmp/bad-$i.pcap"; } ;;
+	1) ;;
+	*) bad=$((bad + 1)); echo "# mutant $i: exit $rc: $(head -c 300 "$tmp/err")" >&2 ;;
+	esac
+done
+if [ $bad -eq 0 ]; then
+	ok "$name: 120 mutated captures (file and pipe): exits ${!seen[*]}, no signal, no hang, JSON valid"
+else
+	fail "$name: mutants" "$bad of 120 crashed, hung or printed invalid JSON"
+fi
+
+# cut short: exit 3, the frames before the cut counted, cut_short in the JSON
+src=$g/vlab_rxe_cnp/input.pcap
+head -c $(($(stat -c %s "$src") - 100)) "$src" >"$tmp/cut.pcap"
+out=$("$PFCLAB" review --json "$tmp/cut.pcap" 2>"$tmp/err")
+rc=$?
+got=$(jq -r '.files[0] | "\(.damaged) \(.cut_short) \(.frames)"' <<<"$out")
+if [ $rc -eq 3 ] && [ "$got" = "true true 1199" ] && [ "$(grep -c 'cut short' "$tmp/err")" -eq 1 ]; then
+	ok "$name: a capture cut short exits 3, JSON damaged/cut_short true, 1199 of 1200 frames"
+else
+	fail "$name: cut short" "exit $rc, '$got': $(cat "$tmp/err")"
+fi
+
+# standard input and a FIFO give what the file gives
+want=$("$PFCLAB" review --json "$src" 2>/dev/null | jq -c '.kinds, .frames')
+mkfifo "$tmp/fifo"
+cat "$src" >"$tmp/fifo" &
+a=$(timeout 10 "$PFCLAB" review --json "$tmp/fifo" 2>/dev/null | jq -c '.kinds, .frames')
+b=$(cat "$src" | timeout 10 "$PFCLAB" review --json - 2>/dev/null | jq -c '.kinds, .frames')
+if [ -n "$want" ] && [ "$a" = "$want" ] && [ "$b" = "$want" ]; then
+	ok "$name: a FIFO and standard input (-) read like the file"
+else
+	fail "$name: fifo/stdin" "file '$want', fifo '$a', stdin '$b'"
+fi
+
+# impossible timestamps: in a nanosecond pcap, set record 3's fraction to 1e9 (1 s
+# later, so record 4 then goes back in time too) and record 5's seconds to 0 (earlier
+# than record 4): 1 fraction, 2 steps back. pfc_xoff_xon: 60-byte records.
+src=$g/pfc_xoff_xon/input.pcap
+cp "$src" "$tmp/ts.pcap"
+hdr=24 rec=$((16 + 60))
+le32() { printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 24 & 255)))"; }
+magic=$(od -An -tx4 -N4 "$src" | tr -d ' ')
+caplen=$(od -An -tu4 -j $((hdr + 8)) -N4 "$src" | tr -d ' ')
+if [ "$magic" = a1b23c4d ] && [ "$caplen" = 60 ]; then
+	le32 1000000000 | dd of="$tmp/ts.pcap" bs=1 seek=$((hdr + 2 * rec + 4)) conv=notrunc status=none
+	le32 0 | dd of="$tmp/ts.pcap" bs=1 seek=$((hdr + 4 * rec)) conv=notrunc status=none
+	"$PFCLAB" review --json "$tmp/ts.pcap" >"$tmp/ts.json" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "ts.pcap: 1 records with a sub-second field of 1 s or more" "$tmp/err" &&
+		grep -q "ts.pcap: time goes backwards at 2 records" "$tmp/err" &&
+		[ "$(wc -l <"$tmp/err")" -eq 2 ] && [ "$(jq '.files[0].bad_timestamps' "$tmp/ts.json")" = 3 ]; then
+		ok "$name: a fraction of 1e9 ns and time going backwards: one warning each with the count"
+	else
+		fail "$name: timestamps" "exit $rc: $(cat "$tmp/err")"
+	fi
+else
+	skip "$name: timestamps" "pfc_xoff_xon/input.pcap is not nanosecond pcap with 60-byte records"
+fi
+
+# a link type the decoder does not know (105, IEEE 802.11) is named once with the count
+cp "$src" "$tmp/dlt.pcap"
+le32 105 | dd of="$tmp/dlt.pcap" bs=1 seek=20 conv=notrunc status=none
+n=$("$PFCLAB" review --json "$src" 2>/dev/null | jq .frames)
+"$PFCLAB" review --json "$tmp/dlt.pcap" >"$tmp/dlt.json" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "link type 105 (IEEE802_11) is not supported.*its $n frames are counted as invalid" "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$(jq '.files[0].unsupported_link_type, .kinds.invalid' "$tmp/dlt.json" | tr '\n' ' ')" = "105 $n " ]; then
+	ok "$name: link type 105 (IEEE802_11) named once with its $n frames"
+else
+	fail "$name: link type" "exit $rc: $(cat "$tmp/err")"
+fi
+finish
