@@ -604,10 +604,8 @@ int traffic_main(int argc, char **argv)
 	int rc;
 
 	rc = traffic_opts_parse(argc, argv, &o, err, sizeof(err));
-	if (rc == 1) {
-		traffic_opts_usage(stdout);
-		return 0;
-	}
+	if (rc == 1)
+		return 0;	/* --help, printed */
 	if (rc) {
 		pfc_err("%s", err);
 		return EXIT_USAGE;

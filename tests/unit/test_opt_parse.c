@@ -52,7 +52,7 @@ static const struct opt opts[] = {
 	{ "even", 0, OPT_FN, .dst = &d, .fn = parse_even, .arg = "X", .help = "even" },
 	OPT_END
 };
-static const struct opt_cmd cmd = { "test", "Usage: pfclab test\n", NULL, opts };
+static const struct opt_cmd cmd = { "test", "Usage: pfclab test\n", NULL, opts, .extra = NULL };
 
 /* Runs opt_parse on a space-separated command line; the message (if any) in msg. */
 static int run(const char *line, char *msg, size_t len)
