@@ -231,7 +231,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "use FILE instead of the built-in counter catalog" },
 		OPT_END
 	};
-	const struct opt_cmd cmd = { "monitor", monitor_usage, monitor_tail, opts };
+	const struct opt_cmd cmd = { "monitor", monitor_usage, monitor_tail, opts, .extra = NULL };
 	int first;
 
 	memset(o, 0, sizeof(*o));

@@ -232,7 +232,7 @@ static int capture_opts(int argc, char **argv, struct capture_args *a)
 		{ "list", 0, OPT_FLAG, .dst = &a->list, .help = "list capture devices and exit" },
 		OPT_END
 	};
-	const struct opt_cmd cmd = { "capture", capture_usage, capture_tail, opts };
+	const struct opt_cmd cmd = { "capture", capture_usage, capture_tail, opts, .extra = NULL };
 	int first = opt_parse(&cmd, argc, argv);
 
 	if (first < 0)

@@ -484,7 +484,9 @@ static const struct opt inject_opts_tab[] = {
 	OPT_END
 };
 
-static const struct opt_cmd inject_cmd = { "inject", inject_usage, inject_tail, inject_opts_tab };
+static const struct opt_cmd inject_cmd = {
+	"inject", inject_usage, inject_tail, inject_opts_tab, .extra = NULL
+};
 
 /* Defaults, then the command line; returns the KIND's index, OPT_HELP or OPT_USAGE. */
 static int inject_parse(int argc, char **argv)

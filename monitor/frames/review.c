@@ -529,7 +529,7 @@ int review_main(int argc, char **argv)
 		  .help = "rows per table in the report (default 10)" },
 		OPT_END
 	};
-	const struct opt_cmd cmd = { "review", review_usage, review_tail, opts };
+	const struct opt_cmd cmd = { "review", review_usage, review_tail, opts, .extra = NULL };
 	struct review_file *files;
 	struct frames_stats st;
 	int i, nfiles, nread = 0, rc = 0, first = opt_parse(&cmd, argc, argv);
