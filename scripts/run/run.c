@@ -3,7 +3,6 @@
  * points, repetitions and retries, Ctrl-C, resume, and the report at the end.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 
 #include <sodium.h>
 
+#include "lib/opt.h"
 #include "lib/out.h"
 #include "lib/util.h"
 #include "run.h"
@@ -106,33 +106,70 @@ static void on_sigint(int sig)
 		return;
 }
 
-static void usage(FILE *f)
+static const char run_usage[] =
+	"Usage: pfclab run [OPTIONS] EXPERIMENT.yaml\n"
+	"       pfclab run --resume DIR      go on with an interrupted run\n"
+	"       pfclab run --report DIR      (re)make summary and plots of a results folder\n"
+	"\n"
+	"Runs a scripted experiment across hosts: on every host a counter monitor and a frame\n"
+	"capture for each sweep point, then the point's phases (traffic, inject, idle, pre/post\n"
+	"commands); brings the records back, reviews the captures, judges each point valid or\n"
+	"not (retrying invalid ones), and writes summary.json, summary.txt and plots/.\n"
+	"The experiment file format and the results layout: scripts/README.md.\n"
+	"\n"
+	"Options:\n";
+static const char run_tail[] =
+	"\n"
+	"Exit status: 0 every point valid, 1 run-time failure (a host unreachable, a version\n"
+	"mismatch, invalid points, interrupted), 2 usage error or a bad experiment file.\n";
+
+static int launcher_fn(void *dst, const char *v, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: pfclab run [OPTIONS] EXPERIMENT.yaml\n"
-		"       pfclab run --resume DIR      go on with an interrupted run\n"
-		"       pfclab run --report DIR      (re)make summary and plots of a results folder\n"
-		"\n"
-		"Runs a scripted experiment across hosts: on every host a counter monitor and a frame\n"
-		"capture for each sweep point, then the point's phases (traffic, inject, idle, pre/post\n"
-		"commands); brings the records back, reviews the captures, judges each point valid or\n"
-		"not (retrying invalid ones), and writes summary.json, summary.txt and plots/.\n"
-		"The experiment file format and the results layout: scripts/README.md.\n"
-		"\n"
-		"Options:\n"
-		"  -n, --dry-run          print every command on every host, run nothing\n"
-		"      --resume DIR       run the points of DIR that did not finish\n"
-		"      --report DIR       remake DIR/summary.* and DIR/plots from the records\n"
-		"  -r, --results DIR      parent folder of runs (default results); DIR/latest names the newest\n"
-		"  -o, --out DIR          put this run in DIR exactly\n"
-		"  -l, --launcher NAME    local, ssh or slurm (default: the file's launcher:, else ssh)\n"
-		"  -F, --ssh-config FILE  ssh -F FILE (default: the user's own ssh config)\n"
-		"      --no-plots         no gnuplot plots at the end\n"
-		"  -q, --quiet            no progress lines (run.log keeps them)\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"Exit status: 0 every point valid, 1 run-time failure (a host unreachable, a version\n"
-		"mismatch, invalid points, interrupted), 2 usage error or a bad experiment file.\n");
+	if (!launch_find(v))
+		return snprintf(why, len, "give local, ssh or slurm"), -1;
+	*(const char **)dst = v;
+	return 0;
+}
+
+static int ssh_config_fn(void *dst, const char *v, char *why, size_t len)
+{
+	if (access(v, R_OK))
+		return snprintf(why, len, "give a readable ssh config file"), -1;
+	*(const char **)dst = v;
+	return 0;
+}
+
+/* The command line into c and report_dir: the index of the first operand, or OPT_HELP /
+ * OPT_USAGE.
+ */
+static int run_opts_parse(int argc, char **argv, struct run_ctx *c, const char **report_dir)
+{
+	bool no_plots = false;
+	const struct opt opts[] = {
+		{ "dry-run", 'n', OPT_FLAG, .dst = &c->o.dry_run,
+		  .help = "print every command on every host, run nothing" },
+		{ "resume", 0, OPT_STR, .dst = &c->o.resume, .arg = "DIR",
+		  .help = "run the points of DIR that did not finish" },
+		{ "report", 0, OPT_STR, .dst = report_dir, .arg = "DIR",
+		  .help = "remake DIR/summary.* and DIR/plots from the records" },
+		{ "results", 'r', OPT_STR, .dst = &c->o.results, .arg = "DIR",
+		  .help = "parent folder of runs (default results); DIR/latest names the newest" },
+		{ "out", 'o', OPT_STR, .dst = &c->o.out, .arg = "DIR",
+		  .help = "put this run in DIR exactly" },
+		{ "launcher", 'l', OPT_FN, .dst = &c->o.launcher, .fn = launcher_fn, .arg = "NAME",
+		  .help = "local, ssh or slurm (default: the file's launcher:, else ssh)" },
+		{ "ssh-config", 'F', OPT_FN, .dst = &c->o.ssh_config, .fn = ssh_config_fn,
+		  .arg = "FILE", .help = "ssh -F FILE (default: the user's own ssh config)" },
+		{ "no-plots", 0, OPT_FLAG, .dst = &no_plots, .help = "no gnuplot plots at the end" },
+		{ "quiet", 'q', OPT_FLAG, .dst = &c->o.quiet,
+		  .help = "no progress lines (run.log keeps them)" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "run", run_usage, run_tail, opts, .extra = NULL };
+	int first = opt_parse(&cmd, argc, argv);
+
+	c->o.plots = !no_plots;
+	return first;
 }
 
 static int report(const char *dir, bool plots, bool print)
@@ -293,92 +330,40 @@ static int copy_text(const char *path, const char *text, size_t len)
 
 int run_main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "resume", required_argument, NULL, 'R' },
-		{ "report", required_argument, NULL, 'P' },
-		{ "results", required_argument, NULL, 'r' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "launcher", required_argument, NULL, 'l' },
-		{ "ssh-config", required_argument, NULL, 'F' },
-		{ "no-plots", no_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct run_ctx c = { .status = "running" };
 	const char *report_dir = NULL, *parent, *env;
 	char err[EXP_ERR_LEN + 512], path[PATH_MAX], exp_path[PATH_MAX];
 	struct sigaction sa = { .sa_handler = on_sigint };
 	size_t np, i, h;
 	unsigned rep;
-	int opt, rc, ret = 0;
+	int first, rc, ret = 0;
 	ssize_t sl;
 
 	c.o.plots = true;
 	env = getenv("PFCLAB_RUN_PSK");
 	c.o.psk = env ? strcmp(env, "0") != 0 : RUN_PSK_DEFAULT;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "nr:o:l:F:qh", lopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			c.o.dry_run = true;
-			break;
-		case 'R':
-			c.o.resume = optarg;
-			break;
-		case 'P':
-			report_dir = optarg;
-			break;
-		case 'r':
-			c.o.results = optarg;
-			break;
-		case 'o':
-			c.o.out = optarg;
-			break;
-		case 'l':
-			if (!launch_find(optarg))
-				return pfc_bad_arg("--launcher", optarg, "give local, ssh or slurm");
-			c.o.launcher = optarg;
-			break;
-		case 'F':
-			if (access(optarg, R_OK))
-				return pfc_bad_arg("--ssh-config", optarg, "give a readable ssh config file");
-			c.o.ssh_config = optarg;
-			break;
-		case 'N':
-			c.o.plots = false;
-			break;
-		case 'q':
-			c.o.quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	first = run_opts_parse(argc, argv, &c, &report_dir);
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
 	if (report_dir) {
-		if (optind != argc || c.o.resume) {
+		if (first != argc || c.o.resume) {
 			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
 			return 2;
 		}
 		return report(report_dir, c.o.plots, true);
 	}
 	if (c.o.resume) {
-		if (optind != argc) {
+		if (first != argc) {
 			pfc_err("--resume DIR reads DIR/experiment.yaml; give no other file");
 			return 2;
 		}
 		run_path(exp_path, sizeof(exp_path), "%s/experiment.yaml", c.o.resume);
 	} else {
-		if (optind + 1 != argc) {
+		if (first + 1 != argc) {
 			pfc_err("give one experiment file; 'pfclab run --help' shows the usage");
 			return 2;
 		}
-		run_path(exp_path, sizeof(exp_path), "%s", argv[optind]);
+		run_path(exp_path, sizeof(exp_path), "%s", argv[first]);
 	}
 	rc = exp_load(exp_path, &c.e, err, sizeof(err));
 	if (rc) {
