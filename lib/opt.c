@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,25 @@
 
 #define OPT_MAX 96
 #define HELP_COL 25
+
+static const struct opt_cmd *cur;	/* the command being parsed, for say() */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A usage error: on standard error ("pfclab CMD: ..."), or into the command's buffer. */
+static void say(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cur && cur->err && cur->errlen)
+		snprintf(cur->err, cur->errlen, "%s", msg);
+	else
+		pfc_err("%s", msg);
+}
 
 /* Which options the last parse saw, by table index (one command parses at a time). */
 static const struct opt *seen_tab;
@@ -80,8 +100,7 @@ static void spelled(const struct opt *o, char *buf, size_t len)
 static int store(const struct opt *o, const char *val)
 {
 	char why[256], name[64];
-	uint64_t v64;
-	uint32_t v32;
+	uint64_t v64 = 0;
 	int rc = 0;
 
 	spelled(o, name, sizeof(name));
@@ -95,36 +114,56 @@ static int store(const struct opt *o, const char *val)
 		*(const char **)o->dst = val;
 		return 0;
 	case OPT_U32:
-		rc = parse_u32(val, (uint32_t)o->min, (uint32_t)o->max, &v32);
-		if (!rc)
-			*(uint32_t *)o->dst = v32;
-		break;
 	case OPT_U64:
 		rc = parse_u64(val, o->min, o->max, &v64);
-		if (!rc)
-			*(uint64_t *)o->dst = v64;
 		break;
 	case OPT_SIZE:
 		rc = parse_size(val, o->min, o->max, &v64);
-		if (!rc)
-			*(uint64_t *)o->dst = v64;
 		break;
 	case OPT_DUR:
 		rc = parse_duration_ns(val, o->min, o->max, &v64);
-		if (!rc)
-			*(uint64_t *)o->dst = v64;
 		break;
 	case OPT_FN:
 		why[0] = '\0';
 		if (o->fn(o->dst, val, why, sizeof(why)) == 0)
 			return 0;
-		pfc_err("%s '%s': %s", name, val ? val : "", why[0] ? why : "invalid value");
+		say("%s '%s': %s", name, val ? val : "", why[0] ? why : "invalid value");
 		return -1;
 	}
 	if (rc) {
-		pfc_err("%s '%s': %s", name, val, kind_want(o, why, sizeof(why)));
+		say("%s '%s': %s", name, val, kind_want(o, why, sizeof(why)));
 		return -1;
 	}
+	if (o->kind == OPT_U32)
+		*(uint32_t *)o->dst = (uint32_t)v64;	/* max <= UINT32_MAX in every table */
+	else
+		*(uint64_t *)o->dst = v64;
+	return 0;
+}
+
+int opt_rdma_dev(const char *v, char *dev, size_t devlen, uint32_t *port, char *why,
+		 size_t whylen)
+{
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+
+	if (!n || n >= devlen || (colon && parse_u32(colon + 1, 1, 255, port))) {
+		snprintf(why, whylen, "give DEV or DEV:PORT with a port number 1..255");
+		return -1;
+	}
+	snprintf(dev, devlen, "%.*s", (int)n, v);
+	return 0;
+}
+
+int opt_gpu_index(void *dst, const char *v, char *why, size_t whylen)
+{
+	uint32_t u;
+
+	if (parse_u32(v, 0, 63, &u)) {
+		snprintf(why, whylen, "expected a GPU index 0..63 (see nvidia-smi -L)");
+		return -1;
+	}
+	*(int *)dst = (int)u;
 	return 0;
 }
 
@@ -187,6 +226,9 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv)
 		return OPT_USAGE;
 	build(t, n, lo, so, sizeof(so));
 	seen_tab = t;
+	cur = c;
+	if (c->err && c->errlen)
+		c->err[0] = '\0';
 	memset(seen, 0, sizeof(seen));
 	opterr = 0;
 	optind = 0;	/* 0, not 1: glibc then resets its state left by an earlier parse */
@@ -211,12 +253,12 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv)
 			else
 				snprintf(what, sizeof(what), "%s", arg);
 			if (ch == ':')
-				pfc_err("%s: needs a value (%s); see 'pfclab %s --help'", what,
+				say("%s: needs a value (%s); see 'pfclab %s --help'", what,
 					k >= 0 && t[k].arg ? t[k].arg : "see --help", c->name);
 			else if (optopt >= 256)
-				pfc_err("%s takes no value; see 'pfclab %s --help'", what, c->name);
+				say("%s takes no value; see 'pfclab %s --help'", what, c->name);
 			else
-				pfc_err("unknown option '%s'; see 'pfclab %s --help'", what, c->name);
+				say("unknown option '%s'; see 'pfclab %s --help'", what, c->name);
 			return OPT_USAGE;
 		}
 		if (ch >= 256) {
@@ -227,7 +269,7 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv)
 				return OPT_USAGE;
 		}
 		if ((t[i].flags & OPT_ONCE) && seen[i]) {
-			pfc_err("--%s given twice; give it once", t[i].name);
+			say("--%s given twice; give it once", t[i].name);
 			return OPT_USAGE;
 		}
 		seen[i] = 1;
@@ -286,6 +328,8 @@ void opt_help(const struct opt_cmd *c, FILE *f)
 		}
 	}
 	fprintf(f, "  -h, --help%*sthis help\n", HELP_COL - 12, "");
+	if (c->extra)
+		c->extra(f);
 	if (c->tail)
 		fputs(c->tail, f);
 }

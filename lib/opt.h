@@ -60,6 +60,9 @@ struct opt_cmd {
 	const char *usage;	/* --help text before the option list */
 	const char *tail;	/* --help text after it */
 	const struct opt *opts;	/* ends with OPT_END */
+	void (*extra)(FILE *f);	/* --help: printed between the list and tail (may be NULL) */
+	char *err;		/* when set, the message goes here (no "pfclab CMD: " prefix) */
+	size_t errlen;		/*   instead of standard error */
 };
 
 #define OPT_HELP	(-1)	/* --help was given and printed: exit 0 */
@@ -72,6 +75,15 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv);
 
 /* The usage text, the option list made from the table, and the tail. */
 void opt_help(const struct opt_cmd *c, FILE *f);
+
+/* The value parser every command shares for an RDMA device: "mlx5_0" or "mlx5_0:2"
+ * (port 1..255; *port untouched without one). 0, or -1 with why filled.
+ */
+int opt_rdma_dev(const char *v, char *dev, size_t devlen, uint32_t *port, char *why,
+		 size_t whylen);
+
+/* An OPT_FN for an NVIDIA GPU index 0..63 into an int (numbered as nvidia-smi -L). */
+int opt_gpu_index(void *dst, const char *v, char *why, size_t whylen);
 
 /* Whether the option with this long name was given in the last opt_parse. */
 bool opt_given(const struct opt_cmd *c, const char *name);

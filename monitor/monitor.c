@@ -80,76 +80,37 @@ static const char monitor_tail[] =
 
 static bool src_wanted(const struct mon_opts *o, const char *name)
 {
-	const char *p = o->sources;
-	size_t n = strlen(name);
-
-	if (!p)
-		return true;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return false;
+	return !o->sources || pfc_list_has(o->sources, name, strlen(name));
 }
 
 /* --rdma DEV[:PORT] */
 static int parse_rdma(void *dst, const char *v, char *why, size_t len)
 {
-	struct mon_opts *o = dst;
-	const char *colon = strchr(v, ':');
 	static char dev[64];
+	struct mon_opts *o = dst;
 
-	o->rdma = v;
-	if (!colon)
-		return 0;
-	if ((size_t)(colon - v) >= sizeof(dev) || parse_u32(colon + 1, 1, 255, &o->rdma_port)) {
-		snprintf(why, len, "give DEV or DEV:PORT with a port number 1..255");
+	if (opt_rdma_dev(v, dev, sizeof(dev), &o->rdma_port, why, len))
 		return -1;
-	}
-	snprintf(dev, sizeof(dev), "%.*s", (int)(colon - v), v);
 	o->rdma = dev;
-	return 0;
-}
-
-static int parse_gpu(void *dst, const char *v, char *why, size_t len)
-{
-	uint32_t u;
-
-	if (parse_u32(v, 0, 63, &u)) {
-		snprintf(why, len, "expected a GPU index 0..63 (see nvidia-smi -L)");
-		return -1;
-	}
-	*(int *)dst = (int)u;
 	return 0;
 }
 
 static int parse_sources(void *dst, const char *v, char *why, size_t len)
 {
-	static const char *const known[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
-					     "nvml" };
-	const char *p = v;
+	static const char known[] = "ethtool,pause,dcb,link,pci,rdma,nvml";
+	const char *p = v, *e;
+	size_t l;
 
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p), k;
-		bool ok = false;
-
-		for (k = 0; k < ARRAY_SIZE(known); k++)
-			ok |= strlen(known[k]) == l && !strncmp(known[k], p, l);
-		if (!ok) {
+	for (; *p; p = e + 1) {
+		e = strchr(p, ',');
+		l = e ? (size_t)(e - p) : strlen(p);
+		if (!pfc_list_has(known, p, l)) {
 			snprintf(why, len, "unknown source '%.*s'; known: ethtool, pause, dcb, "
 				 "link, pci, rdma, nvml", (int)l, p);
 			return -1;
 		}
 		if (!e)
 			break;
-		p = e + 1;
 	}
 	*(const char **)dst = v;
 	return 0;
@@ -191,7 +152,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			  "DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link" },
 		{ "rdma", 'd', OPT_FN, .dst = o, .fn = parse_rdma, .arg = "DEV[:PORT]",
 		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1" },
-		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = parse_gpu, .arg = "N",
+		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = opt_gpu_index, .arg = "N",
 		  .help = "NVIDIA GPU N: PCIe rx/tx bytes and throughput, replays, link\n"
 			  "(NVML; bytes from its cumulative counters where supported)" },
 		{ "gpu-interval", 0, OPT_DUR, 1000000ULL, 60000000ULL, &o->gpu_interval_ns,

@@ -133,7 +133,7 @@ int doctor_main(int argc, char **argv)
 		  .help = "only this section (repeatable)" },
 		OPT_END
 	};
-	const struct opt_cmd cmd = { "doctor", doctor_usage, doctor_tail, opts };
+	const struct opt_cmd cmd = { "doctor", doctor_usage, doctor_tail, opts, .extra = NULL };
 	const char *const *want = sec.want;
 	unsigned int c[4];
 	int first = opt_parse(&cmd, argc, argv), nwant;

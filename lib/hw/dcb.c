@@ -59,8 +59,6 @@ static int dcb_cb(const struct nl_msg *m, void *arg)
 {
 	struct rd p = m->payload;
 
-	if (m->type != RTM_GETDCB)
-		return 0;
 	return hw_dcb_parse_ieee(&p, arg);
 }
 
@@ -74,7 +72,7 @@ int hw_dcb_pfc_get(struct nl_sock *nl, const char *ifname, struct hw_dcb_pfc *ou
 	d->cmd = DCB_CMD_IEEE_GET;
 	mnl_attr_put_strz(nlh, DCB_ATTR_IFNAME, ifname);
 	memset(out, 0, sizeof(*out));
-	rc = nl_sock_talk(nl, nlh, dcb_cb, out);
+	rc = nl_sock_talk_type(nl, nlh, RTM_GETDCB, dcb_cb, out);
 	if (!rc && !out->have_pfc)
 		rc = -EOPNOTSUPP;	/* DCB without IEEE PFC (CEE-only or no ieee_getpfc) */
 	return rc;

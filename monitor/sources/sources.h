@@ -27,6 +27,12 @@ void src_fields_free(struct mon_src *s);
 void src_info_add(struct mon_src *s, const char *key, const char *val);
 /* The last_error op every source uses: the text in s->err. */
 const char *src_last_error(const struct mon_src *s);
+/* Netlink-backed sources: s->priv becomes a zeroed priv_size block whose first member is
+ * a struct nl_sock, opened on bus (what: "rtnetlink" for the message). 0 or -errno with
+ * s->err set. src_nl_close is their close op.
+ */
+int src_nl_open(struct mon_src *s, size_t priv_size, int bus, const char *what);
+void src_nl_close(struct mon_src *s);
 
 /* --- SIOCETHTOOL replies (struct ethtool_sset_info / ethtool_gstrings / ethtool_stats) */
 int src_ethtool_parse_sset(const void *buf, size_t len, uint32_t *count);

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -32,32 +31,11 @@ static int dcb_query(struct mon_src *s)
 	return rc;
 }
 
-static void dcb_close(struct mon_src *s)
-{
-	struct dcb_priv *p = s->priv;
-
-	if (p) {
-		nl_sock_close(&p->nl);
-		free(p);
-	}
-	s->priv = NULL;
-	src_fields_free(s);
-}
-
 static int dcb_init(struct mon_src *s)
 {
-	struct dcb_priv *p = calloc(1, sizeof(*p));
-	int rc;
+	int rc = src_nl_open(s, sizeof(struct dcb_priv), NETLINK_ROUTE, "rtnetlink");
 
-	if (!p)
-		return -ENOMEM;
-	s->priv = p;
-	rc = nl_sock_open(&p->nl, NETLINK_ROUTE);
-	if (rc) {
-		snprintf(s->err, sizeof(s->err), "rtnetlink socket: %s", strerror(-rc));
-		return rc;
-	}
-	return dcb_query(s);
+	return rc ? rc : dcb_query(s);
 }
 
 static int dcb_discover(struct mon_src *s)
@@ -100,6 +78,6 @@ const struct mon_src_ops src_dcb_ops = {
 	.init = dcb_init,
 	.discover = dcb_discover,
 	.sample = dcb_sample,
-	.close = dcb_close,
+	.close = src_nl_close,
 	.last_error = src_last_error,
 };

@@ -93,31 +93,11 @@ static struct top_opts T;	/* the option table below writes here */
 
 static int rdma_fn(void *dst, const char *v, char *why, size_t len)
 {
-	const char *colon = strchr(v, ':');
 	static char dev[64];
 
-	T.rdma = v;
-	if (!colon)
-		return 0;
-	if ((size_t)(colon - v) >= sizeof(dev) || parse_u32(colon + 1, 1, 255, &T.rdma_port)) {
-		snprintf(why, len, "give DEV or DEV:PORT with a port number 1..255");
+	if (opt_rdma_dev(v, dev, sizeof(dev), &T.rdma_port, why, len))
 		return -1;
-	}
-	snprintf(dev, sizeof(dev), "%.*s", (int)(colon - v), v);
 	T.rdma = dev;
-	return 0;
-}
-
-static int gpu_fn(void *dst, const char *v, char *why, size_t len)
-{
-	uint32_t u;
-
-	if (parse_u32(v, 0, 63, &u)) {
-		snprintf(why, len, "expected a GPU index 0..63");
-		return -1;
-	}
-	T.gpu = (int)u;
-	T.gpu_s = v;
 	return 0;
 }
 
@@ -150,7 +130,7 @@ static const struct opt top_opts_tab[] = {
 	  .help = "network interface (ethtool -S, PAUSE, DCB PFC, link, PCI)" },
 	{ "rdma", 'd', OPT_FN, .fn = rdma_fn, .arg = "DEV[:PORT]",
 	  .help = "RDMA device hw counters; port 1 by default" },
-	{ "gpu", 0, OPT_FN, .fn = gpu_fn, .arg = "N",
+	{ "gpu", 0, OPT_FN, .dst = &T.gpu, .fn = opt_gpu_index, .arg = "N",
 	  .help = "NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)" },
 	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
 	  .help = "also count captured PAUSE/PFC, CNP and CE-marked frames" },
@@ -207,6 +187,12 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	if (first < 0)
 		return first == OPT_HELP ? 0 : 2;
 	o->frames_on = opt_given(&top_cmd, "frames");
+	if (o->gpu >= 0) {	/* passed on to remote monitors */
+		static char gpu_s[12];
+
+		snprintf(gpu_s, sizeof(gpu_s), "%d", o->gpu);
+		o->gpu_s = gpu_s;
+	}
 	for (; first < argc; first++) {
 		if (o->nhosts >= TOP_MAX_HOSTS) {
 			pfc_err("more than %d hosts; show fewer at once", TOP_MAX_HOSTS);
