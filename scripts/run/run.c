@@ -328,16 +328,229 @@ static int copy_text(const char *path, const char *text, size_t len)
 	return fclose(f) ? -errno : 0;
 }
 
+/* The launcher, this binary, and each host's pfclab and remote target. 0, or -errno with
+ * err filled (-ENOMEM: nothing to say).
+ */
+static int run_hosts(struct run_ctx *c, char *err, size_t errlen)
+{
+	ssize_t sl;
+	size_t h;
+	int rc;
+
+	c->lops = launch_find(c->o.launcher ? c->o.launcher : exp_launcher_name(c->e->launcher));
+	sl = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
+	if (sl <= 0)
+		run_path(c->self, sizeof(c->self), "pfclab");
+	c->nhosts = c->e->nhosts;
+	c->hosts = calloc(c->nhosts, sizeof(*c->hosts));
+	if (!c->hosts)
+		return -ENOMEM;
+	for (h = 0; h < c->nhosts; h++) {
+		struct run_host *rh = &c->hosts[h];
+
+		rh->h = &c->e->hosts[h];
+		run_path(rh->pfclab, sizeof(rh->pfclab), "%s",
+			 rh->h->pfclab ? rh->h->pfclab : c->lops->kind == REMOTE_LOCAL ? c->self : "pfclab");
+	}
+	rc = c->lops->resolve(c, err, errlen);
+	if (rc)
+		return rc;
+	for (h = 0; h < c->nhosts; h++) {
+		c->hosts[h].t = (struct remote_target){ .kind = c->lops->kind, .host = c->hosts[h].reach,
+							.ssh_config = c->o.ssh_config };
+		if (c->lops->kind == REMOTE_SSH && !remote_control_dir(&rc)) {
+			snprintf(err, errlen, "no private folder for ssh control sockets "
+				 "(XDG_RUNTIME_DIR or /tmp): %s", strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* This run's id and results folder, and each host's scratch folder; returns the parent
+ * of the results folder.
+ */
+static const char *run_paths(struct run_ctx *c)
+{
+	const char *parent;
+	size_t h;
+
+	/* the results folder */
+	{
+		char ts[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+		run_path(c->id, sizeof(c->id), "%s-%s", c->e->name, ts);
+	}
+	parent = c->o.results ? c->o.results : "results";
+	if (c->o.resume)
+		run_path(c->dir, sizeof(c->dir), "%s", c->o.resume);
+	else if (c->o.out)
+		run_path(c->dir, sizeof(c->dir), "%s", c->o.out);
+	else
+		run_path(c->dir, sizeof(c->dir), "%s/%s", parent, c->id);
+	if (c->o.resume) {
+		const char *b = strrchr(c->dir, '/');
+
+		run_path(c->id, sizeof(c->id), "%s", b && b[1] ? b + 1 : c->dir);
+	}
+	for (h = 0; h < c->nhosts; h++) {
+		struct run_host *rh = &c->hosts[h];
+
+		if (c->lops->writes_results)
+			run_path(rh->scratch, sizeof(rh->scratch), "/tmp/pfclab-run-XXXXXX");
+		else
+			run_path(rh->scratch, sizeof(rh->scratch), "%s/pfclab-run-%s-%s",
+				 rh->h->workdir ? rh->h->workdir : "/tmp", c->id, rh->h->name);
+		run_path(rh->psk_path, sizeof(rh->psk_path), "%s/psk", rh->scratch);
+	}
+	return parent;
+}
+
+/* The experiment's hash and the manifest's fixed fields (kept from DIR on --resume). */
+static void manifest_start(struct run_ctx *c)
+{
+	char path[PATH_MAX];
+
+	run_path(path, sizeof(path), "%s/manifest.json", c->dir);
+	c->manifest = c->o.resume ? run_json_read(path) : NULL;
+	if (!c->manifest)
+		c->manifest = json_object_new_object();
+	{
+		unsigned char d[32];
+
+		crypto_hash_sha256(d, (const unsigned char *)c->e->text, c->e->textlen);
+		sodium_bin2hex(c->hash, sizeof(c->hash), d, sizeof(d));
+	}
+	json_object_object_add(c->manifest, "format", json_object_new_string("pfclab-run-1"));
+	json_object_object_add(c->manifest, "experiment", json_object_new_string(c->e->name));
+	json_object_object_add(c->manifest, "experiment_file", json_object_new_string(c->e->file));
+	json_object_object_add(c->manifest, "experiment_sha256", json_object_new_string(c->hash));
+	json_object_object_add(c->manifest, "run_id", json_object_new_string(c->id));
+	json_object_object_add(c->manifest, "launcher", json_object_new_string(c->lops->name));
+	json_object_object_add(c->manifest, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
+	json_object_object_add(c->manifest, "pre_shared_key",
+			       json_object_new_string(c->o.psk ? "fresh per run, passed to traffic with --psk, not kept"
+							      : "fresh per run, not passed to traffic (PFCLAB_RUN_PSK=0), not kept"));
+	if (c->o.resume)
+		json_object_object_add(c->manifest, "resumed_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	else
+		json_object_object_add(c->manifest, "started_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	run_log(c, "%s: %zu host%s, launcher %s, results in %s", c->e->name, c->nhosts,
+		c->nhosts == 1 ? "" : "s", c->lops->name, c->dir);
+}
+
+/* Every point and repetition, each retried while invalid; ends with c->status set unless
+ * all ran.
+ */
+static void run_points(struct run_ctx *c)
+{
+	char err[EXP_ERR_LEN + 512];
+	size_t np, i;
+	unsigned rep;
+	int rc;
+
+	np = exp_point_count(c->e);
+	for (i = 0; i < np && !strcmp(c->status, "running"); i++) {
+		struct exp_point p;
+
+		rc = exp_point_build(c->e, i, &p, err, sizeof(err));
+		if (rc) {
+			pfc_err("%s", err);
+			c->status = "failed";
+			break;
+		}
+		for (rep = 0; rep < c->e->reps && !strcmp(c->status, "running"); rep++) {
+			char repdir[PATH_MAX];
+			unsigned attempt;
+			bool valid = false;
+
+			run_path(repdir, sizeof(repdir), "%s/points/%s/rep%u", c->dir, p.id, rep);
+			if (c->o.resume && rep_done(repdir)) {
+				run_log(c, "point %s repetition %u: finished before; skipped", p.id, rep);
+				continue;
+			}
+			set_aside(repdir, "interrupted");
+			for (attempt = 0; attempt <= c->e->retries; attempt++) {
+				if (attempt) {
+					run_log(c, "point %s repetition %u invalid; retry %u of %u", p.id, rep,
+						attempt, c->e->retries);
+					set_aside(repdir, "failed");
+				}
+				rc = exec_point(c, &p, rep, attempt, &valid);
+				if (rc == -EINTR) {
+					c->status = "interrupted";
+					break;
+				}
+				if (rc == -EHOSTDOWN) {
+					c->status = "host-lost";
+					break;
+				}
+				if (rc) {
+					pfc_errno(-rc, "point %s repetition %u", p.id, rep);
+					c->status = "failed";
+					break;
+				}
+				if (valid)
+					break;
+			}
+			if (!valid && !strcmp(c->status, "running")) {
+				c->invalid_points++;
+				run_log(c, "point %s repetition %u: invalid after %u attempt%s (status.json says why)",
+					p.id, rep, c->e->retries + 1, c->e->retries ? "s" : "");
+			}
+		}
+		exp_point_free(&p);
+	}
+}
+
+/* The results folder: refused if it exists (a new run), made, the experiment copied in,
+ * results/latest pointed at it, run.log opened. 0, or -1 after saying why.
+ */
+static int run_folder(struct run_ctx *c, const char *parent)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (!c->o.resume && !c->o.out) {
+		struct stat st;
+
+		if (!stat(c->dir, &st)) {
+			pfc_err("%s exists already (two runs within a second?); wait a second or give --out",
+				c->dir);
+			return -1;
+		}
+	}
+	rc = run_mkdirs(c->dir);
+	if (rc) {
+		pfc_errno(-rc, "%s: cannot create the results folder", c->dir);
+		return -1;
+	}
+	if (!c->o.resume) {
+		run_path(path, sizeof(path), "%s/experiment.yaml", c->dir);
+		if (copy_text(path, c->e->text, c->e->textlen)) {
+			pfc_err("%s: cannot write", path);
+			return -1;
+		}
+		if (!c->o.out)
+			latest_link(parent, c->id);
+	}
+	run_path(path, sizeof(path), "%s/run.log", c->dir);
+	c->log = fopen(path, "a");
+	return 0;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run_ctx c = { .status = "running" };
 	const char *report_dir = NULL, *parent, *env;
-	char err[EXP_ERR_LEN + 512], path[PATH_MAX], exp_path[PATH_MAX];
+	char err[EXP_ERR_LEN + 512], exp_path[PATH_MAX];
 	struct sigaction sa = { .sa_handler = on_sigint };
-	size_t np, i, h;
-	unsigned rep;
+	size_t h;
 	int first, rc, ret = 0;
-	ssize_t sl;
 
 	c.o.plots = true;
 	env = getenv("PFCLAB_RUN_PSK");
@@ -370,128 +583,23 @@ int run_main(int argc, char **argv)
 		pfc_err("%s", err);
 		return rc == -EINVAL ? 2 : 1;
 	}
-	c.lops = launch_find(c.o.launcher ? c.o.launcher : exp_launcher_name(c.e->launcher));
-	sl = readlink("/proc/self/exe", c.self, sizeof(c.self) - 1);
-	if (sl <= 0)
-		run_path(c.self, sizeof(c.self), "pfclab");
-	c.nhosts = c.e->nhosts;
-	c.hosts = calloc(c.nhosts, sizeof(*c.hosts));
-	if (!c.hosts) {
-		exp_free(c.e);
-		return 1;
-	}
-	for (h = 0; h < c.nhosts; h++) {
-		struct run_host *rh = &c.hosts[h];
-
-		rh->h = &c.e->hosts[h];
-		run_path(rh->pfclab, sizeof(rh->pfclab), "%s",
-			 rh->h->pfclab ? rh->h->pfclab : c.lops->kind == REMOTE_LOCAL ? c.self : "pfclab");
-	}
-	rc = c.lops->resolve(&c, err, sizeof(err));
+	rc = run_hosts(&c, err, sizeof(err));
 	if (rc) {
-		pfc_err("%s", err);
+		if (rc != -ENOMEM)
+			pfc_err("%s", err);
 		ret = 1;
 		goto out;
 	}
-	for (h = 0; h < c.nhosts; h++) {
-		c.hosts[h].t = (struct remote_target){ .kind = c.lops->kind, .host = c.hosts[h].reach,
-						       .ssh_config = c.o.ssh_config };
-		if (c.lops->kind == REMOTE_SSH && !remote_control_dir(&rc)) {
-			pfc_errno(-rc, "no private folder for ssh control sockets (XDG_RUNTIME_DIR or /tmp)");
-			ret = 1;
-			goto out;
-		}
-	}
-	/* the results folder */
-	{
-		char ts[32];
-		time_t now = time(NULL);
-		struct tm tm;
-
-		localtime_r(&now, &tm);
-		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-		run_path(c.id, sizeof(c.id), "%s-%s", c.e->name, ts);
-	}
-	parent = c.o.results ? c.o.results : "results";
-	if (c.o.resume)
-		run_path(c.dir, sizeof(c.dir), "%s", c.o.resume);
-	else if (c.o.out)
-		run_path(c.dir, sizeof(c.dir), "%s", c.o.out);
-	else
-		run_path(c.dir, sizeof(c.dir), "%s/%s", parent, c.id);
-	if (c.o.resume) {
-		const char *b = strrchr(c.dir, '/');
-
-		run_path(c.id, sizeof(c.id), "%s", b && b[1] ? b + 1 : c.dir);
-	}
-	for (h = 0; h < c.nhosts; h++) {
-		struct run_host *rh = &c.hosts[h];
-
-		if (c.lops->writes_results)
-			run_path(rh->scratch, sizeof(rh->scratch), "/tmp/pfclab-run-XXXXXX");
-		else
-			run_path(rh->scratch, sizeof(rh->scratch), "%s/pfclab-run-%s-%s",
-				 rh->h->workdir ? rh->h->workdir : "/tmp", c.id, rh->h->name);
-		run_path(rh->psk_path, sizeof(rh->psk_path), "%s/psk", rh->scratch);
-	}
+	parent = run_paths(&c);
 	if (c.o.dry_run) {
 		ret = plan_print(&c, stdout) ? 1 : 0;
 		goto out;
 	}
-	if (!c.o.resume && !c.o.out) {
-		struct stat st;
-
-		if (!stat(c.dir, &st)) {
-			pfc_err("%s exists already (two runs within a second?); wait a second or give --out",
-				c.dir);
-			ret = 1;
-			goto out;
-		}
-	}
-	rc = run_mkdirs(c.dir);
-	if (rc) {
-		pfc_errno(-rc, "%s: cannot create the results folder", c.dir);
+	if (run_folder(&c, parent)) {
 		ret = 1;
 		goto out;
 	}
-	if (!c.o.resume) {
-		run_path(path, sizeof(path), "%s/experiment.yaml", c.dir);
-		if (copy_text(path, c.e->text, c.e->textlen)) {
-			pfc_err("%s: cannot write", path);
-			ret = 1;
-			goto out;
-		}
-		if (!c.o.out)
-			latest_link(parent, c.id);
-	}
-	run_path(path, sizeof(path), "%s/run.log", c.dir);
-	c.log = fopen(path, "a");
-	{
-		unsigned char d[32];
-
-		crypto_hash_sha256(d, (const unsigned char *)c.e->text, c.e->textlen);
-		sodium_bin2hex(c.hash, sizeof(c.hash), d, sizeof(d));
-	}
-	run_path(path, sizeof(path), "%s/manifest.json", c.dir);
-	c.manifest = c.o.resume ? run_json_read(path) : NULL;
-	if (!c.manifest)
-		c.manifest = json_object_new_object();
-	json_object_object_add(c.manifest, "format", json_object_new_string("pfclab-run-1"));
-	json_object_object_add(c.manifest, "experiment", json_object_new_string(c.e->name));
-	json_object_object_add(c.manifest, "experiment_file", json_object_new_string(c.e->file));
-	json_object_object_add(c.manifest, "experiment_sha256", json_object_new_string(c.hash));
-	json_object_object_add(c.manifest, "run_id", json_object_new_string(c.id));
-	json_object_object_add(c.manifest, "launcher", json_object_new_string(c.lops->name));
-	json_object_object_add(c.manifest, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
-	json_object_object_add(c.manifest, "pre_shared_key",
-			       json_object_new_string(c.o.psk ? "fresh per run, passed to traffic with --psk, not kept"
-							      : "fresh per run, not passed to traffic (PFCLAB_RUN_PSK=0), not kept"));
-	if (c.o.resume)
-		json_object_object_add(c.manifest, "resumed_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
-	else
-		json_object_object_add(c.manifest, "started_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
-	run_log(&c, "%s: %zu host%s, launcher %s, results in %s", c.e->name, c.nhosts,
-		c.nhosts == 1 ? "" : "s", c.lops->name, c.dir);
+	manifest_start(&c);
 	rc = manifest_check_versions(&c, err, sizeof(err));
 	if (rc) {
 		pfc_err("%s", err);
@@ -518,58 +626,7 @@ int run_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	np = exp_point_count(c.e);
-	for (i = 0; i < np && !strcmp(c.status, "running"); i++) {
-		struct exp_point p;
-
-		rc = exp_point_build(c.e, i, &p, err, sizeof(err));
-		if (rc) {
-			pfc_err("%s", err);
-			c.status = "failed";
-			break;
-		}
-		for (rep = 0; rep < c.e->reps && !strcmp(c.status, "running"); rep++) {
-			char repdir[PATH_MAX];
-			unsigned attempt;
-			bool valid = false;
-
-			run_path(repdir, sizeof(repdir), "%s/points/%s/rep%u", c.dir, p.id, rep);
-			if (c.o.resume && rep_done(repdir)) {
-				run_log(&c, "point %s repetition %u: finished before; skipped", p.id, rep);
-				continue;
-			}
-			set_aside(repdir, "interrupted");
-			for (attempt = 0; attempt <= c.e->retries; attempt++) {
-				if (attempt) {
-					run_log(&c, "point %s repetition %u invalid; retry %u of %u", p.id, rep,
-						attempt, c.e->retries);
-					set_aside(repdir, "failed");
-				}
-				rc = exec_point(&c, &p, rep, attempt, &valid);
-				if (rc == -EINTR) {
-					c.status = "interrupted";
-					break;
-				}
-				if (rc == -EHOSTDOWN) {
-					c.status = "host-lost";
-					break;
-				}
-				if (rc) {
-					pfc_errno(-rc, "point %s repetition %u", p.id, rep);
-					c.status = "failed";
-					break;
-				}
-				if (valid)
-					break;
-			}
-			if (!valid && !strcmp(c.status, "running")) {
-				c.invalid_points++;
-				run_log(&c, "point %s repetition %u: invalid after %u attempt%s (status.json says why)",
-					p.id, rep, c.e->retries + 1, c.e->retries ? "s" : "");
-			}
-		}
-		exp_point_free(&p);
-	}
+	run_points(&c);
 	if (!strcmp(c.status, "running"))
 		c.status = "complete";
 	/* stop everything left, the end of the clock and the manifest */
