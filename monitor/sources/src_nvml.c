@@ -277,14 +277,18 @@ static void nvml_close(struct mon_src *s)
 	src_fields_free(s);
 }
 
-/* Decide between the cumulative counters and the throughput call; say which in info. */
+/* Decide between the cumulative counters and the throughput call; say which in info.
+ * PFCLAB_NVML_FIELDS=0 takes the fallback where the fields work (to test it there).
+ */
 static void pick_mode(struct mon_src *s, struct nvml_priv *p)
 {
+	const char *env = getenv("PFCLAB_NVML_FIELDS");
+	bool off = env && !strcmp(env, "0");
 	struct hw_nvml_field_value fv[2];
-	char buf[96], err[32];
+	char buf[112], err[32];
 	hw_nvml_ret rc = -1;
 
-	if (p->api->field_values)
+	if (p->api->field_values && !off)
 		rc = read_fields(p->api, p->dev, fv);
 	p->use_fields = rc == HW_NVML_OK;
 	if (p->use_fields) {
@@ -294,7 +298,8 @@ static void pick_mode(struct mon_src *s, struct nvml_priv *p)
 		src_info_add(s, "pcie_bytes", buf);
 	} else {
 		snprintf(buf, sizeof(buf), "NVML throughput KB/s x 1000, ~20 ms window (fields "
-			 "197/198: %s)", !p->api->field_values ? "no nvmlDeviceGetFieldValues" :
+			 "197/198: %s)", off ? "off, PFCLAB_NVML_FIELDS=0" :
+			 !p->api->field_values ? "no nvmlDeviceGetFieldValues" :
 			 rc == -1 ? "not an integer" : hw_nvml_strerror(p->api, rc, err, sizeof(err)));
 		src_info_add(s, "pcie_bytes", buf);
 	}

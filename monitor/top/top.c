@@ -350,9 +350,9 @@ static int hosts_from_experiment(struct top_run *t, char *err, size_t errlen)
 
 		memset(h, 0, sizeof(*h));
 		snprintf(h->name, sizeof(h->name), "%s", e->name);
-		snprintf(h->reach, sizeof(h->reach), "%s",
-			 t->exp->launcher == EXP_SLURM ? (e->node ? e->node : e->name) :
-			 e->ssh ? e->ssh : e->name);
+		const char *reach = t->exp->launcher == EXP_SLURM ? e->node : e->ssh;
+
+		snprintf(h->reach, sizeof(h->reach), "%s", reach ? reach : e->name);
 		h->local = t->exp->launcher == EXP_LOCAL;
 		h->kind = t->exp->launcher == EXP_SLURM ? REMOTE_SRUN : REMOTE_SSH;
 		/* The command line wins over the file for what it names. */
