@@ -18,6 +18,7 @@
 
 #include <sodium.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "records.h"
 #include "run.h"
@@ -318,7 +319,7 @@ static void traffic_merge_line(json_object *o, void *arg)
 	json_object_object_add(o, "run_phase", json_object_new_string(p->phases[s->phase].name));
 	json_object_object_add(o, "run_role", json_object_new_string(plan_role_name(s->role)));
 	json_object_object_add(o, "run_file", json_object_new_string(s->out));
-	fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fprintf(f, "%s\n", out_json_text(o, false));
 }
 
 static void review_capture(struct run_ctx *c, const char *hdir)
