@@ -18,11 +18,10 @@
 #include "lib/opt.h"
 #include "lib/util.h"
 #include "monitor/catalog.h"
-#include "monitor/frames/src_frames.h"
 #include "monitor/monitor.h"
 #include "monitor/record.h"
 #include "monitor/sampler.h"
-#include "monitor/sources/sources.h"
+#include "monitor/sources/setup.h"
 
 struct mon_opts {
 	const char *iface;
@@ -77,11 +76,6 @@ static const char monitor_tail[] =
 "A value that could not be read shows as n/a, never 0. A source the device does not\n"
 "support is reported once. Stop with Ctrl-C; the record stays consistent.\n"
 "Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
-
-static bool src_wanted(const struct mon_opts *o, const char *name)
-{
-	return !o->sources || pfc_list_has(o->sources, name, strlen(name));
-}
 
 /* --rdma DEV[:PORT] */
 static int parse_rdma(void *dst, const char *v, char *why, size_t len)
@@ -375,58 +369,17 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 	json_object_put(o);
 }
 
-/* The NVML reader's cadence: as asked, else 10 ms, or the sampling interval (up to 50 ms,
- * inside one counter wrap) when samples are further apart: reading faster than the
- * samples are taken costs CPU and shows nothing more.
- */
-static uint64_t gpu_cadence(const struct mon_opts *o)
-{
-	const uint64_t ms = 1000000ULL;
-
-	if (o->gpu_interval_ns)
-		return o->gpu_interval_ns;
-	if (o->interval_ns <= SRC_NVML_CADENCE_NS)
-		return SRC_NVML_CADENCE_NS;
-	return o->interval_ns < 50 * ms ? o->interval_ns : 50 * ms;
-}
-
 static int add_sources(struct mon_ctx *x)
 {
 	const struct mon_opts *o = &x->o;
-	int rc = 0;
+	struct mon_sources_want w = {
+		.iface = o->iface, .rdma = o->rdma, .rdma_port = o->rdma_port, .gpu = o->gpu,
+		.frames = o->frames_on ? (o->frames ? o->frames : o->iface) : NULL,
+		.only = o->sources,
+		.gpu_cadence_ns = mon_sources_gpu_cadence(o->interval_ns, o->gpu_interval_ns),
+	};
 
-	if (o->iface) {
-		if (src_wanted(o, "ethtool"))
-			rc |= mon_engine_add(x->e, &src_ethtool_ioctl_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "pause"))
-			rc |= mon_engine_add(x->e, &src_ethtool_nl_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "dcb"))
-			rc |= mon_engine_add(x->e, &src_dcb_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "link"))
-			rc |= mon_engine_add(x->e, &src_link_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "pci"))
-			rc |= mon_engine_add(x->e, &src_pci_ops, o->iface, 0, -1) < 0;
-	}
-	if (o->frames_on)
-		rc |= mon_engine_add(x->e, &src_frames_ops, o->frames ? o->frames : o->iface,
-				     0, -1) < 0;
-	if (o->rdma && src_wanted(o, "rdma"))
-		rc |= mon_engine_add(x->e, &src_rdma_nl_ops, o->rdma, o->rdma_port, -1) < 0;
-	if (o->gpu >= 0) {
-		char dev[16];
-
-		snprintf(dev, sizeof(dev), "gpu%d", o->gpu);
-		if (src_wanted(o, "nvml")) {
-			int i = mon_engine_add(x->e, &src_nvml_ops, dev, 0, o->gpu);
-
-			rc |= i < 0;
-			if (i >= 0)
-				mon_engine_set_cadence(x->e, (size_t)i, gpu_cadence(o));
-		}
-		if (src_wanted(o, "pci"))
-			rc |= mon_engine_add(x->e, &src_pci_ops, dev, 0, o->gpu) < 0;
-	}
-	return rc ? -ENOSPC : 0;
+	return mon_sources_add(x->e, &w);
 }
 
 static double cpu_seconds(void)

@@ -210,7 +210,8 @@ static const struct opt traffic_opts_tab[] = {
 	{ "warmup", 0, OPT_DUR, 0, S(3600), &P.warmup_ns, .arg = "DUR",
 	  .help = "traffic before measuring starts (default 0)" },
 	{ "tx-depth", 't', OPT_U32, 1, 16384, &P.tx_depth, .arg = "N",
-	  .help = "outstanding sends per QP (default 128)" },
+	  .help = "outstanding sends per QP (default 128; fewer for large\n"
+		  "messages: at most 8 MiB in flight per QP)" },
 	{ "rx-depth", 0, OPT_U32, 1, 16384, &P.rx_depth, .arg = "N",
 	  .help = "receives posted per QP with --imm (default 512)" },
 	{ "post-list", 'l', OPT_U32, 1, 64, &P.post_list, .arg = "N",
@@ -219,7 +220,7 @@ static const struct opt traffic_opts_tab[] = {
 	{ "cq-mod", 'Q', OPT_U32, 1, 16384, &P.cq_mod, .arg = "N",
 	  .help = "request a completion every N sends at most (default 64,\n"
 		  "<= tx depth); fewer for large messages: at least one\n"
-		  "every 64 KiB and two per tx depth" },
+		  "every 256 KiB and two per tx depth" },
 	{ "inline-size", 'I', OPT_U32, 0, 4096, &P.inline_size, .arg = "N",
 	  .help = "send messages up to N bytes inline (default 0)" },
 	{ "mtu", 'm', OPT_FN, .dst = &P.mtu, .fn = mtu_fn, .arg = "N",

@@ -333,8 +333,17 @@ int capture_main(int argc, char **argv)
 			next += interval;
 		}
 	}
-	/* last frames already queued in the kernel */
-	frames_cap_poll(&cap, 0);
+	/* Frames already queued in the kernel. Without immediate mode they may sit in a
+	 * block the kernel hands over only when its 10 ms timer runs out: wait until a
+	 * 20 ms poll brings nothing (at most 1 s), or they would be lost uncounted. */
+	if (o.immediate) {
+		frames_cap_poll(&cap, 0);
+	} else {
+		uint64_t until = time_mono_ns() + 1000000000ull;
+
+		while (frames_cap_poll(&cap, 20) > 0 && time_mono_ns() < until)
+			;
+	}
 	frames_cap_stats(&cap);
 	if (json)
 		summary_json(&cap, (double)(time_mono_ns() - t0) / 1e9);

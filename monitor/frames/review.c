@@ -458,6 +458,9 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 		json_object_object_add(co, "gap_min_s", jns(c->gap_min, c->ngaps > 0));
 		json_object_object_add(co, "gap_median_s", jns(c->gap_med, c->ngaps > 0));
 		json_object_object_add(co, "gap_p99_s", jns(c->gap_p99, c->ngaps > 0));
+		/* median and p99 from a uniform sample of the gaps (memory bound reached) */
+		json_object_object_add(co, "gaps_sampled",
+				       json_object_new_boolean(c->gaps_seen > c->ngaps));
 		json_object_array_add(arr, co);
 	}
 	json_object_object_add(root, "cnp", arr);

@@ -534,7 +534,12 @@ static bool run_phase(struct point_run *r, size_t k)
 		for (i = 0; i < r->pl.n && !stopped; i++)
 			if (r->pl.s[i].phase == (int)k && r->pl.s[i].role == PR_CLIENT && start_bg(r, i))
 				stopped = true;
-		if (!stopped && !wait_phase(r, (int)k, ph->duration_ns + 60000000000ull, true)) {
+		bool done = !stopped && wait_phase(r, (int)k, ph->duration_ns + 60000000000ull, true);
+
+		/* when the traffic ended: its reports count time from its start (plots) */
+		json_object_object_add(pj, "traffic_end_s",
+				       json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+		if (!stopped && !done) {
 			if (!run_stop_requested && !r->obs.interrupted) {
 				bool any_lost = false;
 

@@ -581,7 +581,7 @@ int run_main(int argc, char **argv)
 	rc = exp_load(exp_path, &c.e, err, sizeof(err));
 	if (rc) {
 		pfc_err("%s", err);
-		return rc == -EINVAL ? 2 : 1;
+		return 2; /* a missing, unreadable or bad experiment file */
 	}
 	rc = run_hosts(&c, err, sizeof(err));
 	if (rc) {

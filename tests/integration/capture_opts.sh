@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_opts
-plan 10
+plan 11
 need_root $name || finish
 need_cmd $name ip jq || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
@@ -96,6 +96,23 @@ if [ $rc -eq 0 ] && [ "$files" = "r.pcap.0 r.pcap.1 r.pcap.2 " ] && [ "$kept" -g
 	ok "$name: -C 4K -W 3 keeps a ring of 3 files ($kept of 400 frames, the newest)"
 else
 	fail "$name: -C -W" "exit $rc, files '$files', $kept frames kept"
+fi
+
+# --no-immediate, stopped by SIGINT right after the last frame: the kernel's partly
+# filled block is still collected, all 500 frames counted
+inb capture -i pfcob --no-immediate -q --json -d 30s >"$tmp/ni.json" 2>"$tmp/ni.err" &
+cap=$!
+defer kill "$cap"
+for _ in $(seq 100); do grep -q listening "$tmp/ni.err" && break; sleep 0.1; done
+ina inject --quiet -i pfcoa -c 500 -r 100000 pfc --prio 4 -q 9
+kill -INT "$cap"
+wait "$cap"
+rc=$?
+got=$(jq -r '"\(.kinds.pfc) \(.interfaces[0].kernel_drops)"' "$tmp/ni.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$got" = "500 0" ]; then
+	ok "$name: --no-immediate stopped at once still counts all 500 frames of its last block"
+else
+	fail "$name: --no-immediate end" "exit $rc, pfc/drops '$got' (want '500 0')"
 fi
 
 # inject --len against the MTU: 1500 takes 1400 bytes of payload, not 1500; 9000 takes 8900

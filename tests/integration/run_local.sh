@@ -115,7 +115,7 @@ if awk -v s="$share" 'BEGIN { exit !(s > 0.005 && s < 0.2) }'; then
 else
 	fail "$name: paused share" "$share"
 fi
-if grep -q "PFC captured    prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary.txt"; then
+if grep -q "PFC captured   prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary.txt"; then
 	ok "$name: summary.txt names the captured PFC frames"
 else
 	fail "$name: summary.txt" "$(grep -m2 'PFC captured' "$dir/summary.txt")"
