@@ -1001,20 +1001,31 @@ void exp_free(struct exp *e)
 	free(e);
 }
 
+/* A section that is either on/off or a map of these keys: 1 when it was on/off (*on set,
+ * nothing more to read), 0 for a map to read, or the error.
+ */
+static int section_open(struct pctx *c, const struct ynode *m, const char *name,
+			const char *const *keys, bool *on)
+{
+	int rc;
+
+	*on = true;
+	if (m->type == YN_SCALAR) {
+		rc = get_bool(c, m, name, on);
+		return rc ? rc : 1;
+	}
+	rc = want_type(c, m, YN_MAP, name);
+	return rc ? rc : known_keys(c, m, name, keys);
+}
+
 static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 {
 	static const char *const keys[] = { "interval", "sources", NULL };
 	const struct ynode *v;
-	int rc;
+	int rc = section_open(c, m, "monitor", keys, &e->monitor);
 
-	e->monitor = true;
-	if (m->type == YN_SCALAR)
-		return get_bool(c, m, "monitor", &e->monitor);
-	rc = want_type(c, m, YN_MAP, "monitor");
-	if (!rc)
-		rc = known_keys(c, m, "monitor", keys);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	if ((v = ytree_get(m, "interval"))) {
 		free(e->mon_interval);
 		e->mon_interval = NULL;
@@ -1059,16 +1070,10 @@ static int parse_capture(struct pctx *c, struct exp *e, const struct ynode *m)
 {
 	static const char *const keys[] = { "mode", "speed", NULL };
 	const struct ynode *v;
-	int rc;
+	int rc = section_open(c, m, "capture", keys, &e->capture);
 
-	e->capture = true;
-	if (m->type == YN_SCALAR)
-		return get_bool(c, m, "capture", &e->capture);
-	rc = want_type(c, m, YN_MAP, "capture");
-	if (!rc)
-		rc = known_keys(c, m, "capture", keys);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	if ((v = ytree_get(m, "mode"))) {
 		free(e->capture_mode);
 		e->capture_mode = NULL;
