@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/hw/sysfs.h"
 #include "lib/util.h"
 #include "traffic/verbs.h"
 
@@ -92,17 +93,12 @@ int traffic_verbs_pick_gid(struct ibv_context *ctx, uint8_t port, const char *lo
 
 static int numa_node_of(const char *dev)
 {
-	char path[256];
-	FILE *f;
+	char v[16];
 	int node = -1;
 
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/numa_node", dev);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
-	}
+	if (hw_sysfs_readf(v, sizeof(v), "/sys/class/infiniband/%s/device/numa_node", dev) < 0 ||
+	    sscanf(v, "%d", &node) != 1)
+		return -1;
 	return node;
 }
 

@@ -227,12 +227,22 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 	attroff(A_REVERSE);
 
 	/* Host blocks: as many as fit from the selected one; a sparkline when room is left. */
-	pw = panel_cols(COLS - LABEL_W, show);
-	nshow = (COLS - LABEL_W) / pw;
-	if (nshow < 1)
+	/* As many hosts as fit with at least three columns each (rx, tx, total), the
+	 * columns given up in give_up's order; one host when even that does not fit.
+	 */
+	for (nshow = (int)(m->nhost - first); nshow > 1; nshow--) {
+		int per = (COLS - LABEL_W) / nshow, ncol = 0;
+
+		pw = panel_cols(per, show);
+		for (k = 0; k < NCOL; k++)
+			ncol += show[k];
+		if (pw <= per && ncol >= 3)
+			break;
+	}
+	if (nshow <= 1) {
 		nshow = 1;
-	if ((size_t)nshow > m->nhost - first)
-		nshow = (int)(m->nhost - first);
+		pw = panel_cols(COLS - LABEL_W, show);
+	}
 	if (nshow == 1 || (size_t)nshow == m->nhost) {
 		int left = (COLS - LABEL_W) / (nshow ? nshow : 1) - pw;
 

@@ -26,7 +26,7 @@ while IFS='|' read -r args want; do
 		fail "traffic $args: exit 2, '$want'" "rc $rc: $out"
 	fi
 done <<'EOF2'
--d rxe0 -q 0|-q '0'
+-d rxe0 -q 0|--qp '0'
 -d rxe0 -D 1 -n 1|-D and -n
 -d rxe0 --tclass 300|--tclass
 -d rxe0 --mem vram|unknown memory type
