@@ -104,7 +104,7 @@ inb capture -i pfcob --no-immediate -q --json -d 30s >"$tmp/ni.json" 2>"$tmp/ni.
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/ni.err" && break; sleep 0.1; done
-ina inject --quiet -i pfcoa -c 500 -r 100000 pfc --prio 4 -q 9
+ina inject --quiet -i pfcoa -c 500 -r 100000 pfc --prio 4 --quanta 9
 kill -INT "$cap"
 wait "$cap"
 rc=$?
