@@ -13,6 +13,9 @@
 #include "lib/util.h"
 #include "traffic/auth.h"
 
+/* How to make a key file that --psk accepts (mode 0600, 64 hex characters); %s is the path. */
+#define KEY_MAKE "(umask 077; openssl rand -hex 32 >%s)"
+
 int auth_init(void)
 {
 	return sodium_init() < 0 ? -EIO : 0;
@@ -44,7 +47,8 @@ static int check_file(int fd, const char *path, char *why, size_t n)
 	if (fstat(fd, &st))
 		return pfc_why(why, n, -errno, "--psk %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return pfc_why(why, n, -EINVAL, "--psk %s: not a regular file", path);
+		return pfc_why(why, n, -EINVAL, "--psk %s: not a regular file; give the path of "
+			       "the key file itself", path);
 	if (st.st_mode & (S_IRGRP | S_IROTH))
 		return pfc_why(why, n, -EPERM, "--psk %s: readable by %s (mode %04o): run 'chmod 600 %s'",
 			       path, st.st_mode & S_IROTH ? "others" : "its group",
@@ -60,6 +64,9 @@ int auth_key_load(const char *path, struct auth_key *k, char *why, size_t n)
 
 	memset(k, 0, sizeof(*k));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return pfc_why(why, n, -ENOENT, "--psk %s: no such file; make one with '" KEY_MAKE
+			       "' and give both sides the same file", path, path);
 	if (fd < 0)
 		return pfc_why(why, n, -errno, "--psk %s: %s", path, strerror(errno));
 	rc = check_file(fd, path, why, n);
@@ -74,10 +81,11 @@ int auth_key_load(const char *path, struct auth_key *k, char *why, size_t n)
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len > AUTH_KEY_MAX) {
-		rc = pfc_why(why, n, -EINVAL, "--psk %s: longer than %d bytes", path, AUTH_KEY_MAX);
+		rc = pfc_why(why, n, -EINVAL, "--psk %s: longer than %d bytes; a key of 64 hex "
+			     "characters is enough: '" KEY_MAKE "'", path, AUTH_KEY_MAX, path);
 	} else if (len < AUTH_KEY_MIN) {
 		rc = pfc_why(why, n, -EINVAL,
-			     "--psk %s: key of %zu bytes, at least %d needed (e.g. 'openssl rand -hex 32 >%s')",
+			     "--psk %s: key of %zu bytes, at least %d needed (e.g. '" KEY_MAKE "')",
 			     path, len, AUTH_KEY_MIN, path);
 	} else {
 		memcpy(k->key, buf, len);
