@@ -65,8 +65,8 @@ int auth_key_load(const char *path, struct auth_key *k, char *why, size_t n)
 	memset(k, 0, sizeof(*k));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 && errno == ENOENT)
-		return pfc_why(why, n, -ENOENT, "--psk %s: no such file; make one with '" KEY_MAKE
-			       "' and give both sides the same file", path, path);
+		return pfc_why(why, n, -ENOENT, "--psk %s: %s; make one with '" KEY_MAKE
+			       "' and give both sides the same file", path, strerror(ENOENT), path);
 	if (fd < 0)
 		return pfc_why(why, n, -errno, "--psk %s: %s", path, strerror(errno));
 	rc = check_file(fd, path, why, n);
