@@ -191,7 +191,7 @@ FUZZ_SRCS := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
 FUZZ_BIN  := $(BUILD)/fuzz/fuzz_decode
 
 # The traffic exchange parser: tests/integration/fuzz_xchg.sh.
-FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c
+FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
 FUZZ_XCHG_BIN  := $(BUILD)/fuzz/fuzz_xchg
 
 fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN)
@@ -201,7 +201,7 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_SRCS)
 
-$(FUZZ_XCHG_BIN): $(FUZZ_XCHG_SRCS) traffic/xchg.h traffic/opts.h lib/rd.h
+$(FUZZ_XCHG_BIN): $(FUZZ_XCHG_SRCS) traffic/xchg.h traffic/opts.h lib/rd.h lib/util.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_XCHG_SRCS)
