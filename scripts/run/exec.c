@@ -534,7 +534,13 @@ static bool run_phase(struct point_run *r, size_t k)
 		for (i = 0; i < r->pl.n && !stopped; i++)
 			if (r->pl.s[i].phase == (int)k && r->pl.s[i].role == PR_CLIENT && start_bg(r, i))
 				stopped = true;
+		if (!stopped)
+			run_log(c, "  phase %s: traffic started (%zu sender%s)", ph->name,
+				ph->traffic.nfrom, ph->traffic.nfrom == 1 ? "" : "s");
 		bool done = !stopped && wait_phase(r, (int)k, ph->duration_ns + 60000000000ull, true);
+
+		if (done)
+			run_log(c, "  phase %s: traffic ended", ph->name);
 
 		/* when the traffic ended: its reports count time from its start (plots) */
 		json_object_object_add(pj, "traffic_end_s",
@@ -659,6 +665,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 	if (run_stop_requested)
 		r.obs.interrupted = true;
 	rc = write_status(&r, repdir, rep, attempt, valid);
+	run_log(c, "point %s repetition %u: results written (%s)", p->id, rep, *valid ? "valid" : "invalid");
 	if (!rc && r.obs.interrupted)
 		rc = -EINTR;
 	for (h = 0; !rc && h < c->nhosts; h++)

@@ -100,7 +100,10 @@ fi
 
 # --no-immediate, stopped by SIGINT right after the last frame: the kernel's partly
 # filled block is still collected, all 500 frames counted
-inb capture -i pfcob --no-immediate -q --json -D 30s >"$tmp/ni.json" 2>"$tmp/ni.err" &
+# started directly (not through a function), so that $! is capture itself: ip netns
+# exec execs it, and SIGINT reaches it
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcob --no-immediate -q --json -D 30s \
+	>"$tmp/ni.json" 2>"$tmp/ni.err" &
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/ni.err" && break; sleep 0.1; done
