@@ -6,10 +6,9 @@
 source "$(dirname "$0")/../lib.sh"
 plan 11
 source "$(dirname "$0")/../hosts.sh"
-plan 11
 
-need_root hosts_selftest || exit 0
-need_cmd hosts_selftest ssh ssh-keygen nsenter unshare /usr/sbin/sshd || exit 0
+need_root hosts_selftest || finish
+need_cmd hosts_selftest ssh ssh-keygen nsenter unshare /usr/sbin/sshd || finish
 
 if ! fakehosts_up 3; then
 	fail hosts_fakehosts_up "could not start 3 fake hosts"

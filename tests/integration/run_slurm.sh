@@ -9,8 +9,8 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../hosts.sh"
 plan 11
 
-need_root run_slurm || exit 0
-need_cmd run_slurm slurmctld slurmd munged srun salloc scontrol nsenter unshare jq || exit 0
+need_root run_slurm || finish
+need_cmd run_slurm slurmctld slurmd munged srun salloc scontrol nsenter unshare jq || finish
 [ -x "$PFCLAB" ] || { fail run_slurm "no pfclab binary at $PFCLAB (run make)"; finish; }
 
 expect() { # NAME GOT WANT

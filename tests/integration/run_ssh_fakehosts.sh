@@ -14,12 +14,11 @@
 #    the point and the run;
 #  - an unreachable host: clear error, nothing started.
 source "$(dirname "$0")/../lib.sh"
-plan 23
-source "$(dirname "$0")/../hosts.sh"
 plan 24
+source "$(dirname "$0")/../hosts.sh"
 
-need_root run_ssh || exit 0
-need_cmd run_ssh ssh ssh-keygen nsenter unshare /usr/sbin/sshd jq || exit 0
+need_root run_ssh || finish
+need_cmd run_ssh ssh ssh-keygen nsenter unshare /usr/sbin/sshd jq || finish
 [ -x "$PFCLAB" ] || { fail run_ssh "no pfclab binary at $PFCLAB (run make)"; finish; }
 
 tmp=$(mktemp -d)
