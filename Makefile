@@ -191,7 +191,7 @@ FUZZ_SRCS := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
 FUZZ_BIN  := $(BUILD)/fuzz/fuzz_decode
 
 # The traffic exchange parser: tests/integration/fuzz_xchg.sh.
-FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c
+FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
 FUZZ_XCHG_BIN  := $(BUILD)/fuzz/fuzz_xchg
 
 fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN)
