@@ -201,14 +201,15 @@ static void draw_help(const struct top_ui *u)
 	attroff(A_REVERSE);
 }
 
-/* The title line: mode, refresh, what is frozen or recorded, the focused priority. */
-static void draw_title(const struct top_ui *u, const struct top_view_info *vi)
+/* The title line: mode, refresh, frozen/recording marks, focus, "? help". */
+static void title_line(const struct top_ui *u, const struct top_view_info *vi)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), " pfclab top  %s  refresh %gs%s%s%s%s", vi->mode,
+	snprintf(buf, sizeof(buf), " pfclab top  %s  refresh %gs%s%s%s%s%s", vi->mode,
 		 u->refresh_ns / 1e9, u->frozen ? "  [FROZEN]" : "",
-		 vi->recording ? "  [REC]" : "", vi->where[0] ? "  " : "", vi->where);
+		 vi->recording ? "  [REC]" : "", vi->where[0] ? "  " : "", vi->where,
+		 u->focus >= 0 ? "" : "");
 	if (u->focus >= 0)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "  focus prio %d",
 			 u->focus);
@@ -218,63 +219,45 @@ static void draw_title(const struct top_ui *u, const struct top_view_info *vi)
 	if (COLS > 10)
 		mvaddnstr(0, COLS - 8, "? help ", 7);
 	attroff(A_REVERSE);
+
 }
 
-/* Host h's cells of one row from column x on line y, then its sparkline when there is room. */
-static void draw_cells(const struct top_model *m, const struct top_row *r, size_t h,
-		       uint64_t now, const bool show[NCOL], int y, int x, int sparkw)
+/* A section's header row: its name, then the column titles under every host shown. */
+static void section_head(int y, enum top_section sec, const bool *show, int nshow, int stride)
 {
-	uint64_t age;
-	enum top_host_state st = top_model_host_state(m, h, now, &age);
-	char cell[32], buf[512];
+	int k, x;
 
-	for (int c = 0; c < NCOL; c++) {
-		const struct top_cell *tc = c < TOP_CELLS ? &r->cell[h][c] : NULL;
-		attr_t a = 0;
+	attron(A_BOLD | color(PAIR_CYAN, 0));
+	mvaddnstr(y, 0, top_section_name(sec), LABEL_W - 1);
+	for (k = 0; k < nshow; k++) {
+		x = LABEL_W + k * stride;
+		for (int c = 0; c < NCOL; c++) {
+			const char *t = c == COL_TOTAL ? "total" :
+					top_section_col(sec, c);
 
-		if (!show[c])
-			continue;
-		if (c == COL_TOTAL) {
-			const struct top_cell *t = total_cell(r, h);
-
-			if (t)
-				top_fmt_num((double)t->total, cell, sizeof(cell));
-			else
-				cell[0] = '\0';
-		} else {
-			fmt_cell(tc, cell, sizeof(cell));
-			if (tc->mismatch)
-				a = A_BOLD | color(PAIR_RED, A_UNDERLINE);
-			else if (tc->nonzero && (r->sec == TOP_SEC_PFC || r->sec == TOP_SEC_DISCARD))
-				a = A_BOLD | color(PAIR_YELLOW, 0);
+			if (!show[c])
+				continue;
+			mvprintw(y, x, "%*.*s", CELL_W - 1, CELL_W - 1, t);
+			x += CELL_W;
 		}
-		if (st == TOP_HOST_STALE || st == TOP_HOST_DOWN)
-			a |= A_DIM;
-		attron(a);
-		mvprintw(y, x, "%*.*s", CELL_W - 1, CELL_W - 1, cell);
-		attroff(a);
-		x += CELL_W;
 	}
-	if (sparkw && r->hist[h]) {
-		spark(r->hist[h], sparkw, buf, sizeof(buf));
-		mvaddstr(y, x + 1, buf);
-	}
+	attroff(A_BOLD | color(PAIR_CYAN, 0));
 }
 
 void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t nrows,
 		   const struct top_ui *u, const struct top_view_info *vi)
 {
 	bool show[NCOL];
-	int pw, nshow, sparkw = 0, stride, y = 0, x, k;
+	int pw, nshow, sparkw = 0, y = 0, x, k;
 	size_t i, h, first = u->host < m->nhost ? u->host : 0;
-	char buf[512];
+	char buf[512], cell[32];
 	int sec = -1;
 
 	erase();
-	draw_title(u, vi);
+	title_line(u, vi);
 
-	/* Host blocks: as many as fit from the selected one; a sparkline when room is left.
-	 * As many hosts as fit with at least three columns each (rx, tx, total), the
+	/* Host blocks: as many as fit from the selected one; a sparkline when room is left. */
+	/* As many hosts as fit with at least three columns each (rx, tx, total), the
 	 * columns given up in give_up's order; one host when even that does not fit.
 	 */
 	for (nshow = (int)(m->nhost - first); nshow > 1; nshow--) {
@@ -296,7 +279,6 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		if (left >= 8)
 			sparkw = left - 1;
 	}
-	stride = pw + sparkw + (sparkw ? 1 : 0);
 	y = 1;
 	for (k = 0; k < nshow; k++) {
 		attr_t a;
@@ -304,7 +286,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		h = first + (size_t)k;
 		host_head(m, h, vi->now, buf, sizeof(buf), &a);
 		attron(a);
-		mvaddnstr(y, LABEL_W + k * stride, buf, pw + sparkw);
+		mvaddnstr(y, LABEL_W + k * (pw + sparkw + (sparkw ? 1 : 0)), buf, pw + sparkw);
 		attroff(a);
 	}
 	if ((size_t)nshow < m->nhost) {
@@ -320,21 +302,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 			continue;
 		if ((int)r->sec != sec) {
 			sec = (int)r->sec;
-			attron(A_BOLD | color(PAIR_CYAN, 0));
-			mvaddnstr(y, 0, top_section_name(r->sec), LABEL_W - 1);
-			for (k = 0; k < nshow; k++) {
-				x = LABEL_W + k * stride;
-				for (int c = 0; c < NCOL; c++) {
-					const char *t = c == COL_TOTAL ? "total" :
-							top_section_col(r->sec, c);
-
-					if (!show[c])
-						continue;
-					mvprintw(y, x, "%*.*s", CELL_W - 1, CELL_W - 1, t);
-					x += CELL_W;
-				}
-			}
-			attroff(A_BOLD | color(PAIR_CYAN, 0));
+			section_head(y, r->sec, show, nshow, pw + sparkw + (sparkw ? 1 : 0));
 			if (++y >= LINES - 1)
 				break;
 		}
@@ -342,9 +310,46 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 			rowattr = A_REVERSE;
 		attron(rowattr);
 		mvprintw(y, 0, " %-*.*s", LABEL_W - 1, LABEL_W - 2, r->label);
-		for (k = 0; k < nshow; k++)
-			draw_cells(m, r, first + (size_t)k, vi->now, show, y, LABEL_W + k * stride,
-				   sparkw);
+		for (k = 0; k < nshow; k++) {
+			uint64_t age;
+			enum top_host_state st;
+
+			h = first + (size_t)k;
+			st = top_model_host_state(m, h, vi->now, &age);
+			x = LABEL_W + k * (pw + sparkw + (sparkw ? 1 : 0));
+			for (int c = 0; c < NCOL; c++) {
+				const struct top_cell *tc = c < TOP_CELLS ? &r->cell[h][c] : NULL;
+				attr_t a = 0;
+
+				if (!show[c])
+					continue;
+				if (c == COL_TOTAL) {
+					const struct top_cell *t = total_cell(r, h);
+
+					if (t)
+						top_fmt_num((double)t->total, cell, sizeof(cell));
+					else
+						cell[0] = '\0';
+				} else {
+					fmt_cell(tc, cell, sizeof(cell));
+					if (tc->mismatch)
+						a = A_BOLD | color(PAIR_RED, A_UNDERLINE);
+					else if (tc->nonzero && (r->sec == TOP_SEC_PFC ||
+								 r->sec == TOP_SEC_DISCARD))
+						a = A_BOLD | color(PAIR_YELLOW, 0);
+				}
+				if (st == TOP_HOST_STALE || st == TOP_HOST_DOWN)
+					a |= A_DIM;
+				attron(a);
+				mvprintw(y, x, "%*.*s", CELL_W - 1, CELL_W - 1, cell);
+				attroff(a);
+				x += CELL_W;
+			}
+			if (sparkw && r->hist[h]) {
+				spark(r->hist[h], sparkw, buf, sizeof(buf));
+				mvaddstr(y, x + 1, buf);
+			}
+		}
 		attroff(rowattr);
 		y++;
 	}
