@@ -28,6 +28,11 @@ int pfc_bad_arg(const char *opt, const char *val, const char *want);
 int pfc_why(char *why, size_t n, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* write() all n bytes, again after EINTR and short writes; 0 or -errno. */
+int pfc_write_all(int fd, const void *buf, size_t n);
+/* mkdir -p with mode 0755: dir and any missing parents; 0, -ENAMETOOLONG or -errno. */
+int pfc_mkdir_p(const char *dir);
+
 /* Parsers return 0 or -EINVAL / -ERANGE; *out untouched on error. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);

@@ -71,40 +71,6 @@ static int put(struct top_rec *r, const char *fmt, ...)
 	}
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096], *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static void seg_name(unsigned seg, char *buf, size_t n)
 {
 	if (seg <= 1)
@@ -163,9 +129,9 @@ static int meta_write(struct top_rec *r, bool finished)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	rc = fd < 0 ? -errno : 0;
 	if (!rc)
-		rc = write_all(fd, txt, strlen(txt));
+		rc = pfc_write_all(fd, txt, strlen(txt));
 	if (!rc)
-		rc = write_all(fd, "\n", 1);
+		rc = pfc_write_all(fd, "\n", 1);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	if (fd >= 0)
@@ -190,7 +156,7 @@ int top_rec_open(const char *dir, const char *host, struct top_rec **out, char *
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	r->csv_fd = -1;
 	r->started_wall_ns = time_real_ns();
-	rc = mkdir_p(dir);
+	rc = pfc_mkdir_p(dir);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	if (!rc) {
 		r->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -245,7 +211,7 @@ static int segment_open(struct top_rec *r, const struct top_snap *s)
 		put(r, ",%s", r->cols.m[i].name);
 	rc = put(r, "\n");
 	if (!rc)
-		rc = write_all(r->csv_fd, r->line, r->len);
+		rc = pfc_write_all(r->csv_fd, r->line, r->len);
 	if (rc)
 		return fail(r, rc, name);
 	return meta_write(r, false);
@@ -278,7 +244,7 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 	}
 	rc = put(r, "\n");
 	if (!rc)
-		rc = write_all(r->csv_fd, r->line, r->len);
+		rc = pfc_write_all(r->csv_fd, r->line, r->len);
 	if (rc)
 		return fail(r, rc, "samples.csv");
 	o = json_object_new_object();
@@ -305,7 +271,7 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 	rc = put(r, "%s\n", t);
 	json_object_put(o);
 	if (!rc)
-		rc = write_all(r->jsonl_fd, r->line, r->len);
+		rc = pfc_write_all(r->jsonl_fd, r->line, r->len);
 	if (rc)
 		return fail(r, rc, "samples.jsonl");
 	r->prev_ns = s->src_ns;

@@ -206,10 +206,9 @@ static void title_line(const struct top_ui *u, const struct top_view_info *vi)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), " pfclab top  %s  refresh %gs%s%s%s%s%s", vi->mode,
+	snprintf(buf, sizeof(buf), " pfclab top  %s  refresh %gs%s%s%s%s", vi->mode,
 		 u->refresh_ns / 1e9, u->frozen ? "  [FROZEN]" : "",
-		 vi->recording ? "  [REC]" : "", vi->where[0] ? "  " : "", vi->where,
-		 u->focus >= 0 ? "" : "");
+		 vi->recording ? "  [REC]" : "", vi->where[0] ? "  " : "", vi->where);
 	if (u->focus >= 0)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "  focus prio %d",
 			 u->focus);
@@ -248,7 +247,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		   const struct top_ui *u, const struct top_view_info *vi)
 {
 	bool show[NCOL];
-	int pw, nshow, sparkw = 0, y = 0, x, k;
+	int pw, nshow, sparkw = 0, stride, y = 0, x, k;
 	size_t i, h, first = u->host < m->nhost ? u->host : 0;
 	char buf[512], cell[32];
 	int sec = -1;
@@ -256,8 +255,8 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 	erase();
 	title_line(u, vi);
 
-	/* Host blocks: as many as fit from the selected one; a sparkline when room is left. */
-	/* As many hosts as fit with at least three columns each (rx, tx, total), the
+	/* Host blocks: as many as fit from the selected one; a sparkline when room is left.
+	 * As many hosts as fit with at least three columns each (rx, tx, total), the
 	 * columns given up in give_up's order; one host when even that does not fit.
 	 */
 	for (nshow = (int)(m->nhost - first); nshow > 1; nshow--) {
@@ -279,6 +278,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		if (left >= 8)
 			sparkw = left - 1;
 	}
+	stride = pw + sparkw + (sparkw ? 1 : 0);	/* one host's columns and sparkline */
 	y = 1;
 	for (k = 0; k < nshow; k++) {
 		attr_t a;
@@ -286,7 +286,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		h = first + (size_t)k;
 		host_head(m, h, vi->now, buf, sizeof(buf), &a);
 		attron(a);
-		mvaddnstr(y, LABEL_W + k * (pw + sparkw + (sparkw ? 1 : 0)), buf, pw + sparkw);
+		mvaddnstr(y, LABEL_W + k * stride, buf, pw + sparkw);
 		attroff(a);
 	}
 	if ((size_t)nshow < m->nhost) {
@@ -302,7 +302,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 			continue;
 		if ((int)r->sec != sec) {
 			sec = (int)r->sec;
-			section_head(y, r->sec, show, nshow, pw + sparkw + (sparkw ? 1 : 0));
+			section_head(y, r->sec, show, nshow, stride);
 			if (++y >= LINES - 1)
 				break;
 		}
@@ -316,7 +316,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 
 			h = first + (size_t)k;
 			st = top_model_host_state(m, h, vi->now, &age);
-			x = LABEL_W + k * (pw + sparkw + (sparkw ? 1 : 0));
+			x = LABEL_W + k * stride;
 			for (int c = 0; c < NCOL; c++) {
 				const struct top_cell *tc = c < TOP_CELLS ? &r->cell[h][c] : NULL;
 				attr_t a = 0;
