@@ -122,14 +122,15 @@ if [ $crc -eq 0 ] && [ "$ni" = 0 ] && [ "$ns" = 1 ]; then ok "--quiet -D 3 --int
 else fail "--quiet" "rc $crc intervals $ni summaries $ns $(errs quiet)"; fi
 
 # 7. --rx-depth: with --imm the receiver's CQ holds QPs x rx-depth entries (rxe rounds a
-#    CQ up to 2^k - 1): -q 2 --rx-depth 100 gives 255, the default 512 gives 2047
+#    CQ up to 2^k - 1): -q 2 --rx-depth 100 gives 255, the default 512 gives 2047. -t 32
+#    keeps the sends in flight under the receives posted (more would draw RNR NAKs).
 rxcq() { # TAG PORT RXDEPTH-ARGS...: the CQ sizes of rxe0 while the run goes on
 	local tag=$1 port=$2 spid cpid
 	shift 2
-	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json --imm -q 2 -s 4K -D 4 "$@" \
+	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json --imm -q 2 -t 32 -s 4K -D 4 "$@" \
 		>"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
 	spid=$!
-	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json --imm -q 2 -s 4K -D 4 "$VLAB_IP_A" \
+	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json --imm -q 2 -t 32 -s 4K -D 4 "$VLAB_IP_A" \
 		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
 	cpid=$!
 	for _ in $(seq 100); do grep -q '"type":"interval"' "$VLAB_OUT/$tag-server.out" && break; sleep 0.1; done
