@@ -68,6 +68,18 @@ int pfc_bad_arg(const char *opt, const char *val, const char *want)
 	return 2;
 }
 
+int pfc_why(char *why, size_t n, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && n) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
 /* Parse the leading unsigned decimal (or 0x hex) number; *end points after it. */
 static int parse_num(const char *s, uint64_t *v, const char **end)
 {
@@ -184,4 +196,21 @@ uint64_t time_mono_ns(void)
 uint64_t time_real_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);
+}
+
+bool pfc_list_has(const char *list, const char *item, size_t n)
+{
+	const char *p = list;
+
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, item, n))
+			return true;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return false;
 }

@@ -6,6 +6,7 @@
 #define PFCLAB_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -22,6 +23,10 @@ void pfc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A bad option value: "<progname>: OPT 'VAL': WANT" (WANT says what to give).
  * Returns 2, the usage-error exit status, for `return pfc_bad_arg(...)`. */
 int pfc_bad_arg(const char *opt, const char *val, const char *want);
+/* The reason for a library error, for the caller to print: formats into why (when why
+ * and n are non-zero) and returns err, for `return pfc_why(why, n, -EINVAL, ...)`. */
+int pfc_why(char *why, size_t n, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Parsers return 0 or -EINVAL / -ERANGE; *out untouched on error. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
@@ -38,6 +43,9 @@ int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t 
 	"this kernel has no RDMA support (ibv_get_device_list: no uverbs in the kernel)"
 #define PFC_NO_RDMA_KERNEL_FIX \
 	"try pfclab on this machine in the virtual lab: lab/vlab/vlab run SCRIPT (QEMU guests with Soft-RoCE, see README)"
+
+/* Whether the comma-separated list holds the n-byte item exactly ("a,bc,d" holds "bc"). */
+bool pfc_list_has(const char *list, const char *item, size_t n);
 
 uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);

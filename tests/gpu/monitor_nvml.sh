@@ -7,7 +7,7 @@
 # headers and flow control, so they read above the payload rate). Prints the figures.
 # Skips without an NVIDIA GPU.
 source "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 
 GPU=${GPU:-0}
 SECS=${SECS:-6}
@@ -33,6 +33,19 @@ kill -INT "$mon"; wait "$mon"
 kill "$dmon"; wait "$dmon" 2>/dev/null
 cat "$out/monitor.err"
 [ $crc -eq 0 ] || { fail monitor_nvml_copy "copy helper failed: $(tr '\n' ' ' <"$out/copy.err")"; finish; }
+
+# The fallback where the cumulative fields are not supported: the throughput call, read
+# in the reader thread; forced here with PFCLAB_NVML_FIELDS=0.
+PFCLAB_NVML_FIELDS=0 "$PFCLAB" monitor --gpu "$GPU" -I 100ms -c 15 -q --record "$out/fallback" \
+	2>"$out/fallback.err"
+fb=$(jq -r '.sources[] | select(.source == "nvml") | .info.pcie_bytes // ""' "$out/fallback/meta.json" 2>/dev/null)
+fcol=$(head -n 1 "$out/fallback/samples.csv" 2>/dev/null | tr ',' '\n' | grep -nx -- "pcie.gpu$GPU.rx_Bps" | cut -d: -f1)
+fval=$(awk -F, -v c="${fcol:-0}" 'NR > 1 && c && $c != "n/a" { n++ } END { print n + 0 }' "$out/fallback/samples.csv" 2>/dev/null)
+if [[ "$fb" == "NVML throughput"* ]] && [ "${fval:-0}" -ge 10 ]; then
+	ok "monitor_nvml_fallback_throughput ($fval of 15 samples with rx_Bps; $fb)"
+else
+	fail monitor_nvml_fallback_throughput "pcie_bytes '$fb', $fval samples with rx_Bps: $(tr '\n' ' ' <"$out/fallback.err")"
+fi
 
 meta=$out/run/meta.json
 state=$(jq -r '.sources[] | select(.source == "nvml") | .state' "$meta")

@@ -23,11 +23,11 @@ bw_run() { vlab_write_bw "$VLAB_OUT/cnp" a -s $SIZE -n $ITERS -b -F --tclass=2 -
 
 vlab_impair on 100mbit || { fail $name "impaired link set up"; finish; }
 defer vlab_impair off
-"$PFCLAB" capture -i "$VLAB_IF_A" --roce -q --json -d 120s -w "$VLAB_OUT/cnp.pcap" \
+"$PFCLAB" capture -i "$VLAB_IF_A" --roce -q --json -D 120s -w "$VLAB_OUT/cnp.pcap" \
 	>"$VLAB_OUT/capture.json" 2>"$VLAB_OUT/capture.err" &
 cpid=$!
 defer kill $cpid
-"$PFCLAB" inject -i "$VLAB_IF_B" cnp-on-ce --dst-mac 02:00:00:00:00:99 -d 120s >"$VLAB_OUT/np.txt" 2>&1 &
+"$PFCLAB" inject -i "$VLAB_IF_B" cnp-on-ce --dst-mac 02:00:00:00:00:99 -D 120s >"$VLAB_OUT/np.txt" 2>&1 &
 npid=$!
 defer kill $npid
 for _ in $(seq 100); do grep -q listening "$VLAB_OUT/capture.err" && break; sleep 0.1; done
