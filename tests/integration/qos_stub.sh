@@ -5,7 +5,7 @@
 # changes nothing; restore brings back the previous settings exactly; --dry-run changes
 # nothing; an interface without DCB stops with exit 3.
 source "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 
 QOS=$PFCLAB_ROOT/lab/qos
 need_cmd qos_stub getopt || finish

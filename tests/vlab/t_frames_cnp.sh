@@ -44,7 +44,7 @@ sleep 1
 kill -INT $npid $cpid
 wait $npid $cpid
 "$PFCLAB" review "$VLAB_OUT/cnp.pcap" >"$VLAB_OUT/review.txt" 2>&1
-"$PFCLAB" review --json "$VLAB_OUT/cnp.pcap" >"$VLAB_OUT/review.json" 2>"$VLAB_OUT/review-json.err"
+"$PFCLAB" review --json "$VLAB_OUT/cnp.pcap" >"$VLAB_OUT/review.json" 2>"$VLAB_OUT/review.err"
 cat "$VLAB_OUT/review.txt" "$VLAB_OUT/np.txt"
 
 qpn=$(awk '/local address/ { for (i = 1; i <= NF; i++) if ($i == "QPN") { print $(i + 1); exit } }' \

@@ -47,7 +47,7 @@ kill -INT $cpid
 wait $cpid
 # paused time from the quanta at the impaired link's rate
 "$PFCLAB" review --speed 100M "$VLAB_OUT/pfc.pcap" >"$VLAB_OUT/review.txt" 2>&1
-"$PFCLAB" review --speed 100M --json "$VLAB_OUT/pfc.pcap" >"$VLAB_OUT/review.json" 2>"$VLAB_OUT/review-json.err"
+"$PFCLAB" review --speed 100M --json "$VLAB_OUT/pfc.pcap" >"$VLAB_OUT/review.json" 2>"$VLAB_OUT/review.err"
 cat "$VLAB_OUT/review.txt" "$VLAB_OUT/sw.txt"
 
 # (no process substitution: the guest has no /dev/fd)

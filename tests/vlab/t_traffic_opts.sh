@@ -122,14 +122,15 @@ if [ $crc -eq 0 ] && [ "$ni" = 0 ] && [ "$ns" = 1 ]; then ok "--quiet -D 3 --int
 else fail "--quiet" "rc $crc intervals $ni summaries $ns $(errs quiet)"; fi
 
 # 7. --rx-depth: with --imm the receiver's CQ holds QPs x rx-depth entries (rxe rounds a
-#    CQ up to 2^k - 1): -q 2 --rx-depth 100 gives 255, the default 512 gives 2047
+#    CQ up to 2^k - 1): -q 2 --rx-depth 100 gives 255, the default 512 gives 2047. -t 32
+#    keeps the sends in flight under the receives posted (more would draw RNR NAKs).
 rxcq() { # TAG PORT RXDEPTH-ARGS...: the CQ sizes of rxe0 while the run goes on
 	local tag=$1 port=$2 spid cpid
 	shift 2
-	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json --imm -q 2 -s 4K -D 4 "$@" \
+	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json --imm -q 2 -t 32 -s 4K -D 4 "$@" \
 		>"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
 	spid=$!
-	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json --imm -q 2 -s 4K -D 4 "$VLAB_IP_A" \
+	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json --imm -q 2 -t 32 -s 4K -D 4 "$VLAB_IP_A" \
 		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
 	cpid=$!
 	for _ in $(seq 100); do grep -q '"type":"interval"' "$VLAB_OUT/$tag-server.out" && break; sleep 0.1; done
@@ -196,11 +197,14 @@ cut qpt5 19012 --qp-timeout 14 --retry 5
 b_alive=$alive b_rc=$crc b_retries=$retries
 echo "retry 1: alive $a_alive rc $a_rc timeouts $a_retries; retry 5: alive $b_alive rc $b_rc timeouts $b_retries" |
 	tee "$VLAB_OUT/retry.txt"
-# 4.096 us * 2^14 = 67 ms per try: both give up well within the 3 s, after exactly as
-# many timeouts (rxe's completer_retry_err) as --retry allows
+# 4.096 us * 2^14 = 67 ms per try: both give up well within the 3 s, after as many
+# timeouts (rxe's completer_retry_err) as --retry allows, or one more: a retransmission
+# already under way when the path went can time out on its own (seen: 2 with --retry 1,
+# 6 with --retry 5)
 if [ $a_alive = 0 ] && [ $b_alive = 0 ] && [ $a_rc -eq 1 ] && [ $b_rc -eq 1 ] &&
-	[ "$a_retries" = 1 ] && [ "$b_retries" = 5 ] && grep -q 'retry counter exceeded' "$VLAB_OUT/qpt1-client.err"; then
-	ok "--retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' after 1 / 5 timeouts"
+	[ "$a_retries" -ge 1 ] && [ "$a_retries" -le 2 ] && [ "$b_retries" -ge 5 ] && [ "$b_retries" -le 6 ] &&
+	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt1-client.err"; then
+	ok "--retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' after $a_retries / $b_retries timeouts"
 else
 	fail "--retry 1 / 5 against a vanished path" "$(cat "$VLAB_OUT/retry.txt"): $(head -n 1 "$VLAB_OUT/qpt1-client.err")"
 fi
