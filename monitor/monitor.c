@@ -98,7 +98,8 @@ static void usage(FILE *f)
 "  -q, --quiet            print nothing per interval (with --record)\n"
 "      --stats            at the end, print samples, overruns and CPU time per sample,\n"
 "                         per source and for recording\n"
-"      --sources LIST     only these sources: ethtool,pause,dcb,link,pci,rdma,nvml\n"
+"      --sources LIST     only these sources: ethtool,pause,dcb,link,pci,rdma,nvml,\n"
+"                         qdisc (qdisc: every qdisc of -i IFACE, only when listed)\n"
 "      --catalog FILE     use FILE instead of the built-in counter catalog\n"
 "  -h, --help             this help\n"
 "\n"
@@ -153,7 +154,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ 0 }
 	};
 	static const char *const known[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
-					     "nvml" };
+					     "nvml", "qdisc" };
 	uint32_t u;
 	int c;
 
@@ -289,7 +290,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 				ok |= strlen(known[k]) == l && !strncmp(known[k], p, l);
 			if (!ok) {
 				pfc_err("--sources: unknown source '%.*s'; known: ethtool, pause, "
-					"dcb, link, pci, rdma, nvml", (int)l, p);
+					"dcb, link, pci, rdma, nvml, qdisc", (int)l, p);
 				return 2;
 			}
 			if (!e)
@@ -499,6 +500,8 @@ static int add_sources(struct mon_ctx *x)
 			rc |= mon_engine_add(x->e, &src_link_ops, o->iface, 0, -1) < 0;
 		if (src_wanted(o, "pci"))
 			rc |= mon_engine_add(x->e, &src_pci_ops, o->iface, 0, -1) < 0;
+		if (o->sources && src_wanted(o, "qdisc"))
+			rc |= mon_engine_add(x->e, &src_qdisc_ops, o->iface, 0, -1) < 0;
 	}
 	if (o->frames_on)
 		rc |= mon_engine_add(x->e, &src_frames_ops, o->frames ? o->frames : o->iface,
