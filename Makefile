@@ -5,6 +5,8 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/pfclab
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/pfclab
 DESTDIR ?=
 BUILD   ?= build
 
@@ -52,7 +54,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_SAN  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 
-.PHONY: all deps install uninstall unit test test-unit test-gpu demo bench fuzz clean
+.PHONY: all deps install uninstall man unit test test-unit test-gpu demo bench fuzz clean
 .DEFAULT_GOAL := all
 
 BIN ?= pfclab
@@ -105,14 +107,55 @@ unit: $(UNIT_BINS) $(UNIT_SAN)
 deps:
 	@lab/deps.sh
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+# What a user runs: the binary, its man pages (made from each command's --help), the
+# counter catalog (built in; installed to copy and edit for --catalog), the lab scripts
+# with the GPUDirect patch series they apply, the virtual lab, and the READMEs. No
+# source files: lab/doctor/ and scripts/run/ are C built into the binary.
+LAB_INSTALL := lab/deps.sh lab/qos lab/gpudirect lab/README.md
+VLAB_INSTALL := lab/vlab/vlab lab/vlab/guest-init.sh lab/vlab/guest-env.sh
+DOC_INSTALL := README.md monitor/README.md monitor/frames/README.md lab/README.md \
+	traffic/geforce/README.md $(wildcard scripts/README.md)
+
+# build/man/pfclab.1 and pfclab-COMMAND.1: NAME from the command list, the rest is the
+# command's --help as it prints it.
+man: $(BIN)
+	@rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
+	@$(abspath $(BIN)) --help | sed -n '/^Commands:/,/^$$/s/^  \([a-z]*\)  *\(.*\)/\1 \2/p' | \
+	while read -r cmd what; do \
+		{ printf '.TH PFCLAB-%s 1 "" "pfclab %s" "pfclab manual"\n.SH NAME\n' \
+			"$$(echo $$cmd | tr a-z A-Z)" "$(VERSION)"; \
+		  printf 'pfclab-%s \\- %s\n.SH DESCRIPTION\n.nf\n' "$$cmd" "$$what"; \
+		  $(abspath $(BIN)) $$cmd --help | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
+		  printf '.fi\n.SH SEE ALSO\n\\fBpfclab\\fR(1)\n'; \
+		} >$(BUILD)/man/pfclab-$$cmd.1 || exit 1; \
+	done
+	@{ printf '.TH PFCLAB 1 "" "pfclab %s" "pfclab manual"\n.SH NAME\n' "$(VERSION)"; \
+	   printf 'pfclab \\- RoCEv2 congestion and PFC experiments\n.SH DESCRIPTION\n.nf\n'; \
+	   $(abspath $(BIN)) --help | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
+	   printf '.fi\n.SH FILES\n.nf\n%s/catalog.tsv\n%s/lab/\n%s/\n.fi\n' \
+		"$(DATADIR)" "$(DATADIR)" "$(DOCDIR)"; \
+	   printf '.SH SEE ALSO\n'; ls $(BUILD)/man | \
+		sed -n 's/^\(pfclab-.*\)\.1$$/\\fB\1\\fR(1)/p' | paste -sd, - | sed 's/,/, /g'; \
+	 } >$(BUILD)/man/pfclab.1
+
+install: $(BIN) man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/lab/vlab $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pfclab
-	cp -r lab scripts $(DESTDIR)$(DATADIR)/
+	install -m 0644 monitor/catalog.tsv $(DESTDIR)$(DATADIR)/catalog.tsv
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	for f in $(LAB_INSTALL) $(VLAB_INSTALL); do \
+		install -m $$(test -x $$f && echo 0755 || echo 0644) $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
+	done
+	cp -r patches $(DESTDIR)$(DATADIR)/
+	for f in $(DOC_INSTALL); do \
+		install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) || exit 1; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/pfclab
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(BINDIR)/pfclab $(DESTDIR)$(MANDIR)/man1/pfclab.1 \
+		$(DESTDIR)$(MANDIR)/man1/pfclab-*.1
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 # The README's two commands.
 test: deps

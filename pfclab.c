@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "lab/doctor/doctor.h"
 #include "traffic/traffic.h"
@@ -47,7 +48,8 @@ static void usage(FILE *f)
 		"Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n'pfclab COMMAND --help' describes one command.\n"
+	fprintf(f, "\n'pfclab help COMMAND' (or 'pfclab COMMAND --help') describes one command;\n"
+		   "'man pfclab-COMMAND' once installed.\n"
 		   "Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
 }
 
@@ -66,14 +68,23 @@ int main(int argc, char **argv)
 {
 	static char prog[64];
 	size_t i;
+	int rc, err;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {	/* pfclab help CMD: the command's --help */
+		static char help[] = "--help";
+
+		argv[1] = argv[2];
+		argv[2] = help;
+		argc = 3;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
 		return version_main(1, argv);
@@ -82,7 +93,14 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(prog, sizeof(prog), "pfclab %s", cmds[i].name);
 		pfc_set_progname(prog);
-		return cmds[i].main(argc - 1, argv + 1);
+		rc = cmds[i].main(argc - 1, argv + 1);
+		/* Output lost on a full disk or a closed pipe is a failure, said once here. */
+		err = out_stdout_check();
+		if (err) {
+			pfc_errno(-err, "writing standard output");
+			return 1;
+		}
+		return rc;
 	}
 	pfc_err("'%s' is not a pfclab command; 'pfclab --help' lists them", argv[1]);
 	return 2;

@@ -26,7 +26,7 @@ ip -n "$ns" link set bm0 up && ip -n "$ns" link set bm1 up
 # pfclab: sources the device has (ethtool ioctl, rtnetlink stats) plus the ones it
 # answers "not supported" for once (PAUSE, DCB, PCI); RDMA would be one netlink call more.
 mon() { # $1 = interval -> "us_per_sample pct_core overruns samples"
-	ip netns exec "$ns" "$PFCLAB" monitor -i bm0 -I "$1" -t "${SECS}s" -q --stats \
+	ip netns exec "$ns" "$PFCLAB" monitor -i bm0 -I "$1" -D "${SECS}s" -q --stats \
 		2>"$tmp/mon.err" >/dev/null
 	awk '/samples in/ { for (i = 1; i <= NF; i++) {
 		if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1);
@@ -36,7 +36,7 @@ mon() { # $1 = interval -> "us_per_sample pct_core overruns samples"
 }
 # The machine's floor: the same loop reading no source (every one unsupported on veth).
 floor() {
-	ip netns exec "$ns" "$PFCLAB" monitor -i bm0 -I 1ms -t "${SECS}s" -q --stats \
+	ip netns exec "$ns" "$PFCLAB" monitor -i bm0 -I 1ms -D "${SECS}s" -q --stats \
 		--sources pci 2>&1 >/dev/null | awk '/samples in/ { for (i = 1; i <= NF; i++) {
 		if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 		if ($i == "us") { print $(i - 1) " us per sample, " o " overruns in " n; exit } } }'

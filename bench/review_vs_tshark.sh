@@ -43,7 +43,8 @@ for run in $(seq "$runs"); do
 		"$PFCLAB" review --json "$pcap" >"$dir/review.json" || exit 1
 	t1=$(date +%s.%N)
 	if [ "${BENCH_TSHARK:-1}" = 1 ]; then
-		tshark -r "$pcap" -T fields -E separator=/t -E occurrence=f \
+		/usr/bin/time -f "%U %S" -o "$dir/tshark.time" \
+			tshark -r "$pcap" -T fields -E separator=/t -E occurrence=f \
 			-e macc.opcode -e macc.cbfc.enbv -e macc.pause_time \
 			-e macc.cbfc.pause_time.c0 -e macc.cbfc.pause_time.c1 -e macc.cbfc.pause_time.c2 \
 			-e macc.cbfc.pause_time.c3 -e macc.cbfc.pause_time.c4 -e macc.cbfc.pause_time.c5 \
@@ -64,13 +65,15 @@ for run in $(seq "$runs"); do
 	fi
 	t2=$(date +%s.%N)
 	read -r ucpu scpu rss <"$dir/review.time"
+	tcpu=0
+	[ "${BENCH_TSHARK:-1}" = 1 ] && tcpu=$(awk '{ print $1 + $2 }' "$dir/tshark.time")
 	# pfclab's CPU time beside the wall time: on a shared host the wall time also holds
 	# the time the process waited for a CPU.
 	awk -v s="$size" -v a="$t0" -v b="$t1" -v c="$t2" -v n="$name" -v r="$run" \
-		-v u="$ucpu" -v k="$scpu" -v m="$rss" -v ts="${BENCH_TSHARK:-1}" 'BEGIN {
+		-v u="$ucpu" -v k="$scpu" -v m="$rss" -v ts="${BENCH_TSHARK:-1}" -v tc="$tcpu" 'BEGIN {
 		p = s / 1e6 / (b - a)
 		printf "BENCH %s run %d: pfclab %.0f MB/s (%.2f s wall, %.2f s CPU, %.0f MB/s per CPU second, max RSS %.1f MiB)", n, r, p, b - a, u + k, s / 1e6 / (u + k), m / 1024
-		if (ts == 1) { t = s / 1e6 / (c - b); printf ", tshark %.1f MB/s (%.1f s), ratio %.1f (target >= 50)", t, c - b, p / t }
+		if (ts == 1) { t = s / 1e6 / (c - b); printf ", tshark %.1f MB/s (%.1f s wall, %.1f s CPU), ratio %.1f wall, %.1f CPU (target >= 50)", t, c - b, tc, p / t, tc / (u + k) }
 		printf "; %.2f GB pcap\n", s / 1e9 }'
 done
 [ "${BENCH_TSHARK:-1}" = 1 ] || exit 0

@@ -292,6 +292,27 @@ int nl_genl_family_parse(struct rd *payload, uint16_t *id)
 	return 0;
 }
 
+struct type_filter {
+	uint16_t type;
+	nl_msg_cb cb;
+	void *arg;
+};
+
+static int type_filter_cb(const struct nl_msg *m, void *arg)
+{
+	const struct type_filter *f = arg;
+
+	return m->type == f->type ? f->cb(m, f->arg) : 0;
+}
+
+int nl_sock_talk_type(struct nl_sock *s, struct nlmsghdr *req, uint16_t type, nl_msg_cb cb,
+		      void *arg)
+{
+	struct type_filter f = { type, cb, arg };
+
+	return nl_sock_talk(s, req, type_filter_cb, &f);
+}
+
 static int genl_family_cb(const struct nl_msg *m, void *arg)
 {
 	struct rd p = m->payload;

@@ -99,6 +99,10 @@ struct nlmsghdr *nl_sock_req(struct nl_sock *s, uint16_t type, uint16_t flags);
  */
 int nl_sock_talk(struct nl_sock *s, struct nlmsghdr *req, nl_msg_cb cb, void *arg);
 
+/* nl_sock_talk handing cb only the replies of message type `type` (others skipped). */
+int nl_sock_talk_type(struct nl_sock *s, struct nlmsghdr *req, uint16_t type, nl_msg_cb cb,
+		      void *arg);
+
 /* Generic netlink family id by name (CTRL_CMD_GETFAMILY); -ENOENT when absent. */
 int nl_genl_family(struct nl_sock *s, const char *name, uint16_t *id);
 /* Parse a CTRL_CMD_GETFAMILY reply payload (genlmsghdr + attributes). */

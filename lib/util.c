@@ -185,3 +185,20 @@ uint64_t time_real_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);
 }
+
+bool pfc_list_has(const char *list, const char *item, size_t n)
+{
+	const char *p = list;
+
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !strncmp(p, item, n))
+			return true;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return false;
+}

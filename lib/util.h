@@ -39,6 +39,9 @@ int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t 
 #define PFC_NO_RDMA_KERNEL_FIX \
 	"try pfclab on this machine in the virtual lab: lab/vlab/vlab run SCRIPT (QEMU guests with Soft-RoCE, see README)"
 
+/* Whether the comma-separated list holds the n-byte item exactly ("a,bc,d" holds "bc"). */
+bool pfc_list_has(const char *list, const char *item, size_t n);
+
 uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);
 

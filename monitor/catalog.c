@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util.h"
 #include "monitor/catalog.h"
 #include "monitor/catalog_data.h"
 
@@ -157,22 +158,7 @@ int mon_catalog_load(const char *path, struct mon_catalog **out, int *line_err)
 
 static bool driver_match(const char *list, const char *driver)
 {
-	size_t dl = strlen(driver);
-	const char *p = list;
-
-	if (!strcmp(list, "*"))
-		return true;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-
-		if (n == dl && !strncmp(p, driver, n))
-			return true;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return false;
+	return !strcmp(list, "*") || pfc_list_has(list, driver, strlen(driver));
 }
 
 /* A qdisc name character ({h}): hex handle digits, "root", "p1-2" (by parent). */

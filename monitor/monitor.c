@@ -3,7 +3,6 @@
  * renderer and the recorder. Exit status: 0 done, 1 run-time failure, 2 usage error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -15,13 +14,14 @@
 
 #include <json-c/json.h>
 
+#include "lib/out.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "monitor/catalog.h"
-#include "monitor/frames/src_frames.h"
 #include "monitor/monitor.h"
 #include "monitor/record.h"
 #include "monitor/sampler.h"
-#include "monitor/sources/sources.h"
+#include "monitor/sources/setup.h"
 
 struct mon_opts {
 	const char *iface;
@@ -63,200 +63,56 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+static const char monitor_usage[] =
 "Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu N] [--interval 10ms]\n"
 "                      [--count N] [--duration 10s] [--record DIR] [--json] [--raw]\n"
 "                      [--frames[=IFACE]] [--all]\n"
 "\n"
 "Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, from 1 ms up, and\n"
 "prints per interval the metrics that changed, with deltas, rates and units.\n"
-"\n"
-"  -i, --iface IFACE      network interface: ethtool -S (ioctl), PAUSE (ethtool netlink),\n"
-"                         DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link\n"
-"  -d, --rdma DEV[:PORT]  RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1\n"
-"      --gpu N            NVIDIA GPU N: PCIe rx/tx bytes and throughput, replays, link\n"
-"                         (NVML; bytes from its cumulative counters where supported)\n"
-"      --gpu-interval DUR how often the NVML reader thread reads, on its own cadence:\n"
-"                         1ms..60ms (the counters wrap every ~67 ms at 64 GB/s); default\n"
-"                         10ms, or the sampling interval up to 50ms when that is longer.\n"
-"                         One read costs ~0.7 ms of CPU on an H100 (the call spins)\n"
-"      --frames[=IFACE]   also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
-"                         IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
-"                         names work) and count them per interval beside the counters\n"
-"  -I, --interval DUR     sampling interval, 100us to 1h (default 1s): 500us, 10ms, 1s\n"
-"  -c, --count N          stop after N samples\n"
-"  -t, --duration DUR     stop after DUR\n"
-"  -r, --record DIR       record to DIR: samples.csv, samples.jsonl, meta.json; a DIR\n"
-"                         that holds a run already is refused\n"
-"      --force            with --record: replace the run in DIR\n"
-"  -j, --json             print JSON lines instead of text\n"
-"      --all              with --json: every value each interval under \"values\" (null\n"
-"                         when not read), not only those that changed\n"
-"      --raw              also show counters the catalog does not name, by raw name\n"
-"  -q, --quiet            print nothing per interval (with --record)\n"
-"      --stats            at the end, print samples, overruns and CPU time per sample,\n"
-"                         per source and for recording\n"
-"      --sources LIST     only these sources: ethtool,pause,dcb,link,pci,rdma,nvml,\n"
-"                         qdisc (qdisc: every qdisc of -i IFACE, only when listed)\n"
-"      --catalog FILE     use FILE instead of the built-in counter catalog\n"
-"  -h, --help             this help\n"
+"\n";
+static const char monitor_tail[] =
 "\n"
 "A value that could not be read shows as n/a, never 0. A source the device does not\n"
 "support is reported once. Stop with Ctrl-C; the record stays consistent.\n"
-"Exit status: 0 done, 1 run-time failure, 2 usage error.\n");
+"Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
+
+/* --rdma DEV[:PORT] */
+static int parse_rdma(void *dst, const char *v, char *why, size_t len)
+{
+	static char dev[64];
+	struct mon_opts *o = dst;
+
+	if (opt_rdma_dev(v, dev, sizeof(dev), &o->rdma_port, why, len))
+		return -1;
+	o->rdma = dev;
+	return 0;
 }
 
-static bool src_wanted(const struct mon_opts *o, const char *name)
+static int parse_sources(void *dst, const char *v, char *why, size_t len)
 {
-	const char *p = o->sources;
-	size_t n = strlen(name);
+	static const char known[] = "ethtool,pause,dcb,link,pci,rdma,nvml,qdisc";
+	const char *p = v, *e;
+	size_t l;
 
-	if (!p)
-		return true;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
+	for (; *p; p = e + 1) {
+		e = strchr(p, ',');
+		l = e ? (size_t)(e - p) : strlen(p);
+		if (!pfc_list_has(known, p, l)) {
+			snprintf(why, len, "unknown source '%.*s'; known: ethtool, pause, dcb, "
+				 "link, pci, rdma, nvml, qdisc", (int)l, p);
+			return -1;
+		}
 		if (!e)
 			break;
-		p = e + 1;
 	}
-	return false;
+	*(const char **)dst = v;
+	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct mon_opts *o)
+/* Checks between options, once all are known; 2 usage error, 1 run-time, -1 go on. */
+static int check_opts(const struct mon_opts *o)
 {
-	enum { OPT_GPU = 256, OPT_GPU_INTERVAL, OPT_RAW, OPT_CATALOG, OPT_SOURCES, OPT_STATS,
-	       OPT_FRAMES, OPT_ALL, OPT_FORCE };
-	static const struct option lo[] = {
-		{ "iface", required_argument, NULL, 'i' },
-		{ "rdma", required_argument, NULL, 'd' },
-		{ "gpu", required_argument, NULL, OPT_GPU },
-		{ "gpu-interval", required_argument, NULL, OPT_GPU_INTERVAL },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 't' },
-		{ "record", required_argument, NULL, 'r' },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "json", no_argument, NULL, 'j' },
-		{ "raw", no_argument, NULL, OPT_RAW },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "sources", required_argument, NULL, OPT_SOURCES },
-		{ "catalog", required_argument, NULL, OPT_CATALOG },
-		{ "frames", optional_argument, NULL, OPT_FRAMES },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	static const char *const known[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
-					     "nvml", "qdisc" };
-	uint32_t u;
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->gpu = -1;
-	o->rdma_port = 1;
-	o->interval_ns = 1000000000ULL;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:I:c:t:r:jqh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->iface = optarg;
-			break;
-		case 'd': {
-			char *colon = strchr(optarg, ':');
-
-			o->rdma = optarg;
-			if (colon) {
-				*colon = '\0';
-				if (parse_u32(colon + 1, 1, 255, &o->rdma_port)) {
-					pfc_err("--rdma %s:%s: the port must be a number 1..255",
-						optarg, colon + 1);
-					return 2;
-				}
-			}
-			break;
-		}
-		case OPT_FRAMES:
-			o->frames_on = true;
-			o->frames = optarg;
-			break;
-		case OPT_GPU:
-			if (parse_u32(optarg, 0, 63, &u)) {
-				pfc_err("--gpu '%s': expected a GPU index 0..63 (see nvidia-smi -L)",
-					optarg);
-				return 2;
-			}
-			o->gpu = (int)u;
-			break;
-		case OPT_GPU_INTERVAL:
-			if (parse_duration_ns(optarg, 1000000ULL, 60000000ULL, &o->gpu_interval_ns))
-				return pfc_bad_arg("--gpu-interval", optarg,
-						   "expected a duration from 1ms to 60ms");
-			break;
-		case 'I':
-			if (parse_duration_ns(optarg, 100000ULL, 3600000000000ULL,
-					      &o->interval_ns)) {
-				pfc_err("--interval '%s': expected a duration from 100us to 1h "
-					"(e.g. 500us, 10ms, 1s)", optarg);
-				return 2;
-			}
-			break;
-		case 'c':
-			if (parse_u64(optarg, 1, UINT64_MAX, &o->count))
-				return pfc_bad_arg("--count", optarg, "expected a positive number");
-			break;
-		case 't':
-			if (parse_duration_ns(optarg, 1000000ULL, UINT64_MAX, &o->duration_ns)) {
-				pfc_err("--duration '%s': expected a duration (e.g. 30s, 5m)",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			o->record = optarg;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case OPT_RAW:
-			o->raw = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_STATS:
-			o->stats = true;
-			break;
-		case OPT_ALL:
-			o->all = true;
-			break;
-		case OPT_SOURCES:
-			o->sources = optarg;
-			break;
-		case OPT_CATALOG:
-			o->catalog = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		pfc_err("unexpected argument '%s'; see 'pfclab monitor --help'", argv[optind]);
-		return 2;
-	}
 	if (o->force && !o->record) {
 		pfc_err("--force needs --record DIR");
 		return 2;
@@ -278,27 +134,75 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		pfc_err("--frames needs an interface: give --frames=IFACE or -i IFACE");
 		return 2;
 	}
-	if (o->sources) {
-		const char *p = o->sources;
-
-		while (*p) {
-			const char *e = strchr(p, ',');
-			size_t l = e ? (size_t)(e - p) : strlen(p), k;
-			bool ok = false;
-
-			for (k = 0; k < ARRAY_SIZE(known); k++)
-				ok |= strlen(known[k]) == l && !strncmp(known[k], p, l);
-			if (!ok) {
-				pfc_err("--sources: unknown source '%.*s'; known: ethtool, pause, "
-					"dcb, link, pci, rdma, nvml, qdisc", (int)l, p);
-				return 2;
-			}
-			if (!e)
-				break;
-			p = e + 1;
-		}
-	}
 	return -1;
+}
+
+/* 0 after --help, 2 usage error, 1 run-time failure, -1 go on. */
+static int parse_opts(int argc, char **argv, struct mon_opts *o)
+{
+	const struct opt opts[] = {
+		{ "iface", 'i', OPT_STR, .dst = &o->iface, .arg = "IFACE",
+		  .help = "network interface: ethtool -S (ioctl), PAUSE (ethtool netlink),\n"
+			  "DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link" },
+		{ "rdma", 'd', OPT_FN, .dst = o, .fn = parse_rdma, .arg = "DEV[:PORT]",
+		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1" },
+		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = opt_gpu_index, .arg = "N",
+		  .help = "NVIDIA GPU N: PCIe rx/tx bytes and throughput, replays, link\n"
+			  "(NVML; bytes from its cumulative counters where supported)" },
+		{ "gpu-interval", 0, OPT_DUR, 1000000ULL, 60000000ULL, &o->gpu_interval_ns,
+		  .arg = "DUR",
+		  .help = "how often the NVML reader thread reads, on its own cadence:\n"
+			  "1ms..60ms (the counters wrap every ~67 ms at 64 GB/s); default\n"
+			  "10ms, or the sampling interval up to 50ms when that is longer.\n"
+			  "One read costs ~0.7 ms of CPU on an H100 (the call spins)" },
+		{ "frames", 0, OPT_STR, .dst = &o->frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
+		  .help = "also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
+			  "IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
+			  "names work) and count them per interval beside the counters" },
+		{ "interval", 'I', OPT_DUR, 100000ULL, 3600000000000ULL, &o->interval_ns,
+		  .arg = "DUR", .help = "sampling interval, 100us to 1h (default 1s): 500us, 10ms, 1s" },
+		{ "count", 'c', OPT_U64, 1, UINT64_MAX, &o->count, .arg = "N",
+		  .help = "stop after N samples" },
+		{ "duration", 'D', OPT_DUR, 1000000ULL, UINT64_MAX, &o->duration_ns, .arg = "DUR",
+		  .help = "stop after DUR", .alias = "t" },
+		{ "record", 'r', OPT_STR, .dst = &o->record, .arg = "DIR",
+		  .help = "record to DIR: samples.csv, samples.jsonl, meta.json; a DIR\n"
+			  "that holds a run already is refused" },
+		{ "force", 0, OPT_FLAG, .dst = &o->force, .help = "with --record: replace the run in DIR" },
+		{ "json", 'j', OPT_FLAG, .dst = &o->json, .help = "print JSON lines instead of text" },
+		{ "all", 0, OPT_FLAG, .dst = &o->all,
+		  .help = "with --json: every value each interval under \"values\" (null\n"
+			  "when not read), not only those that changed" },
+		{ "raw", 0, OPT_FLAG, .dst = &o->raw,
+		  .help = "also show counters the catalog does not name, by raw name" },
+		{ "quiet", 'q', OPT_FLAG, .dst = &o->quiet,
+		  .help = "print nothing per interval (with --record)" },
+		{ "stats", 0, OPT_FLAG, .dst = &o->stats,
+		  .help = "at the end, print samples, overruns and CPU time per sample\n"
+			  "(recording's share apart)" },
+		{ "sources", 0, OPT_FN, .dst = &o->sources, .fn = parse_sources, .arg = "LIST",
+		  .help = "only these sources: ethtool,pause,dcb,link,pci,rdma,nvml,qdisc (qdisc: "
+			  "every qdisc of IFACE, only when named)" },
+		{ "catalog", 0, OPT_STR, .dst = &o->catalog, .arg = "FILE",
+		  .help = "use FILE instead of the built-in counter catalog" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "monitor", monitor_usage, monitor_tail, opts, .extra = NULL };
+	int first;
+
+	memset(o, 0, sizeof(*o));
+	o->gpu = -1;
+	o->rdma_port = 1;
+	o->interval_ns = 1000000000ULL;
+	first = opt_parse(&cmd, argc, argv);
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	if (first < argc) {
+		pfc_err("unexpected argument '%s'; see 'pfclab monitor --help'", argv[first]);
+		return 2;
+	}
+	o->frames_on = opt_given(&cmd, "frames");
+	return check_opts(o);
 }
 
 static void on_event(void *arg, const struct mon_event *ev)
@@ -319,8 +223,7 @@ static void on_event(void *arg, const struct mon_event *ev)
 			json_object_object_add(o, "device", json_object_new_string(ev->src->dev));
 		}
 		json_object_object_add(o, "message", json_object_new_string(ev->msg));
-		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
+		out_json_print(stdout, o, false);
 		json_object_put(o);
 	}
 	if (x->rec) {
@@ -410,7 +313,7 @@ static void render_text(struct mon_ctx *x, const struct mon_sample *s)
 			printf("#%" PRIu64 " gap: %s on %s: n/a\n", s->seq, src->ops->name,
 			       src->dev);
 		}
-	fflush(stdout);
+	out_stdout_check();
 }
 
 static void render_json(struct mon_ctx *x, const struct mon_sample *s)
@@ -463,66 +366,21 @@ static void render_json(struct mon_ctx *x, const struct mon_sample *s)
 		json_object_object_add(ch, c[i].metric[0] && !x->o.raw ? c[i].metric : c[i].key, m);
 	}
 	json_object_object_add(o, x->o.all ? "values" : "changed", ch);
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(stdout);
+	out_json_print(stdout, o, false);
 	json_object_put(o);
-}
-
-/* The NVML reader's cadence: as asked, else 10 ms, or the sampling interval (up to 50 ms,
- * inside one counter wrap) when samples are further apart: reading faster than the
- * samples are taken costs CPU and shows nothing more.
- */
-static uint64_t gpu_cadence(const struct mon_opts *o)
-{
-	const uint64_t ms = 1000000ULL;
-
-	if (o->gpu_interval_ns)
-		return o->gpu_interval_ns;
-	if (o->interval_ns <= SRC_NVML_CADENCE_NS)
-		return SRC_NVML_CADENCE_NS;
-	return o->interval_ns < 50 * ms ? o->interval_ns : 50 * ms;
 }
 
 static int add_sources(struct mon_ctx *x)
 {
 	const struct mon_opts *o = &x->o;
-	int rc = 0;
+	struct mon_sources_want w = {
+		.iface = o->iface, .rdma = o->rdma, .rdma_port = o->rdma_port, .gpu = o->gpu,
+		.frames = o->frames_on ? (o->frames ? o->frames : o->iface) : NULL,
+		.only = o->sources,
+		.gpu_cadence_ns = mon_sources_gpu_cadence(o->interval_ns, o->gpu_interval_ns),
+	};
 
-	if (o->iface) {
-		if (src_wanted(o, "ethtool"))
-			rc |= mon_engine_add(x->e, &src_ethtool_ioctl_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "pause"))
-			rc |= mon_engine_add(x->e, &src_ethtool_nl_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "dcb"))
-			rc |= mon_engine_add(x->e, &src_dcb_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "link"))
-			rc |= mon_engine_add(x->e, &src_link_ops, o->iface, 0, -1) < 0;
-		if (src_wanted(o, "pci"))
-			rc |= mon_engine_add(x->e, &src_pci_ops, o->iface, 0, -1) < 0;
-		if (o->sources && src_wanted(o, "qdisc"))
-			rc |= mon_engine_add(x->e, &src_qdisc_ops, o->iface, 0, -1) < 0;
-	}
-	if (o->frames_on)
-		rc |= mon_engine_add(x->e, &src_frames_ops, o->frames ? o->frames : o->iface,
-				     0, -1) < 0;
-	if (o->rdma && src_wanted(o, "rdma"))
-		rc |= mon_engine_add(x->e, &src_rdma_nl_ops, o->rdma, o->rdma_port, -1) < 0;
-	if (o->gpu >= 0) {
-		char dev[16];
-
-		snprintf(dev, sizeof(dev), "gpu%d", o->gpu);
-		if (src_wanted(o, "nvml")) {
-			int i = mon_engine_add(x->e, &src_nvml_ops, dev, 0, o->gpu);
-
-			rc |= i < 0;
-			if (i >= 0)
-				mon_engine_set_cadence(x->e, (size_t)i, gpu_cadence(o));
-		}
-		if (src_wanted(o, "pci"))
-			rc |= mon_engine_add(x->e, &src_pci_ops, dev, 0, o->gpu) < 0;
-	}
-	return rc ? -ENOSPC : 0;
+	return mon_sources_add(x->e, &w);
 }
 
 static double cpu_seconds(void)
@@ -629,6 +487,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			work_ns += thread_cpu_ns();
 		if (x->rec_failed)
 			break; /* the record is what was asked for: end the run, exit 1 */
+		if (!x->o.quiet && out_stdout_check())
+			break;	/* output lost: the front door says so and exits 1 */
 		if ((x->o.count && n >= x->o.count) ||
 		    (x->o.duration_ns && time_mono_ns() - t0 >= x->o.duration_ns))
 			break;

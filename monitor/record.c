@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/record.h"
 #include "version.h" /* generated: $(BUILD)/gen */
@@ -372,8 +373,7 @@ static int meta_write(struct mon_rec *r, bool finished)
 			       json_object_new_uint64(r->last ? r->last->overruns_total : 0));
 	json_object_object_add(m, "error", r->failure[0] ?
 			       json_object_new_string(r->failure) : NULL);
-	txt = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-					     JSON_C_TO_STRING_NOSLASHESCAPE);
+	txt = out_json_text(m, true);
 	snprintf(path, sizeof(path), "%s/meta.json", r->dir);
 	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", r->dir);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -421,8 +421,7 @@ static void tmpl_free(struct mon_rec *r)
 static char *json_str(const char *s, const char *tail)
 {
 	json_object *o = json_object_new_string(s);
-	const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *t = out_json_text(o, false);
 	char *out = malloc(strlen(t) + strlen(tail) + 1);
 
 	if (out)
@@ -632,8 +631,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 
 static int jsonl_write(struct mon_rec *r, json_object *o)
 {
-	const char *t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *t = out_json_text(o, false);
 	int rc;
 
 	rc = out_put(&r->jsonl, t, strlen(t));

@@ -18,7 +18,9 @@
 #                           in its namespace is killed
 #   slurm_up N              nodes n1..nN (a namespace each, own hostname and address),
 #                           slurmctld in a namespace of its own, munged on a private
-#                           socket; exports SLURM_CONF; sets SLURM_NODES=(n1 .. nN)
+#                           socket; exports SLURM_CONF; sets SLURM_NODES=(n1 .. nN),
+#                           SLURM_NODE_ADDR[nK], SLURM_NODE_NS[nK] (the node's veth is
+#                           eth0 there)
 #
 # Every host shares this filesystem, so $PFCLAB is the same binary everywhere. The lab's
 # /24 is 10.213.K.0/24 with K free on this machine when it was chosen (under a lock), so
@@ -28,6 +30,7 @@
 HOSTS_SSHD=/usr/sbin/sshd
 declare -ga FAKEHOSTS=() SLURM_NODES=()
 declare -gA FAKEHOST_ADDR=() FAKEHOST_NS=() FAKEHOST_SSHD_PID=() FAKEHOST_IF=() FAKEHOST_BIN=()
+declare -gA SLURM_NODE_ADDR=() SLURM_NODE_NS=()
 _LAB_DIR='' _LAB_NET='' _LAB_BR='' _LAB_NEXT=1
 declare -gA _LAB_NODE_NS=() _LAB_NODE_PORT=()
 
@@ -250,6 +253,8 @@ slurm_up() {
 	for ((k = 1; k <= n; k++)); do
 		_lab_node_add "n$k" || return 1
 		SLURM_NODES+=("n$k")
+		SLURM_NODE_ADDR[n$k]=$_LAB_NODE_ADDR
+		SLURM_NODE_NS[n$k]=${_LAB_NODE_NS[n$k]}
 	done
 	export SLURM_CONF=$dir/slurm.conf
 	{

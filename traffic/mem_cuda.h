@@ -3,7 +3,7 @@
 #ifndef PFCLAB_TRAFFIC_MEM_CUDA_H
 #define PFCLAB_TRAFFIC_MEM_CUDA_H
 
-#include "traffic/cuda.h"
+#include "lib/hw/cuda.h"
 #include "traffic/mem.h"
 
 struct mem_cuda_buf {

@@ -25,6 +25,7 @@ struct traffic_opts {
 	uint32_t qps;			/* -q */
 	uint32_t sizes[TRAFFIC_MAX_SIZES]; /* -s LIST or -a */
 	uint32_t nsizes;
+	bool all_sizes;			/* -a: the sweep 2 B .. 8 MiB */
 	bool bidir;			/* -b */
 	bool imm;			/* --imm: RDMA WRITE with immediate */
 	uint32_t tx_depth;		/* -t */
@@ -48,7 +49,7 @@ struct traffic_opts {
 	uint64_t interval_ns;		/* --interval */
 	const char *psk_file;		/* --psk, else $PFCLAB_PSK_FILE; NULL: no key */
 	uint64_t peer_timeout_ns;	/* --peer-timeout: a silent peer is gone */
-	bool json;			/* --json */
+	bool json;			/* -j, --json */
 	bool quiet;			/* --quiet: summary only */
 	const char *mem;		/* --mem */
 	const char *gpu;		/* --gpu */
@@ -58,8 +59,8 @@ struct traffic_opts {
 	uint64_t check_size;		/* --check-size */
 };
 
-/* Parses argv into o (defaults first). Returns 0, 1 when --help was asked (nothing else
- * done), or -EINVAL with one line in err saying which option is wrong and why.
+/* Parses argv into o (defaults first). Returns 0, 1 when --help was asked (the help is
+ * printed then), or -EINVAL with one line in err saying which option is wrong and why.
  */
 int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err, size_t errlen);
 void traffic_opts_usage(FILE *f);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "lib/out.h"
 #include "traffic/report.h"
 
 double traffic_dir_gbps(const struct traffic_dir *d)
@@ -25,8 +26,7 @@ double traffic_dir_mpps(const struct traffic_dir *d)
 
 static void emit(FILE *f, json_object *o)
 {
-	fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	fflush(f);
+	out_json_print(f, o, false);
 	json_object_put(o);
 }
 

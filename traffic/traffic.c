@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 #include <infiniband/verbs.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "traffic/auth.h"
 #include "traffic/conn.h"
@@ -136,7 +137,7 @@ static int check_mem(const struct traffic_opts *o)
 		}
 		json_object_object_add(j, "steps", arr);
 		json_object_object_add(j, "result", json_object_new_string(verdict));
-		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		out_json_print(stdout, j, false);
 		json_object_put(j);
 	} else {
 		printf("check-mem %s%s%s%s%s\n", c.backend, c.desc[0] ? ": " : "", c.desc,
@@ -603,10 +604,8 @@ int traffic_main(int argc, char **argv)
 	int rc;
 
 	rc = traffic_opts_parse(argc, argv, &o, err, sizeof(err));
-	if (rc == 1) {
-		traffic_opts_usage(stdout);
-		return 0;
-	}
+	if (rc == 1)
+		return 0;	/* --help, printed */
 	if (rc) {
 		pfc_err("%s", err);
 		return EXIT_USAGE;

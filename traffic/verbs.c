@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/hw/sysfs.h"
 #include "lib/util.h"
 #include "traffic/verbs.h"
 
@@ -92,17 +93,12 @@ int traffic_verbs_pick_gid(struct ibv_context *ctx, uint8_t port, const char *lo
 
 static int numa_node_of(const char *dev)
 {
-	char path[256];
-	FILE *f;
+	char v[16];
 	int node = -1;
 
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/numa_node", dev);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
-	}
+	if (hw_sysfs_readf(v, sizeof(v), "/sys/class/infiniband/%s/device/numa_node", dev) < 0 ||
+	    sscanf(v, "%d", &node) != 1)
+		return -1;
 	return node;
 }
 
@@ -403,17 +399,36 @@ int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *pee
  * MOD_BYTES of data (and every -Q sends at most), and at least two per send window.
  * With a fixed count, 1 MiB messages gave one completion per 64 MiB: report intervals
  * with 0 bytes while data flowed, then 64 MiB at once, and a long tail after -D.
- * (perftest signals every send above 8 KiB.) */
-#define MOD_BYTES (64u * 1024)
+ * 256 KiB leaves messages up to 4 KiB at -Q (a completion every 64 KiB cost 4 KiB
+ * messages 20-30% of their rate on Soft-RoCE, where each completion is software work);
+ * at 100 Gb/s it is a completion every 21 us. (perftest signals every send above
+ * 8 KiB.) */
+#define MOD_BYTES (256u * 1024)
+
+/* Bytes in flight per QP at most WINDOW_BYTES (and -t sends): 128 sends of 4 MiB are
+ * half a gigabyte, seconds of data on a slow link, all of which had to complete after
+ * -D ran out. 8 MiB keeps a 100 Gb/s link busy for 0.67 ms, far beyond its round trip. */
+#define WINDOW_BYTES (8u << 20)
+
+uint32_t traffic_verbs_window(const struct traffic_opts *o, uint32_t size)
+{
+	uint64_t w = size ? WINDOW_BYTES / size : o->tx_depth;
+
+	if (w > o->tx_depth)
+		w = o->tx_depth;
+	if (w < 2)
+		w = o->tx_depth < 2 ? o->tx_depth : 2;
+	return (uint32_t)w;
+}
 
 uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size)
 {
-	uint32_t mod = size ? MOD_BYTES / size : o->cq_mod;
+	uint32_t mod = size ? MOD_BYTES / size : o->cq_mod, w = traffic_verbs_window(o, size);
 
 	if (mod > o->cq_mod)
 		mod = o->cq_mod;
-	if (o->tx_depth >= 2 && mod > o->tx_depth / 2)
-		mod = o->tx_depth / 2;
+	if (w >= 2 && mod > w / 2)
+		mod = w / 2;
 	return mod ? mod : 1;
 }
 
@@ -423,6 +438,7 @@ void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool sen
 
 	tv->size = size;
 	tv->mod = traffic_verbs_mod(tv->o, size);
+	tv->window = traffic_verbs_window(tv->o, size);
 	tv->plist = tv->o->post_list_auto && size > 4096 ? 1 : tv->o->post_list;
 	tv->send = send;
 	tv->stopping = false;
@@ -471,7 +487,7 @@ static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char
 static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t qi,
 			    uint64_t now)
 {
-	const uint32_t depth = tv->o->tx_depth, plist = tv->plist, nwr = tv->o->post_list;
+	const uint32_t depth = tv->window, plist = tv->plist, nwr = tv->o->post_list;
 	const uint32_t mod = tv->mod;
 	const unsigned int inl = tv->size <= tv->inline_size ? IBV_SEND_INLINE : 0;
 	struct ibv_send_wr *bad;

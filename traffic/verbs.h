@@ -58,6 +58,7 @@ struct traffic_verbs {
 	uint32_t size;
 	uint32_t plist;			/* sends chained per post call in this phase */
 	uint32_t mod;			/* one signalled send every mod sends in this phase */
+	uint32_t window;		/* sends in flight per QP at most, this phase */
 	bool send;			/* this side writes in this run */
 	bool stopping;
 	uint64_t start_ns;
@@ -75,8 +76,11 @@ int traffic_verbs_open(struct traffic_verbs *tv, const struct traffic_opts *o, c
 void traffic_verbs_hello(const struct traffic_verbs *tv, struct xchg_hello *h);
 /* Moves the QPs to RTR/RTS towards the peer and applies the rate limit. */
 int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *peer);
+/* Sends in flight per QP for messages of `size` bytes: -t, or fewer so that at most
+ * 8 MiB are (never below 2). */
+uint32_t traffic_verbs_window(const struct traffic_opts *o, uint32_t size);
 /* Sends per signalled completion for messages of `size` bytes: at most -Q, at least
- * one completion every 64 KiB of data and two per tx depth; 1 or more. */
+ * one completion every 256 KiB of data and two per window; 1 or more. */
 uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size);
 /* Starts phase `size`; send: whether this side writes; iters 0 = until stopped. */
 void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters);

@@ -40,6 +40,7 @@ measure() {
 	"${scmd[@]}" >"$tag-server.txt" 2>&1 &
 	local spid=$!
 	sleep 1
+	local ts=$EPOCHREALTIME
 	"${ccmd[@]}" >"$tag-client.txt" 2>&1 &
 	local cpid=$!
 	sleep "$SKIP"
@@ -47,10 +48,11 @@ measure() {
 	sleep "$WIN"
 	a1=$(hw "$VLAB_DEV_A") b1=$(hw "$VLAB_DEV_B")
 	wait $cpid
-	local crc=$?
+	local crc=$? te=$EPOCHREALTIME
 	wait $spid
 	local src=$?
-	echo "$case $tool $((a1 - a0)) $((b1 - b0)) exit $src/$crc $(basename "$tag")" >>"$VLAB_OUT/raw.txt"
+	# the client's whole run (connection, -D, the end), against -D
+	echo "$case $tool $((a1 - a0)) $((b1 - b0)) exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
 	case $case in
 	bidir*) awk -v p=$((a1 - a0 + b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
 	*) awk -v p=$((b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;

@@ -1,35 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* doctor.c: 'pfclab doctor': runs the host checks and prints the report as text or JSON. */
-#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 #include "lab/doctor/doctor.h"
+#include "lib/opt.h"
+#include "lib/out.h"
 #include "lib/util.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: pfclab doctor [--json] [--section NAME]\n"
-		"\n"
-		"Preflight report for this host: what stands between it and a GPUDirect RDMA\n"
-		"congestion experiment. One line per item: OK, INFO, WARN or FAIL, with the fix.\n"
-		"\n"
-		"Sections: kernel (release, IOMMU), nvidia (driver, open or proprietary modules,\n"
-		"nvidia-peermem, memory_peers), gpu (model, BAR1 vs video memory, Resizable BAR,\n"
-		"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
-		"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m).\n"
-		"\n"
-		"Options:\n"
-		"  -j, --json           print the report as one JSON object\n"
-		"  -s, --section NAME   only this section (repeatable)\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Exit status: 0 no FAIL item, 1 at least one FAIL item, 2 usage error.\n"
-		"Missing tools, libraries or devices are reported as items, never as errors.\n");
-}
+static const char doctor_usage[] =
+	"Usage: pfclab doctor [--json] [--section NAME]\n"
+	"\n"
+	"Preflight report for this host: what stands between it and a GPUDirect RDMA\n"
+	"congestion experiment. One line per item: OK, INFO, WARN or FAIL, with the fix.\n"
+	"\n"
+	"Sections: kernel (release, IOMMU), nvidia (driver, open or proprietary modules,\n"
+	"nvidia-peermem, memory_peers), gpu (model, BAR1 vs video memory, Resizable BAR,\n"
+	"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
+	"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m).\n"
+	"\n"
+	"Options:\n";
+static const char doctor_tail[] =
+	"\n"
+	"Exit status: 0 no FAIL item, 1 at least one FAIL item, 2 usage error.\n"
+	"Missing tools, libraries or devices are reported as items, never as errors.\n";
 
 static bool section_wanted(const char *const *want, int nwant, const char *s)
 {
@@ -57,11 +54,35 @@ static void count(const struct doctor_report *r, const char *const *want, int nw
 /* Findings in section order (kernel, nvidia, gpu, rdma, qos, pci), in check order within. */
 static const char *const section_order[] = { "kernel", "nvidia", "gpu", "rdma", "qos", "pci" };
 
-static void print_text(const struct doctor_report *r, const char *const *want, int nwant)
+struct sections {
+	const char *want[8];
+	int n;
+};
+
+static int parse_section(void *dst, const char *v, char *why, size_t len)
+{
+	struct sections *s = dst;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(section_order); i++)
+		if (!strcmp(v, section_order[i]) && s->n < (int)ARRAY_SIZE(s->want)) {
+			s->want[s->n++] = section_order[i];
+			return 0;
+		}
+	snprintf(why, len, "not a section (kernel, nvidia, gpu, rdma, qos, pci)");
+	return -1;
+}
+
+/* One renderer for both forms: each field named once (lib/out.h). */
+static int render(const struct doctor_report *r, const char *const *want, int nwant, bool json)
 {
 	unsigned int i, s, c[4];
+	struct out o;
 
-	printf("pfclab doctor: host %s, kernel %s\n", r->hostname, r->kernel);
+	out_begin(&o, json);
+	out_str(&o, "host", "pfclab doctor: host %s", r->hostname);
+	out_str(&o, "kernel", ", kernel %s\n", r->kernel);
+	out_arr_open(&o, "items");
 	for (s = 0; s < ARRAY_SIZE(section_order); s++) {
 		bool header = false;
 
@@ -72,109 +93,65 @@ static void print_text(const struct doctor_report *r, const char *const *want, i
 
 			if (strcmp(f->section, section_order[s]))
 				continue;
-			if (!header) {
-				printf("[%s]\n", f->section);
-				header = true;
-			}
-			printf("  %-4s  %-26s %s\n", doctor_level_name(f->level), f->item, f->detail);
-			if (f->fix[0] && f->level != DOCTOR_OK)
-				printf("        %-26s fix: %s\n", "", f->fix);
+			if (!header)
+				out_text(&o, "[%s]\n", f->section);
+			header = true;
+			out_obj_open(&o, NULL);
+			out_str(&o, "section", NULL, f->section);
+			out_str(&o, "item", NULL, f->item);
+			out_str(&o, "level", "  %-4s", doctor_level_name(f->level));
+			out_text(&o, "  %-26s", f->item);
+			out_str(&o, "detail", " %s\n", f->detail);
+			if (f->fix[0])
+				out_str(&o, "fix", f->level != DOCTOR_OK ?
+					"                                   fix: %s\n" : NULL, f->fix);
+			else
+				out_na(&o, "fix", NULL);
+			out_obj_close(&o);
 		}
 	}
+	out_obj_close(&o);
 	count(r, want, nwant, c);
-	printf("summary: %u OK, %u INFO, %u WARN, %u FAIL%s\n", c[DOCTOR_OK], c[DOCTOR_INFO],
-	       c[DOCTOR_WARN], c[DOCTOR_FAIL], r->dropped ? " (some items dropped)" : "");
-}
-
-static int print_json(const struct doctor_report *r, const char *const *want, int nwant)
-{
-	struct json_object *root = json_object_new_object(), *items = json_object_new_array();
-	struct json_object *sum = json_object_new_object(), *o;
-	unsigned int i, c[4];
-	const char *s;
-
-	json_object_object_add(root, "host", json_object_new_string(r->hostname));
-	json_object_object_add(root, "kernel", json_object_new_string(r->kernel));
-	for (i = 0; i < r->n; i++) {
-		const struct doctor_finding *f = &r->f[i];
-
-		if (!section_wanted(want, nwant, f->section))
-			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "section", json_object_new_string(f->section));
-		json_object_object_add(o, "item", json_object_new_string(f->item));
-		json_object_object_add(o, "level", json_object_new_string(doctor_level_name(f->level)));
-		json_object_object_add(o, "detail", json_object_new_string(f->detail));
-		json_object_object_add(o, "fix", f->fix[0] ? json_object_new_string(f->fix) : NULL);
-		json_object_array_add(items, o);
-	}
-	json_object_object_add(root, "items", items);
-	count(r, want, nwant, c);
-	json_object_object_add(sum, "ok", json_object_new_int((int)c[DOCTOR_OK]));
-	json_object_object_add(sum, "info", json_object_new_int((int)c[DOCTOR_INFO]));
-	json_object_object_add(sum, "warn", json_object_new_int((int)c[DOCTOR_WARN]));
-	json_object_object_add(sum, "fail", json_object_new_int((int)c[DOCTOR_FAIL]));
-	json_object_object_add(sum, "dropped", json_object_new_int((int)r->dropped));
-	json_object_object_add(root, "summary", sum);
-	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	printf("%s\n", s);
-	json_object_put(root);
-	return 0;
+	out_obj_open(&o, "summary");
+	out_uint(&o, "ok", "summary: %" PRIu64 " OK", c[DOCTOR_OK]);
+	out_uint(&o, "info", ", %" PRIu64 " INFO", c[DOCTOR_INFO]);
+	out_uint(&o, "warn", ", %" PRIu64 " WARN", c[DOCTOR_WARN]);
+	out_uint(&o, "fail", ", %" PRIu64 " FAIL", c[DOCTOR_FAIL]);
+	out_uint(&o, "dropped", r->dropped ? " (some items dropped)" : NULL, r->dropped);
+	out_obj_close(&o);
+	return json ? out_end_pretty(&o) : out_end(&o);
 }
 
 int doctor_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "section", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct doctor_report rep;
-	const char *want[8];
-	bool json = false, known;
-	unsigned int i, c[4];
-	int opt, nwant = 0;
+	struct sections sec = { .n = 0 };
+	bool json = false;
+	const struct opt opts[] = {
+		{ "json", 'j', OPT_FLAG, .dst = &json, .help = "print the report as one JSON object" },
+		{ "section", 's', OPT_FN, .dst = &sec, .fn = parse_section, .arg = "NAME",
+		  .help = "only this section (repeatable)" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "doctor", doctor_usage, doctor_tail, opts, .extra = NULL };
+	const char *const *want = sec.want;
+	unsigned int c[4];
+	int first = opt_parse(&cmd, argc, argv), nwant;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "js:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			known = false;
-			for (i = 0; i < ARRAY_SIZE(section_order); i++)
-				known |= !strcmp(optarg, section_order[i]);
-			if (!known || nwant >= (int)ARRAY_SIZE(want)) {
-				pfc_err("--section %s: not a section (kernel, nvidia, gpu, rdma, qos, pci)",
-					optarg);
-				return 2;
-			}
-			want[nwant++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		pfc_err("unexpected argument '%s'; see 'pfclab doctor --help'", argv[optind]);
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	if (first < argc) {
+		pfc_err("unexpected argument '%s'; see 'pfclab doctor --help'", argv[first]);
 		return 2;
 	}
+	nwant = sec.n;
 	memset(&rep, 0, sizeof(rep));
 	doctor_check_kernel(&rep);
 	doctor_check_nvidia(&rep);
 	doctor_check_gpumem(&rep);
 	doctor_check_rdma(&rep);
 	doctor_check_pci(&rep);
-	if (json)
-		print_json(&rep, want, nwant);
-	else
-		print_text(&rep, want, nwant);
+	render(&rep, want, nwant, json);
 	count(&rep, want, nwant, c);
 	return c[DOCTOR_FAIL] ? 1 : 0;
 }

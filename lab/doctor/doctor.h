@@ -89,8 +89,6 @@ const char *doctor_topo_name(enum doctor_topo t);
 const char *doctor_topo_words(enum doctor_topo t);
 
 /* Small helpers shared by the checks. */
-/* Read a sysfs/procfs file into buf (trailing newline removed); -errno on failure. */
-int doctor_read_file(const char *path, char *buf, size_t size);
 /* True when /proc/modules lists module name. */
 bool doctor_module_loaded(const char *name);
 

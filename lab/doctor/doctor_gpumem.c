@@ -9,7 +9,8 @@
 #include <sys/utsname.h>
 
 #include "lab/doctor/doctor.h"
-#include "traffic/cuda.h"
+#include "lib/hw/cuda.h"
+#include "lib/hw/sysfs.h"
 
 static bool kernel_at_least(const char *release, int maj, int min)
 {
@@ -75,10 +76,10 @@ static void gather(struct doctor_gpumem_facts *f)
 	memset(f, 0, sizeof(*f));
 	f->cuda_dmabuf = -1;
 	f->kernel_dmabuf = uname(&u) == 0 && kernel_at_least(u.release, 5, 12);
-	f->open_modules = doctor_read_file("/proc/driver/nvidia/version", v, sizeof(v)) == 0 &&
+	f->open_modules = hw_sysfs_read("/proc/driver/nvidia/version", v, sizeof(v)) == 0 &&
 			  strstr(v, "Open Kernel Module");
 	f->peer_core = stat("/sys/kernel/mm/memory_peers", &st) == 0;
-	f->nv_mem = doctor_read_file("/sys/kernel/mm/memory_peers/nv_mem/version", v,
+	f->nv_mem = hw_sysfs_read("/sys/kernel/mm/memory_peers/nv_mem/version", v,
 				     sizeof(v)) == 0;
 	cu = cuda_api_load(&err, why, sizeof(why));
 	if (!cu || cu->device_get_count(&n) != CU_SUCCESS)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lab/doctor/doctor.h"
+#include "lib/hw/sysfs.h"
 
 static void check_release(struct doctor_report *r)
 {
@@ -64,7 +65,7 @@ static void check_iommu(struct doctor_report *r)
 				units++;
 		closedir(d);
 	}
-	doctor_read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	hw_sysfs_read("/proc/cmdline", cmdline, sizeof(cmdline));
 	if (units == 0)
 		doctor_add(r, "kernel", "iommu", DOCTOR_OK, NULL,
 			   "no IOMMU active (/sys/class/iommu is empty): peer-to-peer DMA is untranslated");

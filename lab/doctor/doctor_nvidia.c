@@ -1,73 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* doctor_nvidia.c: the doctor's NVIDIA checks: driver version, open or proprietary kernel
- * modules, nvidia-peermem and its memory_peers registration, then per GPU (found in sysfs)
- * the model and BAR1 against video memory (NVML, loaded with dlopen) and the dma-buf and
- * GPUDirect RDMA attributes (CUDA driver API, loaded with dlopen through traffic/cuda.c).
+ * modules, nvidia-peermem and its memory_peers registration, then per GPU (lib/hw/gpu) the
+ * model and BAR1 against video memory (lib/hw/nvml) and the dma-buf and GPUDirect RDMA
+ * attributes (lib/hw/cuda).
  */
-#include <dirent.h>
-#include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lab/doctor/doctor.h"
-#include "traffic/cuda.h"
-
-/* The NVML entry points used here, as declared in NVIDIA's nvml.h. */
-struct nvml_bar1 {
-	unsigned long long total, free, used;
-};
-struct nvml_mem {
-	unsigned long long total, free, used;
-};
-typedef struct nvml_dev_st *nvml_dev;
-
-struct nvml {
-	void *lib;
-	int (*init)(void);
-	int (*shutdown)(void);
-	int (*by_bus_id)(const char *bus_id, nvml_dev *dev);
-	int (*name)(nvml_dev dev, char *name, unsigned int len);
-	int (*bar1)(nvml_dev dev, struct nvml_bar1 *b);
-	int (*mem)(nvml_dev dev, struct nvml_mem *m);
-};
-
-static bool nvml_open(struct nvml *n)
-{
-	memset(n, 0, sizeof(*n));
-	n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!n->lib)
-		return false;
-	*(void **)&n->init = dlsym(n->lib, "nvmlInit_v2");
-	*(void **)&n->shutdown = dlsym(n->lib, "nvmlShutdown");
-	*(void **)&n->by_bus_id = dlsym(n->lib, "nvmlDeviceGetHandleByPciBusId_v2");
-	*(void **)&n->name = dlsym(n->lib, "nvmlDeviceGetName");
-	*(void **)&n->bar1 = dlsym(n->lib, "nvmlDeviceGetBAR1MemoryInfo");
-	*(void **)&n->mem = dlsym(n->lib, "nvmlDeviceGetMemoryInfo");
-	if (!n->init || !n->shutdown || !n->by_bus_id || !n->name || !n->bar1 || !n->mem ||
-	    n->init() != 0) {
-		dlclose(n->lib);
-		n->lib = NULL;
-		return false;
-	}
-	return true;
-}
-
-static void nvml_close(struct nvml *n)
-{
-	if (n->lib) {
-		n->shutdown();
-		dlclose(n->lib);
-	}
-	n->lib = NULL;
-}
+#include "lib/hw/cuda.h"
+#include "lib/hw/gpu.h"
+#include "lib/hw/nvml.h"
+#include "lib/hw/sysfs.h"
 
 static void check_driver(struct doctor_report *r)
 {
 	char v[512], ver[64] = "", peers[64], *first, *tok, *save = NULL, *save2 = NULL;
 	bool open_mods;
 
-	if (doctor_read_file("/proc/driver/nvidia/version", v, sizeof(v)) < 0) {
+	if (hw_sysfs_read("/proc/driver/nvidia/version", v, sizeof(v)) < 0) {
 		doctor_add(r, "nvidia", "driver", DOCTOR_FAIL,
 			   "install the NVIDIA driver with the open kernel modules (e.g. 570.133.20, "
 			   "package nvidia-open or the .run installer's -m=kernel-open)",
@@ -101,7 +52,7 @@ static void check_driver(struct doctor_report *r)
 			   "modprobe nvidia_peermem (after ib_core/mlx5_ib and nvidia; needs MLNX_OFED "
 			   "or a kernel with peer-memory support), or use the dma-buf path",
 			   "nvidia_peermem not loaded: ibv_reg_mr on GPU memory fails with EFAULT");
-	if (doctor_read_file("/sys/kernel/mm/memory_peers/nv_mem/version", peers,
+	if (hw_sysfs_read("/sys/kernel/mm/memory_peers/nv_mem/version", peers,
 			     sizeof(peers)) == 0)
 		doctor_add(r, "nvidia", "memory_peers", DOCTOR_OK, NULL,
 			   "nv_mem peer-memory client registered, version %s", peers);
@@ -113,12 +64,11 @@ static void check_driver(struct doctor_report *r)
 
 static uint64_t sysfs_bar_size(const char *bdf, int bar)
 {
-	char path[128], buf[1024], *line, *save = NULL;
+	char buf[1024], *line, *save = NULL;
 	unsigned long long start, end, flags;
 	int i = 0;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
-	if (doctor_read_file(path, buf, sizeof(buf)) < 0)
+	if (hw_sysfs_readf(buf, sizeof(buf), "/sys/bus/pci/devices/%s/resource", bdf) < 0)
 		return 0;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
 		if (i != bar)
@@ -140,33 +90,30 @@ static void fmt_bytes(char *buf, size_t len, uint64_t b)
 		snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
 }
 
-static void check_gpu(struct doctor_report *r, const char *bdf, struct nvml *nv,
+static void check_gpu(struct doctor_report *r, const char *bdf, const struct hw_nvml *nv,
 		      const struct cuda_api *cu)
 {
 	char item[48], name[96] = "", dev[16] = "", bar1s[32], vram[32] = "n/a", why[64];
-	struct nvml_bar1 b1 = { 0 };
-	struct nvml_mem m = { 0 };
+	struct hw_nvml_memory b1 = { 0 }, m = { 0 };
 	uint64_t bar1 = sysfs_bar_size(bdf, 1);
 	bool have_mem = false;
-	nvml_dev h;
+	hw_nvml_dev h;
 	cu_device cd;
 	int dmabuf = -1, gdr = -1;
-	char path[96];
 
-	snprintf(item, sizeof(item), "GPU %s", bdf);
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device", bdf);
-	doctor_read_file(path, dev, sizeof(dev));
-	if (nv->lib && nv->by_bus_id(bdf, &h) == 0) {
-		if (nv->name(h, name, sizeof(name)) != 0)
+	snprintf(item, sizeof(item), "GPU %.15s", bdf);
+	hw_sysfs_readf(dev, sizeof(dev), "/sys/bus/pci/devices/%s/device", bdf);
+	if (nv && nv->by_bus_id && nv->by_bus_id(bdf, &h) == HW_NVML_OK) {
+		if (!nv->name || nv->name(h, name, sizeof(name)) != HW_NVML_OK)
 			name[0] = '\0';
-		if (nv->bar1(h, &b1) == 0 && b1.total)
+		if (nv->bar1 && nv->bar1(h, &b1) == HW_NVML_OK && b1.total)
 			bar1 = b1.total;
-		have_mem = nv->mem(h, &m) == 0 && m.total;
+		have_mem = nv->memory && nv->memory(h, &m) == HW_NVML_OK && m.total;
 	}
 	if (!name[0])
 		snprintf(name, sizeof(name), "NVIDIA device %s", dev[0] ? dev : "?");
 	if (r->ngpus < DOCTOR_MAX_DEVS) {
-		snprintf(r->gpus[r->ngpus].bdf, sizeof(r->gpus[0].bdf), "%s", bdf);
+		snprintf(r->gpus[r->ngpus].bdf, sizeof(r->gpus[0].bdf), "%.15s", bdf);
 		snprintf(r->gpus[r->ngpus].name, sizeof(r->gpus[0].name), "%s", name);
 		r->ngpus++;
 	}
@@ -217,53 +164,28 @@ static void check_gpu(struct doctor_report *r, const char *bdf, struct nvml *nv,
 			   dmabuf < 0 ? "n/a" : "0", why);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void doctor_check_nvidia(struct doctor_report *r)
 {
-	char path[300], vendor[16], cls[16], *bdfs[DOCTOR_MAX_DEVS], why[256];
-	const struct cuda_api *cu = NULL;
-	struct dirent *e;
-	struct nvml nv;
-	unsigned int n = 0, i;
-	int err = 0;
-	DIR *d;
+	char bdfs[DOCTOR_MAX_DEVS][HW_BDF_LEN], why[256];
+	const struct cuda_api *cu;
+	const struct hw_nvml *nv;
+	int n, i, err = 0;
 
 	check_driver(r);
-	d = opendir("/sys/bus/pci/devices");
-	while (d && (e = readdir(d)) && n < DOCTOR_MAX_DEVS) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", e->d_name);
-		if (doctor_read_file(path, vendor, sizeof(vendor)) < 0 || strcmp(vendor, "0x10de"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", e->d_name);
-		if (doctor_read_file(path, cls, sizeof(cls)) < 0 || strncmp(cls, "0x03", 4))
-			continue;
-		bdfs[n] = strdup(e->d_name);
-		if (bdfs[n])
-			n++;
-	}
-	if (d)
-		closedir(d);
-	if (n == 0) {
+	n = hw_gpu_list(bdfs, DOCTOR_MAX_DEVS);
+	if (n > DOCTOR_MAX_DEVS)
+		n = DOCTOR_MAX_DEVS;
+	if (n <= 0) {
 		doctor_add(r, "gpu", "GPUs", DOCTOR_FAIL,
 			   "install an NVIDIA GPU, or run pfclab traffic with --mem host",
 			   "no NVIDIA GPU on the PCI bus (vendor 0x10de, display class)");
 		return;
 	}
-	qsort(bdfs, n, sizeof(bdfs[0]), cmp_str);
-	nvml_open(&nv);
-	if (!nv.lib)
+	nv = hw_nvml_get(&err, why, sizeof(why));
+	if (!nv)
 		doctor_add(r, "gpu", "NVML", DOCTOR_INFO, "install the NVIDIA driver's libnvidia-ml.so.1",
 			   "NVML not loadable: GPU names and video memory size n/a");
 	cu = cuda_api_load(&err, why, sizeof(why));
-	for (i = 0; i < n; i++) {
-		check_gpu(r, bdfs[i], &nv, cu);
-		free(bdfs[i]);
-	}
-	nvml_close(&nv);
+	for (i = 0; i < n; i++)
+		check_gpu(r, bdfs[i], nv, cu);
 }

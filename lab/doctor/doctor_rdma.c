@@ -20,9 +20,10 @@
 #include <linux/rtnetlink.h>
 
 #include "lab/doctor/doctor.h"
-#include "lib/util.h"
+#include "lib/hw/dcb.h"
+#include "lib/hw/sysfs.h"
 #include "lib/nl.h"
-#include "monitor/sources/sources.h"
+#include "lib/util.h"
 
 #define GID_SCAN_MAX 256
 
@@ -52,15 +53,15 @@ static int port_gids(const char *dev, int port, int tbl_len, char *list, size_t 
 	for (i = 0; i < tbl_len; i++) {
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d",
 			 dev, port, i);
-		if (doctor_read_file(path, type, sizeof(type)) < 0 || strcmp(type, "RoCE v2"))
+		if (hw_sysfs_read(path, type, sizeof(type)) < 0 || strcmp(type, "RoCE v2"))
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gids/%d", dev, port, i);
-		if (doctor_read_file(path, gid, sizeof(gid)) < 0 ||
+		if (hw_sysfs_read(path, gid, sizeof(gid)) < 0 ||
 		    !strcmp(gid, "0000:0000:0000:0000:0000:0000:0000:0000"))
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d",
 			 dev, port, i);
-		if (doctor_read_file(path, nd, sizeof(nd)) < 0)
+		if (hw_sysfs_read(path, nd, sizeof(nd)) < 0)
 			snprintf(nd, sizeof(nd), "?");
 		if (n == 0)
 			snprintf(ndev, ndevlen, "%s", nd);
@@ -87,39 +88,15 @@ static void rdma_pci_bdf(const char *dev, char *bdf, size_t len)
 		snprintf(bdf, len, "%s", base + 1);
 }
 
-struct dcb_result {
-	struct src_dcb_pfc pfc;
-};
-
-static int dcb_cb(const struct nl_msg *m, void *arg)
-{
-	struct dcb_result *res = arg;
-	struct rd p = m->payload;
-
-	if (m->type != RTM_GETDCB)
-		return 0;
-	return src_dcb_parse_ieee(&p, &res->pfc);
-}
-
 /* pfc_en of ifname; -EOPNOTSUPP when the netdev has no DCB (veth, rxe's netdev). */
 static int dcb_pfc_en(struct nl_sock *nl, const char *ifname, uint8_t *pfc_en)
 {
-	struct nlmsghdr *nlh = nl_sock_req(nl, RTM_GETDCB, 0);
-	struct dcbmsg *d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
-	struct dcb_result res;
-	int rc;
+	struct hw_dcb_pfc pfc;
+	int rc = hw_dcb_pfc_get(nl, ifname, &pfc);
 
-	d->dcb_family = AF_UNSPEC;
-	d->cmd = DCB_CMD_IEEE_GET;
-	mnl_attr_put_strz(nlh, DCB_ATTR_IFNAME, ifname);
-	memset(&res, 0, sizeof(res));
-	rc = nl_sock_talk(nl, nlh, dcb_cb, &res);
-	if (rc)
-		return rc;
-	if (!res.pfc.have_pfc)
-		return -EOPNOTSUPP;
-	*pfc_en = res.pfc.pfc_en;
-	return 0;
+	if (!rc)
+		*pfc_en = pfc.pfc_en;
+	return rc;
 }
 
 static void prio_list(uint8_t mask, char *buf, size_t len)
@@ -144,7 +121,7 @@ static int ecn_mask(const char *ifname, const char *role, uint8_t *mask)
 	*mask = 0;
 	for (p = 0; p < 8; p++) {
 		snprintf(path, sizeof(path), "/sys/class/net/%s/ecn/%s/enable/%d", ifname, role, p);
-		if (doctor_read_file(path, v, sizeof(v)) < 0)
+		if (hw_sysfs_read(path, v, sizeof(v)) < 0)
 			continue;
 		seen++;
 		if (!strcmp(v, "1"))

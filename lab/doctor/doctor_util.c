@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* doctor_util.c: the doctor's finding list and the small file helpers its checks share. */
+/* doctor_util.c: the doctor's finding list and the module check its checks share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -43,30 +43,6 @@ const char *doctor_level_name(enum doctor_level l)
 		return "FAIL";
 	}
 	return "?";
-}
-
-int doctor_read_file(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	if (size == 0)
-		return -EINVAL;
-	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
 }
 
 bool doctor_module_loaded(const char *name)

@@ -4,7 +4,6 @@
  * (pcap_stats) stated plainly.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <signal.h>
@@ -13,6 +12,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "lib/out.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "monitor/frames/capture.h"
 #include "monitor/frames/capture_engine.h"
@@ -109,8 +110,7 @@ static void summary_json(const struct frames_cap *cap, double secs)
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "interfaces", a);
-	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	out_json_print(stdout, root, true);
 	json_object_put(root);
 }
 
@@ -139,169 +139,156 @@ static int list_devices(void)
 	return 0;
 }
 
-static void usage(FILE *f)
+static const char capture_usage[] =
+	"Usage: pfclab capture -i IF [-i IF...] [OPTIONS]\n"
+	"\n"
+	"Captures PAUSE/PFC frames and RoCEv2 CNPs (and optionally CE-marked or all\n"
+	"RoCEv2 headers) with libpcap, counts them live and reports kernel drops.\n"
+	"A host never sees PAUSE frames sent to its own MAC: capture them on a mirror\n"
+	"port, a tap, or a NIC mode that passes MAC control frames. NIC-made CNPs show\n"
+	"on libpcap's RDMA sniffer devices (-i mlx5_0).\n"
+	"\n"
+	"Options:\n";
+static const char capture_tail[] =
+	"\n"
+	"A line 'capture: listening on ...' on stderr says capture has started.\n"
+	"Exit status: 0 success (drops are reported, not an error), 1 run-time\n"
+	"failure, 2 usage error.\n";
+
+static int add_iface(void *dst, const char *v, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: pfclab capture -i IF [-i IF...] [OPTIONS]\n"
-		"\n"
-		"Captures PAUSE/PFC frames and RoCEv2 CNPs (and optionally CE-marked or all\n"
-		"RoCEv2 headers) with libpcap, counts them live and reports kernel drops.\n"
-		"A host never sees PAUSE frames sent to its own MAC: capture them on a mirror\n"
-		"port, a tap, or a NIC mode that passes MAC control frames. NIC-made CNPs show\n"
-		"on libpcap's RDMA sniffer devices (-i mlx5_0).\n"
-		"\n"
-		"Options:\n"
-		"  -i, --interface IF     capture on IF (up to 16; --list shows them)\n"
-		"  -w, --write FILE       write frames to FILE (pcap, nanosecond timestamps)\n"
-		"      --pcapng           write pcapng (interface names and speed recorded)\n"
-		"      --ce               also CE-marked RoCEv2 packets\n"
-		"      --roce             all RoCEv2 packets, headers only (snaplen 128)\n"
-		"  -f, --filter EXPR      BPF filter instead of the above\n"
-		"  -s, --snaplen N        bytes kept per frame (default 256)\n"
-		"  -B, --buffer SIZE      kernel buffer per interface (default 64M)\n"
-		"      --no-immediate     let the kernel batch frames (fewer wakeups)\n"
-		"  -C, --rotate-size SIZE start FILE.N+1 after SIZE bytes\n"
-		"  -G, --rotate-time DUR  start FILE.N+1 every DUR (1ms or more)\n"
-		"  -W, --file-count N     with -C: reuse FILE.0 after FILE.N-1 (a ring of N\n"
-		"                         files); with -G alone: stop after N files\n"
-		"  -c, --count N          stop after N frames\n"
-		"  -d, --duration DUR     stop after DUR\n"
-		"      --speed RATE       link speed for pause time and pcapng if_speed\n"
-		"                         (default: /sys/class/net/IF/speed where known)\n"
-		"      --interval DUR     live count period on stderr (default 1s)\n"
-		"  -q, --quiet            no live counts\n"
-		"  -j, --json             final summary as JSON\n"
-		"      --list             list capture devices and exit\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"A line 'capture: listening on ...' on stderr says capture has started.\n"
-		"Exit status: 0 success (drops are reported, not an error), 1 run-time\n"
-		"failure, 2 usage error.\n");
+	struct frames_cap_opts *o = dst;
+	unsigned k;
+
+	if (o->nifs == FRAMES_CAP_MAX_IFS) {
+		snprintf(why, len, "at most %d interfaces", FRAMES_CAP_MAX_IFS);
+		return -1;
+	}
+	for (k = 0; k < o->nifs; k++)
+		if (!strcmp(o->ifnames[k], v)) {
+			snprintf(why, len, "given twice; every frame would be counted and "
+				 "written twice");
+			return -1;
+		}
+	o->ifnames[o->nifs++] = v;
+	return 0;
 }
 
-enum { O_PCAPNG = 256, O_CE, O_ROCE, O_NOIMM, O_SPEED, O_INTERVAL, O_LIST };
+static int parse_speed(void *dst, const char *v, char *why, size_t len)
+{
+	if (frames_speed_parse(v, dst) == 0)
+		return 0;
+	snprintf(why, len, "give a link speed such as 25G");
+	return -1;
+}
+
+struct capture_args {
+	struct frames_cap_opts o;
+	uint64_t count, duration, interval;
+	bool ce, roce, quiet, json, no_imm, list;
+	const char *filter;
+};
+
+/* The command line into a; 0, OPT_HELP or OPT_USAGE. */
+static int capture_opts(int argc, char **argv, struct capture_args *a)
+{
+	struct frames_cap_opts *o = &a->o;
+	const struct opt opts[] = {
+		{ "interface", 'i', OPT_FN, .dst = o, .fn = add_iface, .arg = "IF",
+		  .help = "capture on IF (up to 16; --list shows them)" },
+		{ "write", 'w', OPT_STR, .dst = &o->path, .arg = "FILE",
+		  .help = "write frames to FILE (pcap, nanosecond timestamps)" },
+		{ "pcapng", 0, OPT_FLAG, .dst = &o->pcapng,
+		  .help = "write pcapng (interface names and speed recorded)" },
+		{ "ce", 0, OPT_FLAG, .dst = &a->ce, .help = "also CE-marked RoCEv2 packets" },
+		{ "roce", 0, OPT_FLAG, .dst = &a->roce,
+		  .help = "all RoCEv2 packets, headers only (snaplen 128)" },
+		{ "filter", 'f', OPT_STR, .dst = &a->filter, .arg = "EXPR",
+		  .help = "BPF filter instead of the above" },
+		{ "snaplen", 's', OPT_U32, 64, 262144, &o->snaplen, .arg = "N",
+		  .help = "bytes kept per frame (default 256)" },
+		{ "buffer", 'B', OPT_SIZE, 1 << 16, 1ull << 31, &o->buffer_bytes, .arg = "SIZE",
+		  .help = "kernel buffer per interface (default 64M)" },
+		{ "no-immediate", 0, OPT_FLAG, .dst = &a->no_imm,
+		  .help = "let the kernel batch frames (fewer wakeups)" },
+		{ "rotate-size", 'C', OPT_SIZE, 4096, UINT64_MAX, &o->rotate_bytes, .arg = "SIZE",
+		  .help = "start FILE.N+1 after SIZE bytes" },
+		{ "rotate-time", 'G', OPT_DUR, 1000000, UINT64_MAX, &o->rotate_ns, .arg = "DUR",
+		  .help = "start FILE.N+1 every DUR (1ms or more)" },
+		{ "file-count", 'W', OPT_U32, 1, 1000000, &o->rotate_files, .arg = "N",
+		  .help = "with -C: reuse FILE.0 after FILE.N-1 (a ring of N\n"
+			  "files); with -G alone: stop after N files" },
+		{ "count", 'c', OPT_U64, 1, UINT64_MAX, &a->count, .arg = "N",
+		  .help = "stop after N frames" },
+		{ "duration", 'D', OPT_DUR, 1, UINT64_MAX, &a->duration, .arg = "DUR",
+		  .help = "stop after DUR", .alias = "d" },
+		{ "speed", 0, OPT_FN, .dst = &o->speed_bps, .fn = parse_speed, .arg = "RATE",
+		  .help = "link speed for pause time and pcapng if_speed\n"
+			  "(default: /sys/class/net/IF/speed where known)" },
+		{ "interval", 'I', OPT_DUR, 10000000, UINT64_MAX, &a->interval, .arg = "DUR",
+		  .help = "live count period on stderr (default 1s)" },
+		{ "quiet", 'q', OPT_FLAG, .dst = &a->quiet, .help = "no live counts" },
+		{ "json", 'j', OPT_FLAG, .dst = &a->json, .help = "final summary as JSON" },
+		{ "list", 0, OPT_FLAG, .dst = &a->list, .help = "list capture devices and exit" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "capture", capture_usage, capture_tail, opts, .extra = NULL };
+	int first = opt_parse(&cmd, argc, argv);
+
+	if (first < 0)
+		return first;
+	if (a->list)
+		return 0;
+	if (first != argc) {
+		pfc_err("unexpected argument '%s'; 'pfclab capture --help' shows the usage",
+			argv[first]);
+		return OPT_USAGE;
+	}
+	if (!o->nifs) {
+		pfc_err("give an interface with -i (pfclab capture --list shows them)");
+		return OPT_USAGE;
+	}
+	if ((o->rotate_bytes || o->rotate_ns) && !o->path) {
+		pfc_err("rotation needs -w FILE");
+		return OPT_USAGE;
+	}
+	if (o->rotate_files && !o->rotate_bytes && !o->rotate_ns) {
+		pfc_err("--file-count needs rotation (-C SIZE or -G DUR)");
+		return OPT_USAGE;
+	}
+	o->immediate = !a->no_imm;
+	return 0;
+}
 
 int capture_main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "interface", required_argument, NULL, 'i' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "pcapng", no_argument, NULL, O_PCAPNG },
-		{ "ce", no_argument, NULL, O_CE },
-		{ "roce", no_argument, NULL, O_ROCE },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "snaplen", required_argument, NULL, 's' },
-		{ "buffer", required_argument, NULL, 'B' },
-		{ "no-immediate", no_argument, NULL, O_NOIMM },
-		{ "rotate-size", required_argument, NULL, 'C' },
-		{ "rotate-time", required_argument, NULL, 'G' },
-		{ "file-count", required_argument, NULL, 'W' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "speed", required_argument, NULL, O_SPEED },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "list", no_argument, NULL, O_LIST },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct frames_cap_opts o = { .snaplen = 0, .buffer_bytes = 64ull << 20, .immediate = true };
+	static struct capture_args a = { 0 };
+	struct frames_cap_opts o;
 	static struct frames_cap cap;
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t count = 0, duration = 0, interval = 1000000000ull, t0, next, v;
-	bool ce = false, roce = false, quiet = false, json = false;
-	const char *filter = NULL;
+	uint64_t count, duration, interval, t0, next;
+	bool ce, roce, quiet, json;
+	const char *filter;
 	static char fbuf[2048];
-	int c, rc;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "i:w:f:s:B:C:G:W:c:d:qjh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (o.nifs == FRAMES_CAP_MAX_IFS) {
-				pfc_err("at most %d interfaces", FRAMES_CAP_MAX_IFS);
-				return 2;
-			}
-			for (unsigned k = 0; k < o.nifs; k++)
-				if (!strcmp(o.ifnames[k], optarg)) {
-					pfc_err("-i %s given twice; every frame would be counted "
-						"and written twice", optarg);
-					return 2;
-				}
-			o.ifnames[o.nifs++] = optarg;
-			break;
-		case 'w': o.path = optarg; break;
-		case O_PCAPNG: o.pcapng = true; break;
-		case O_CE: ce = true; break;
-		case O_ROCE: roce = true; break;
-		case 'f': filter = optarg; break;
-		case 's':
-			if (parse_u64(optarg, 64, 262144, &v))
-				return pfc_bad_arg("--snaplen", optarg, "give 64 to 262144 bytes");
-			o.snaplen = (uint32_t)v;
-			break;
-		case 'B':
-			if (parse_size(optarg, 1 << 16, 1ull << 31, &o.buffer_bytes))
-				return pfc_bad_arg("--buffer", optarg, "give a size from 64K to 2G");
-			break;
-		case O_NOIMM: o.immediate = false; break;
-		case 'C':
-			if (parse_size(optarg, 4096, UINT64_MAX, &o.rotate_bytes))
-				return pfc_bad_arg("--rotate-size", optarg, "give a size such as 100M");
-			break;
-		case 'G':
-			if (parse_duration_ns(optarg, 1000000, UINT64_MAX, &o.rotate_ns))
-				return pfc_bad_arg("--rotate-time", optarg,
-						   "give a duration of 1ms or more, such as 60s");
-			break;
-		case 'W':
-			if (parse_u32(optarg, 1, 1000000, &o.rotate_files))
-				return pfc_bad_arg("--file-count", optarg, "give 1 or more files");
-			break;
-		case 'c':
-			if (parse_u64(optarg, 1, UINT64_MAX, &count))
-				return pfc_bad_arg("--count", optarg, "give a frame count");
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &duration))
-				return pfc_bad_arg("--duration", optarg, "give a duration such as 10s");
-			break;
-		case O_SPEED:
-			if (frames_speed_parse(optarg, &o.speed_bps))
-				return pfc_bad_arg("--speed", optarg, "give a link speed such as 25G");
-			break;
-		case O_INTERVAL:
-			if (parse_duration_ns(optarg, 10000000, UINT64_MAX, &interval))
-				return pfc_bad_arg("--interval", optarg, "give 10ms or more");
-			break;
-		case 'q': quiet = true; break;
-		case 'j': json = true; break;
-		case O_LIST: return list_devices();
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		pfc_err("unexpected argument '%s'; 'pfclab capture --help' shows the usage",
-			argv[optind]);
-		return 2;
-	}
-	if (!o.nifs) {
-		pfc_err("give an interface with -i (pfclab capture --list shows them)");
-		return 2;
-	}
-	if ((o.rotate_bytes || o.rotate_ns) && !o.path) {
-		pfc_err("rotation needs -w FILE");
-		return 2;
-	}
-	if (o.rotate_files && !o.rotate_bytes && !o.rotate_ns) {
-		pfc_err("--file-count needs rotation (-C SIZE or -G DUR)");
-		return 2;
-	}
+	memset(&a, 0, sizeof(a));
+	a.o.buffer_bytes = 64ull << 20;
+	a.interval = 1000000000ull;
+	rc = capture_opts(argc, argv, &a);
+	if (rc < 0)
+		return rc == OPT_HELP ? 0 : 2;
+	if (a.list)
+		return list_devices();
+	o = a.o;
+	count = a.count;
+	duration = a.duration;
+	interval = a.interval;
+	ce = a.ce;
+	roce = a.roce;
+	quiet = a.quiet;
+	json = a.json;
+	filter = a.filter;
 	if (filter) {
 		o.filter = filter;
 	} else {
@@ -346,8 +333,17 @@ int capture_main(int argc, char **argv)
 			next += interval;
 		}
 	}
-	/* last frames already queued in the kernel */
-	frames_cap_poll(&cap, 0);
+	/* Frames already queued in the kernel. Without immediate mode they may sit in a
+	 * block the kernel hands over only when its 10 ms timer runs out: wait until a
+	 * 20 ms poll brings nothing (at most 1 s), or they would be lost uncounted. */
+	if (o.immediate) {
+		frames_cap_poll(&cap, 0);
+	} else {
+		uint64_t until = time_mono_ns() + 1000000000ull;
+
+		while (frames_cap_poll(&cap, 20) > 0 && time_mono_ns() < until)
+			;
+	}
 	frames_cap_stats(&cap);
 	if (json)
 		summary_json(&cap, (double)(time_mono_ns() - t0) / 1e9);

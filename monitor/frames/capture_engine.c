@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/hw/sysfs.h"
 #include "lib/util.h"
 #include "monitor/frames/capture_engine.h"
 #include "monitor/frames/decode.h"
@@ -53,19 +54,13 @@ const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len)
  * sniffer devices, virtual links that report -1). */
 static uint64_t if_speed_bps(const char *name)
 {
-	char path[128];
+	char v[32];
 	long mbps = -1;
-	FILE *f;
 
-	if (strchr(name, '/'))
+	if (strchr(name, '/') ||
+	    hw_sysfs_readf(v, sizeof(v), "/sys/class/net/%s/speed", name) < 0 ||
+	    sscanf(v, "%ld", &mbps) != 1)
 		return 0;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", name);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%ld", &mbps) != 1)
-		mbps = -1;
-	fclose(f);
 	return mbps > 0 ? (uint64_t)mbps * 1000000ull : 0;
 }
 

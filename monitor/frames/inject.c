@@ -5,7 +5,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "monitor/frames/decode.h"
 #include "monitor/frames/inject.h"
@@ -329,123 +329,169 @@ static int run_send(const struct inject_opts *o)
 	return rc > 0 ? 1 : 0;
 }
 
-static void usage(FILE *f)
+static const char inject_usage[] =
+	"Usage: pfclab inject [OPTIONS] KIND\n"
+	"\n"
+	"Crafts frames and sends them on an interface (AF_PACKET) or writes them to a\n"
+	"capture file. KIND is one of:\n"
+	"  pause           802.3x PAUSE (dst 01:80:c2:00:00:01, one time in quanta)\n"
+	"  pfc             802.1Qbb PFC for the priorities of --prio\n"
+	"  cnp             RoCEv2 CNP (BTH opcode 0x81) to --dst-ip and --qp\n"
+	"  roce            RoCEv2 RDMA WRITE-only packet (for tests and benchmarks)\n"
+	"  cnp-on-ce       reactive: answer every CE-marked RoCEv2 packet received on\n"
+	"                  -i with a CNP to its sender, at most one per --cnp-gap per QP\n"
+	"  pfc-on-backlog  reactive: send PFC XOFF on -i when the backlog of the root\n"
+	"                  qdisc of --qdisc-dev reaches --xoff-bytes, XON below --xon-bytes\n"
+	"\n";
+static const char inject_tail[] =
+	"\n"
+	"Examples:\n"
+	"  pfclab inject -i eth2 pfc --prio 3 --pause-time 1ms --speed 25G -c 1\n"
+	"  pfclab inject -i eth2 cnp --src-ip 192.0.2.2 --dst-ip 192.0.2.1 --qp 0x1a4 -r 1000 -c 100\n"
+	"  pfclab inject -i vb cnp-on-ce -D 30s\n"
+	"\n"
+	"Exit status: 0 success, 1 run-time failure, 2 usage error.\n";
+
+/* The command line lands here; fields narrower than the parsers' go through u64s. */
+static struct inject_args {
+	struct inject_opts o;
+	uint64_t quanta, qp, qp_step, psn, dscp, cnp_dscp, sport, len, peer_qp;
+	uint64_t pause_ns, speed;
+} ia;
+
+#define FN(f, why) static int f##_fn(void *dst, const char *v, char *w, size_t len) \
+	{ if (f(v, dst) == 0) return 0; snprintf(w, len, why); return -1; }
+FN(parse_start, "give seconds since 1970, e.g. 1700000000.25")
+FN(parse_prios, "give priorities 0-7 as 3, 0,3 or 0-7")
+FN(parse_ecn, "give not-ect, ect0, ect1 or ce")
+FN(frames_speed_parse, "give a link speed such as 25G")
+#undef FN
+
+static int mac_fn(void *dst, const char *v, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: pfclab inject [OPTIONS] KIND\n"
-		"\n"
-		"Crafts frames and sends them on an interface (AF_PACKET) or writes them to a\n"
-		"capture file. KIND is one of:\n"
-		"  pause           802.3x PAUSE (dst 01:80:c2:00:00:01, one time in quanta)\n"
-		"  pfc             802.1Qbb PFC for the priorities of --prio\n"
-		"  cnp             RoCEv2 CNP (BTH opcode 0x81) to --dst-ip and --qp\n"
-		"  roce            RoCEv2 RDMA WRITE-only packet (for tests and benchmarks)\n"
-		"  cnp-on-ce       reactive: answer every CE-marked RoCEv2 packet received on\n"
-		"                  -i with a CNP to its sender, at most one per --cnp-gap per QP\n"
-		"  pfc-on-backlog  reactive: send PFC XOFF on -i when the backlog of the root\n"
-		"                  qdisc of --qdisc-dev reaches --xoff-bytes, XON below --xon-bytes\n"
-		"\n"
-		"Where:\n"
-		"  -i, --interface IF   send on IF (needs CAP_NET_RAW)\n"
-		"  -w, --write FILE     write a pcap instead (timestamps from --start and --rate)\n"
-		"      --pcapng         write pcapng rather than pcap (both nanosecond)\n"
-		"      --append         add to an existing FILE written by pfclab\n"
-		"      --start SECONDS  timestamp of the first written frame (default 1700000000)\n"
-		"      --snaplen N      keep only N bytes of each written frame (truncated records)\n"
-		"How many:\n"
-		"  -c, --count N        frames (default 1; 0 = until --duration or Ctrl-C)\n"
-		"  -r, --rate PPS       frames per second (default: as fast as possible; 1000 with -w)\n"
-		"  -d, --duration DUR   stop after DUR (e.g. 10s)\n"
-		"Frame fields:\n"
-		"      --src-mac MAC    (default: the interface's address)\n"
-		"      --dst-mac MAC    (default 01:80:c2:00:00:01 for pause/pfc, else broadcast)\n"
-		"      --vlan ID[:PCP]  add an 802.1Q tag\n"
-		"  -q, --quanta Q       pause time in quanta of 512 bit times (default 65535;\n"
-		"                       0 = XON)\n"
-		"      --pause-time DUR --speed RATE  the same given as a time at a link speed\n"
-		"  -p, --prio LIST      PFC priorities: 3, 0,3 or 0-7 (default 3)\n"
-		"      --src-ip IP, --dst-ip IP   IPv4 addresses (default 10.0.0.1 > 10.0.0.2)\n"
-		"      --qp QPN         destination QP (default 0x11)\n"
-		"      --qp-step N      add N to the QP for each frame (many QPs)\n"
-		"      --qp-count N     cycle through N QPs with --qp-step\n"
-		"      --psn PSN, --dscp N, --sport PORT\n"
-		"      --ecn not-ect|ect0|ect1|ce   ECN of roce frames (default ect0)\n"
-		"      --ce-every N     mark every Nth roce frame CE\n"
-		"      --len BYTES      roce payload bytes, 0 to 9000 (default 1024); with -i the\n"
-		"                       frame must fit the interface's MTU\n"
-		"Reactive modes:\n"
-		"      --cnp-gap DUR    least time between CNPs to one QP (default 50us)\n"
-		"      --cnp-dscp N     DSCP of the CNPs (default 48)\n"
-		"      --peer-qp QPN    QP the CNPs go to (default: learned from the packets\n"
-		"                       flowing back from the CE packet's receiver)\n"
-		"      --dst-mac MAC    CNPs to MAC instead of the CE packet's source (seen on the\n"
-		"                       wire, not taken in by the sender's stack)\n"
-		"      --qdisc-dev DEV  device whose root qdisc backlog is watched\n"
-		"      --xoff-bytes N, --xon-bytes N   thresholds (default 30000 / 10000)\n"
-		"      --poll DUR       backlog poll period (default 1ms)\n"
-		"Other:\n"
-		"      --via-qdisc      send through the interface's qdisc (default: bypass it,\n"
-		"                       as a MAC sends PAUSE/PFC ahead of queued traffic)\n"
-		"      --quiet          no summary line\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Examples:\n"
-		"  pfclab inject -i eth2 pfc --prio 3 --pause-time 1ms --speed 25G -c 1\n"
-		"  pfclab inject -i eth2 cnp --src-ip 192.0.2.2 --dst-ip 192.0.2.1 --qp 0x1a4 -r 1000 -c 100\n"
-		"  pfclab inject -i vb cnp-on-ce -d 30s\n"
-		"\n"
-		"Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
+	if (parse_mac(v, dst) == 0)
+		return 0;
+	snprintf(why, len, "give a MAC such as 02:00:00:00:00:01");
+	return -1;
 }
 
-enum {
-	O_PCAPNG = 256, O_APPEND, O_START, O_SRC_MAC, O_DST_MAC, O_VLAN, O_PAUSE_TIME, O_SPEED,
-	O_SRC_IP, O_DST_IP, O_QP, O_QP_STEP, O_PSN, O_DSCP, O_SPORT, O_ECN, O_CE_EVERY, O_LEN,
-	O_CNP_GAP, O_CNP_DSCP, O_SNAPLEN, O_QP_COUNT, O_VIA_QDISC, O_PEER_QP, O_QDISC_DEV, O_XOFF, O_XON, O_POLL, O_QUIET,
+static int ip_fn(void *dst, const char *v, char *why, size_t len)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, v, &a) == 1) {
+		*(uint32_t *)dst = ntohl(a.s_addr);
+		return 0;
+	}
+	snprintf(why, len, "give an IPv4 address");
+	return -1;
+}
+
+static int vlan_fn(void *dst, const char *v, char *why, size_t len)
+{
+	struct frames_l2 *l2 = dst;
+	unsigned id, pcp = 0;
+	char tail;
+	int n = sscanf(v, "%u:%u%c", &id, &pcp, &tail);
+
+	if ((n != 1 && n != 2) || id > 4095 || pcp > 7) {
+		snprintf(why, len, "give ID or ID:PCP (0-4095, 0-7)");
+		return -1;
+	}
+	l2->vlan = (int)id;
+	l2->pcp = (uint8_t)pcp;
+	return 0;
+}
+
+#define Q24 0xffffff
+static const struct opt inject_opts_tab[] = {
+	OPT_HEADING("Where:"),
+	{ "interface", 'i', OPT_STR, .dst = &ia.o.ifname, .arg = "IF",
+	  .help = "send on IF (needs CAP_NET_RAW)" },
+	{ "write", 'w', OPT_STR, .dst = &ia.o.write_path, .arg = "FILE",
+	  .help = "write a pcap instead (timestamps from --start and --rate)" },
+	{ "pcapng", 0, OPT_FLAG, .dst = &ia.o.pcapng,
+	  .help = "write pcapng rather than pcap (both nanosecond)" },
+	{ "append", 0, OPT_FLAG, .dst = &ia.o.append,
+	  .help = "add to an existing FILE written by pfclab" },
+	{ "start", 0, OPT_FN, .dst = &ia.o.start_ns, .fn = parse_start_fn, .arg = "SECONDS",
+	  .help = "timestamp of the first written frame (default 1700000000)" },
+	{ "snaplen", 0, OPT_U32, 1, 65535, &ia.o.snaplen, .arg = "N",
+	  .help = "keep only N bytes of each written frame (truncated records)" },
+	OPT_HEADING("How many:"),
+	{ "count", 'c', OPT_U64, 0, UINT64_MAX, &ia.o.count, .arg = "N",
+	  .help = "frames (default 1; 0 = until --duration or Ctrl-C)" },
+	{ "rate", 'r', OPT_U64, 1, 1000000000, &ia.o.rate, .arg = "PPS",
+	  .help = "frames per second (default: as fast as possible; 1000 with -w)" },
+	{ "duration", 'D', OPT_DUR, 1, UINT64_MAX, &ia.o.duration_ns, .arg = "DUR",
+	  .help = "stop after DUR (e.g. 10s)", .alias = "d" },
+	OPT_HEADING("Frame fields:"),
+	{ "src-mac", 0, OPT_FN, .dst = ia.o.l2.src, .fn = mac_fn, .arg = "MAC",
+	  .help = "(default: the interface's address)" },
+	{ "dst-mac", 0, OPT_FN, .dst = ia.o.l2.dst, .fn = mac_fn, .arg = "MAC",
+	  .help = "(default 01:80:c2:00:00:01 for pause/pfc, else broadcast); in\n"
+		  "cnp-on-ce: CNPs to MAC instead of the CE packet's source" },
+	{ "vlan", 0, OPT_FN, .dst = &ia.o.l2, .fn = vlan_fn, .arg = "ID[:PCP]",
+	  .help = "add an 802.1Q tag" },
+	{ "quanta", 0, OPT_U64, 0, 0xffff, &ia.quanta, .arg = "Q",
+	  .help = "pause time in quanta of 512 bit times (default 65535;\n0 = XON)" },
+	{ "pause-time", 0, OPT_DUR, 1, UINT64_MAX, &ia.pause_ns, .arg = "DUR",
+	  .help = "the same given as a time, at the link speed of --speed" },
+	{ "speed", 0, OPT_FN, .dst = &ia.speed, .fn = frames_speed_parse_fn, .arg = "RATE",
+	  .help = "link speed for --pause-time, e.g. 25G" },
+	{ "prio", 'p', OPT_FN, .dst = &ia.o.prios, .fn = parse_prios_fn, .arg = "LIST",
+	  .help = "PFC priorities: 3, 0,3 or 0-7 (default 3)" },
+	{ "src-ip", 0, OPT_FN, .dst = &ia.o.roce.src_ip, .fn = ip_fn, .arg = "IP",
+	  .help = "IPv4 source (default 10.0.0.1)" },
+	{ "dst-ip", 0, OPT_FN, .dst = &ia.o.roce.dst_ip, .fn = ip_fn, .arg = "IP",
+	  .help = "IPv4 destination (default 10.0.0.2)" },
+	{ "qp", 0, OPT_U64, 0, Q24, &ia.qp, .arg = "QPN", .help = "destination QP (default 0x11)" },
+	{ "qp-step", 0, OPT_U64, 0, Q24, &ia.qp_step, .arg = "N",
+	  .help = "add N to the QP for each frame (many QPs)" },
+	{ "qp-count", 0, OPT_U32, 1, Q24, &ia.o.qp_count, .arg = "N",
+	  .help = "cycle through N QPs with --qp-step" },
+	{ "psn", 0, OPT_U64, 0, Q24, &ia.psn, .arg = "PSN", .help = "packet sequence number" },
+	{ "dscp", 0, OPT_U64, 0, 63, &ia.dscp, .arg = "N", .help = "DSCP of the crafted RoCEv2 frames" },
+	{ "sport", 0, OPT_U64, 1, 0xffff, &ia.sport, .arg = "PORT", .help = "UDP source port" },
+	{ "ecn", 0, OPT_FN, .dst = &ia.o.roce.ecn, .fn = parse_ecn_fn, .arg = "ECN",
+	  .help = "not-ect|ect0|ect1|ce: ECN of roce frames (default ect0)" },
+	{ "ce-every", 0, OPT_U32, 1, UINT32_MAX, &ia.o.ce_every, .arg = "N",
+	  .help = "mark every Nth roce frame CE" },
+	{ "len", 0, OPT_U64, 0, 9000, &ia.len, .arg = "BYTES",
+	  .help = "roce payload bytes, 0 to 9000 (default 1024); with -i the\n"
+		  "frame must fit the interface's MTU" },
+	OPT_HEADING("Reactive modes:"),
+	{ "cnp-gap", 0, OPT_DUR, 0, UINT64_MAX, &ia.o.cnp_gap_ns, .arg = "DUR",
+	  .help = "least time between CNPs to one QP (default 50us)" },
+	{ "cnp-dscp", 0, OPT_U64, 0, 63, &ia.cnp_dscp, .arg = "N",
+	  .help = "DSCP of the CNPs (default 48)" },
+	{ "peer-qp", 0, OPT_U64, 0, Q24, &ia.peer_qp, .arg = "QPN",
+	  .help = "QP the CNPs go to (default: learned from the packets\n"
+		  "flowing back from the CE packet's receiver)" },
+	{ "qdisc-dev", 0, OPT_STR, .dst = &ia.o.qdisc_dev, .arg = "DEV",
+	  .help = "device whose root qdisc backlog is watched" },
+	{ "xoff-bytes", 0, OPT_SIZE, 0, UINT64_MAX, &ia.o.xoff_bytes, .arg = "N",
+	  .help = "backlog that sends XOFF (default 30000)" },
+	{ "xon-bytes", 0, OPT_SIZE, 0, UINT64_MAX, &ia.o.xon_bytes, .arg = "N",
+	  .help = "backlog below which XON is sent (default 10000)" },
+	{ "poll", 0, OPT_DUR, 1000, UINT64_MAX, &ia.o.poll_ns, .arg = "DUR",
+	  .help = "backlog poll period (default 1ms)" },
+	OPT_HEADING("Other:"),
+	{ "via-qdisc", 0, OPT_FLAG, .dst = &ia.o.via_qdisc,
+	  .help = "send through the interface's qdisc (default: bypass it,\n"
+		  "as a MAC sends PAUSE/PFC ahead of queued traffic)" },
+	{ "quiet", 'q', OPT_FLAG, .dst = &ia.o.quiet, .help = "no summary line" },
+	OPT_END
 };
 
-int inject_main(int argc, char **argv)
+static const struct opt_cmd inject_cmd = {
+	"inject", inject_usage, inject_tail, inject_opts_tab, .extra = NULL
+};
+
+/* Defaults, then the command line; returns the KIND's index, OPT_HELP or OPT_USAGE. */
+static int inject_parse(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "interface", required_argument, NULL, 'i' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "pcapng", no_argument, NULL, O_PCAPNG },
-		{ "append", no_argument, NULL, O_APPEND },
-		{ "start", required_argument, NULL, O_START },
-		{ "snaplen", required_argument, NULL, O_SNAPLEN },
-		{ "count", required_argument, NULL, 'c' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "src-mac", required_argument, NULL, O_SRC_MAC },
-		{ "dst-mac", required_argument, NULL, O_DST_MAC },
-		{ "vlan", required_argument, NULL, O_VLAN },
-		{ "quanta", required_argument, NULL, 'q' },
-		{ "pause-time", required_argument, NULL, O_PAUSE_TIME },
-		{ "speed", required_argument, NULL, O_SPEED },
-		{ "prio", required_argument, NULL, 'p' },
-		{ "src-ip", required_argument, NULL, O_SRC_IP },
-		{ "dst-ip", required_argument, NULL, O_DST_IP },
-		{ "qp", required_argument, NULL, O_QP },
-		{ "qp-step", required_argument, NULL, O_QP_STEP },
-		{ "qp-count", required_argument, NULL, O_QP_COUNT },
-		{ "psn", required_argument, NULL, O_PSN },
-		{ "dscp", required_argument, NULL, O_DSCP },
-		{ "sport", required_argument, NULL, O_SPORT },
-		{ "ecn", required_argument, NULL, O_ECN },
-		{ "ce-every", required_argument, NULL, O_CE_EVERY },
-		{ "len", required_argument, NULL, O_LEN },
-		{ "cnp-gap", required_argument, NULL, O_CNP_GAP },
-		{ "cnp-dscp", required_argument, NULL, O_CNP_DSCP },
-		{ "peer-qp", required_argument, NULL, O_PEER_QP },
-		{ "qdisc-dev", required_argument, NULL, O_QDISC_DEV },
-		{ "xoff-bytes", required_argument, NULL, O_XOFF },
-		{ "xon-bytes", required_argument, NULL, O_XON },
-		{ "poll", required_argument, NULL, O_POLL },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "via-qdisc", no_argument, NULL, O_VIA_QDISC },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct inject_opts o = {
+	const struct inject_opts defaults = {
 		.count = 1, .start_ns = 1700000000ull * 1000000000ull, .quanta = 0xffff,
 		.prios = 1u << 3, .cnp_gap_ns = 50000, .cnp_dscp = 48, .peer_qp = -1,
 		.xoff_bytes = 30000, .xon_bytes = 10000, .poll_ns = 1000000,
@@ -454,185 +500,67 @@ int inject_main(int argc, char **argv)
 			  .ecn = 2, .opcode = 0x0a, .pkey = 0xffff, .dqp = 0x11,
 			  .payload = 1024, .reth_va = 0x10000, .reth_rkey = 0x1234 },
 	};
-	uint64_t pause_ns = 0, speed = 0, v;
-	const char *pause_arg = NULL;
-	struct in_addr ia;
-	struct sigaction sa = { .sa_handler = on_signal };
-	bool count_given = false;
-	int c;
+	const struct inject_opts *d = &defaults;
+	int first;
 
-	while ((c = getopt_long(argc, argv, "i:w:c:r:d:q:p:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': o.ifname = optarg; break;
-		case 'w': o.write_path = optarg; break;
-		case O_PCAPNG: o.pcapng = true; break;
-		case O_APPEND: o.append = true; break;
-		case O_QUIET: o.quiet = true; break;
-		case O_VIA_QDISC: o.via_qdisc = true; break;
-		case O_START:
-			if (parse_start(optarg, &o.start_ns))
-				return pfc_bad_arg("--start", optarg, "give seconds since 1970, e.g. 1700000000.25");
-			break;
-		case O_SNAPLEN:
-			if (parse_u32(optarg, 1, 65535, &o.snaplen))
-				return pfc_bad_arg("--snaplen", optarg, "give 1 to 65535 bytes");
-			break;
-		case 'c':
-			if (parse_u64(optarg, 0, UINT64_MAX, &o.count))
-				return pfc_bad_arg("--count", optarg, "give a frame count");
-			count_given = true;
-			break;
-		case 'r':
-			if (parse_u64(optarg, 1, 1000000000, &o.rate))
-				return pfc_bad_arg("--rate", optarg, "give frames per second (1 or more)");
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.duration_ns))
-				return pfc_bad_arg("--duration", optarg, "give a duration such as 10s");
-			break;
-		case O_SRC_MAC:
-			if (parse_mac(optarg, o.l2.src))
-				return pfc_bad_arg("--src-mac", optarg, "give a MAC such as 02:00:00:00:00:01");
-			o.have_src_mac = true;
-			break;
-		case O_DST_MAC:
-			if (parse_mac(optarg, o.l2.dst))
-				return pfc_bad_arg("--dst-mac", optarg, "give a MAC such as 02:00:00:00:00:01");
-			o.have_dst_mac = true;
-			break;
-		case O_VLAN: {
-			unsigned id, pcp = 0;
-			int n = sscanf(optarg, "%u:%u", &id, &pcp);
+	memset(&ia, 0, sizeof(ia));
+	ia.o = defaults;
+	ia.quanta = d->quanta;
+	ia.qp = d->roce.dqp;
+	ia.cnp_dscp = d->cnp_dscp;
+	ia.sport = d->roce.sport;
+	ia.len = d->roce.payload;
+	first = opt_parse(&inject_cmd, argc, argv);
+	if (first < 0)
+		return first;
+	ia.o.quanta = (uint16_t)ia.quanta;
+	ia.o.roce.dqp = (uint32_t)ia.qp;
+	ia.o.qp_step = (uint32_t)ia.qp_step;
+	ia.o.roce.psn = (uint32_t)ia.psn;
+	ia.o.roce.dscp = (uint8_t)ia.dscp;
+	ia.o.cnp_dscp = (uint8_t)ia.cnp_dscp;
+	ia.o.roce.sport = (uint16_t)ia.sport;
+	ia.o.roce.payload = (uint16_t)ia.len;
+	if (opt_given(&inject_cmd, "peer-qp"))
+		ia.o.peer_qp = (int64_t)ia.peer_qp;
+	ia.o.have_src_mac = opt_given(&inject_cmd, "src-mac");
+	ia.o.have_dst_mac = opt_given(&inject_cmd, "dst-mac");
+	if (first != argc - 1) {
+		uint64_t q;
 
-			if (n < 1 || id > 4095 || pcp > 7)
-				return pfc_bad_arg("--vlan", optarg, "give ID or ID:PCP (0-4095, 0-7)");
-			o.l2.vlan = (int)id;
-			o.l2.pcp = (uint8_t)pcp;
-			break;
+		if (first < argc - 1 && ia.o.quiet && !parse_u64(argv[first], 0, 0xffff, &q)) {
+			pfc_err("'%s' is not a KIND: -q is --quiet now; give the pause time as "
+				"--quanta %s", argv[first], argv[first]);
+			return OPT_USAGE;
 		}
-		case 'q':
-			if (parse_u64(optarg, 0, 0xffff, &v))
-				return pfc_bad_arg("--quanta", optarg, "give 0 to 65535");
-			o.quanta = (uint16_t)v;
-			break;
-		case O_PAUSE_TIME:
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &pause_ns))
-				return pfc_bad_arg("--pause-time", optarg, "give a duration such as 1ms");
-			pause_arg = optarg;
-			break;
-		case O_SPEED:
-			if (frames_speed_parse(optarg, &speed))
-				return pfc_bad_arg("--speed", optarg, "give a link speed such as 25G");
-			break;
-		case 'p':
-			if (parse_prios(optarg, &o.prios))
-				return pfc_bad_arg("--prio", optarg, "give priorities 0-7 as 3, 0,3 or 0-7");
-			break;
-		case O_SRC_IP:
-		case O_DST_IP:
-			if (inet_pton(AF_INET, optarg, &ia) != 1)
-				return pfc_bad_arg(c == O_SRC_IP ? "--src-ip" : "--dst-ip", optarg,
-					   "give an IPv4 address");
-			if (c == O_SRC_IP)
-				o.roce.src_ip = ntohl(ia.s_addr);
-			else
-				o.roce.dst_ip = ntohl(ia.s_addr);
-			break;
-		case O_QP:
-			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return pfc_bad_arg("--qp", optarg, "give a QP number below 2^24");
-			o.roce.dqp = (uint32_t)v;
-			break;
-		case O_QP_STEP:
-			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return pfc_bad_arg("--qp-step", optarg, "give a step below 2^24");
-			o.qp_step = (uint32_t)v;
-			break;
-		case O_QP_COUNT:
-			if (parse_u32(optarg, 1, 0xffffff, &o.qp_count))
-				return pfc_bad_arg("--qp-count", optarg, "give a QP count of 1 or more");
-			break;
-		case O_PSN:
-			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return pfc_bad_arg("--psn", optarg, "give a PSN below 2^24");
-			o.roce.psn = (uint32_t)v;
-			break;
-		case O_DSCP:
-		case O_CNP_DSCP:
-			if (parse_u64(optarg, 0, 63, &v))
-				return pfc_bad_arg(c == O_DSCP ? "--dscp" : "--cnp-dscp", optarg, "give 0-63");
-			if (c == O_DSCP)
-				o.roce.dscp = (uint8_t)v;
-			else
-				o.cnp_dscp = (uint8_t)v;
-			break;
-		case O_SPORT:
-			if (parse_u64(optarg, 1, 0xffff, &v))
-				return pfc_bad_arg("--sport", optarg, "give a UDP port");
-			o.roce.sport = (uint16_t)v;
-			break;
-		case O_ECN:
-			if (parse_ecn(optarg, &o.roce.ecn))
-				return pfc_bad_arg("--ecn", optarg, "give not-ect, ect0, ect1 or ce");
-			break;
-		case O_CE_EVERY:
-			if (parse_u32(optarg, 1, UINT32_MAX, &o.ce_every))
-				return pfc_bad_arg("--ce-every", optarg, "give N >= 1");
-			break;
-		case O_LEN:
-			if (parse_u64(optarg, 0, 9000, &v))
-				return pfc_bad_arg("--len", optarg, "give 0 to 9000 bytes");
-			o.roce.payload = (uint16_t)v;
-			break;
-		case O_CNP_GAP:
-			if (parse_duration_ns(optarg, 0, UINT64_MAX, &o.cnp_gap_ns))
-				return pfc_bad_arg("--cnp-gap", optarg, "give a duration such as 50us");
-			break;
-		case O_PEER_QP:
-			if (parse_u64(optarg, 0, 0xffffff, &v))
-				return pfc_bad_arg("--peer-qp", optarg, "give a QP number below 2^24");
-			o.peer_qp = (int64_t)v;
-			break;
-		case O_QDISC_DEV: o.qdisc_dev = optarg; break;
-		case O_XOFF:
-		case O_XON:
-			if (parse_size(optarg, 0, UINT64_MAX, &v))
-				return pfc_bad_arg(c == O_XOFF ? "--xoff-bytes" : "--xon-bytes", optarg,
-					   "give bytes such as 30000 or 64K");
-			if (c == O_XOFF)
-				o.xoff_bytes = v;
-			else
-				o.xon_bytes = v;
-			break;
-		case O_POLL:
-			if (parse_duration_ns(optarg, 1000, UINT64_MAX, &o.poll_ns))
-				return pfc_bad_arg("--poll", optarg, "give a period of 1us or more");
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
 		pfc_err("give exactly one KIND (pause, pfc, cnp, roce, cnp-on-ce, pfc-on-backlog);"
 			" 'pfclab inject --help' explains them");
-		return 2;
+		return OPT_USAGE;
 	}
-	o.kind = argv[optind];
+	return first;
+}
+
+int inject_main(int argc, char **argv)
+{
+	struct inject_opts o;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int first = inject_parse(argc, argv);
+	uint64_t v;
+
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	o = ia.o;
+	o.kind = argv[first];
 	o.kind_id = kind_parse(o.kind);
-	if (pause_ns) {
-		if (!speed) {
+	if (ia.pause_ns) {
+		if (!ia.speed) {
 			pfc_err("--pause-time needs --speed to turn time into quanta");
 			return 2;
 		}
-		v = (uint64_t)((unsigned __int128)pause_ns * speed / (512ull * 1000000000ull));
+		v = (uint64_t)((unsigned __int128)ia.pause_ns * ia.speed / (512ull * 1000000000ull));
 		if (v > 0xffff) {
-			pfc_err("--pause-time %s at this speed needs %" PRIu64 " quanta; one frame "
-				"carries at most 65535 (send it repeatedly with --rate)",
-				pause_arg, v);
+			pfc_err("--pause-time at this speed needs %" PRIu64 " quanta; one frame "
+				"carries at most 65535 (send it repeatedly with --rate)", v);
 			return 2;
 		}
 		o.quanta = (uint16_t)(v ? v : 1);
@@ -644,7 +572,7 @@ int inject_main(int argc, char **argv)
 		else
 			memset(o.l2.dst, 0xff, 6);
 	}
-	if (!count_given && o.duration_ns)
+	if (!opt_given(&inject_cmd, "count") && o.duration_ns)
 		o.count = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -14,6 +13,8 @@
 #include <unistd.h>
 #include <pcap/pcap.h>
 
+#include "lib/out.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "monitor/frames/decode.h"
 #include "monitor/frames/pcapfile.h"
@@ -457,6 +458,9 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 		json_object_object_add(co, "gap_min_s", jns(c->gap_min, c->ngaps > 0));
 		json_object_object_add(co, "gap_median_s", jns(c->gap_med, c->ngaps > 0));
 		json_object_object_add(co, "gap_p99_s", jns(c->gap_p99, c->ngaps > 0));
+		/* median and p99 from a uniform sample of the gaps (memory bound reached) */
+		json_object_object_add(co, "gaps_sampled",
+				       json_object_new_boolean(c->gaps_seen > c->ngaps));
 		json_object_array_add(arr, co);
 	}
 	json_object_object_add(root, "cnp", arr);
@@ -482,85 +486,61 @@ static void print_json(const struct frames_stats *st, const struct review_file *
 		json_object_array_add(arr, fo);
 	}
 	json_object_object_add(root, "ecn_flows", arr);
-	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	out_json_print(stdout, root, true);
 	json_object_put(root);
 }
 
-static void usage(FILE *f)
+static const char review_usage[] =
+	"Usage: pfclab review [OPTIONS] FILE...   (FILE - : standard input)\n"
+	"\n"
+	"Summarises pcap/pcapng captures (pfclab capture, tcpdump, Wireshark):\n"
+	"frames per kind; PFC/PAUSE per priority with XOFF->XON transitions, paused time\n"
+	"and storms; CNPs per (source, dest QP) with rate and inter-arrival gaps; share\n"
+	"of CE-marked packets per RoCEv2 flow.\n"
+	"\n"
+	"Options:\n";
+static const char review_tail[] =
+	"\n"
+	"Files are read as a stream (pipes and FIFOs too) in fixed memory.\n"
+	"\n"
+	"Exit status: 0 success, 1 a file could not be read, 2 usage error, 3 a file\n"
+	"is damaged: cut short or corrupt part way (the report covers the frames before\n"
+	"the damage; --json says which file: files[].damaged, .cut_short, .error).\n";
+
+static int parse_speed(void *dst, const char *v, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: pfclab review [OPTIONS] FILE...   (FILE - : standard input)\n"
-		"\n"
-		"Summarises pcap/pcapng captures (pfclab capture, tcpdump, Wireshark):\n"
-		"frames per kind; PFC/PAUSE per priority with XOFF->XON transitions, paused time\n"
-		"and storms; CNPs per (source, dest QP) with rate and inter-arrival gaps; share\n"
-		"of CE-marked packets per RoCEv2 flow.\n"
-		"\n"
-		"Options:\n"
-		"  -s, --speed RATE    link speed for pause quanta, e.g. 25G, 100G (default: the\n"
-		"                      pcapng interface speed; without either, times are n/a)\n"
-		"      --storm DUR     a pause this long or longer is a storm (default 100ms)\n"
-		"  -t, --timeline BIN  print a CSV timeline with BIN-wide rows (e.g. 1ms)\n"
-		"  -j, --json          print everything as JSON\n"
-		"  -n, --top N         rows per table in the report (default 10)\n"
-		"  -h, --help          this text\n"
-		"\n"
-		"Files are read as a stream (pipes and FIFOs too) in fixed memory.\n"
-		"\n"
-		"Exit status: 0 success, 1 a file could not be read, 2 usage error, 3 a file\n"
-		"is damaged: cut short or corrupt part way (the report covers the frames before\n"
-		"the damage; --json says which file: files[].damaged, .cut_short, .error).\n");
+	if (frames_speed_parse(v, dst) == 0)
+		return 0;
+	snprintf(why, len, "give a link speed such as 25G or 100G");
+	return -1;
 }
 
 int review_main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "speed", required_argument, NULL, 's' },
-		{ "storm", required_argument, NULL, 'S' },
-		{ "timeline", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct review_opts o = { .storm_ns = 100000000ull, .top = 10 };
+	uint32_t top = 10;
+	const struct opt opts[] = {
+		{ "speed", 's', OPT_FN, .dst = &o.speed_bps, .fn = parse_speed, .arg = "RATE",
+		  .help = "link speed for pause quanta, e.g. 25G, 100G (default: the\n"
+			  "pcapng interface speed; without either, times are n/a)" },
+		{ "storm", 0, OPT_DUR, 1, UINT64_MAX, &o.storm_ns, .arg = "DUR",
+		  .help = "a pause this long or longer is a storm (default 100ms)" },
+		{ "timeline", 't', OPT_DUR, 1, UINT64_MAX, &o.bin_ns, .arg = "BIN",
+		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms)" },
+		{ "json", 'j', OPT_FLAG, .dst = &o.json, .help = "print everything as JSON" },
+		{ "top", 'n', OPT_U32, 1, 1000000, &top, .arg = "N",
+		  .help = "rows per table in the report (default 10)" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "review", review_usage, review_tail, opts, .extra = NULL };
 	struct review_file *files;
 	struct frames_stats st;
-	int c, i, nfiles, nread = 0, rc = 0;
-	uint32_t top;
+	int i, nfiles, nread = 0, rc = 0, first = opt_parse(&cmd, argc, argv);
 
-	while ((c = getopt_long(argc, argv, "s:t:jn:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (frames_speed_parse(optarg, &o.speed_bps))
-				return pfc_bad_arg("--speed", optarg, "give a link speed such as 25G or 100G");
-			break;
-		case 'S':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.storm_ns))
-				return pfc_bad_arg("--storm", optarg, "give a duration such as 100ms");
-			break;
-		case 't':
-			if (parse_duration_ns(optarg, 1, UINT64_MAX, &o.bin_ns))
-				return pfc_bad_arg("--timeline", optarg, "give a bin width such as 1ms");
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'n':
-			if (parse_u32(optarg, 1, 1000000, &top))
-				return pfc_bad_arg("--top", optarg, "give a row count of 1 or more");
-			o.top = top;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	nfiles = argc - optind;
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	o.top = top;
+	nfiles = argc - first;
 	if (nfiles < 1) {
 		pfc_err("no capture file given; 'pfclab review --help' shows the usage");
 		return 2;
@@ -572,7 +552,7 @@ int review_main(int argc, char **argv)
 	}
 	frames_stats_init(&st, o.speed_bps, o.storm_ns, o.bin_ns);
 	for (i = 0; i < nfiles; i++) {
-		files[i].path = argv[optind + i];
+		files[i].path = argv[first + i];
 		if (review_file_run(&st, &files[i]))
 			rc = 1;
 		else

@@ -54,6 +54,7 @@ static int table_grow(struct frames_table *t)
 	free(t->slots);
 	t->slots = ns;
 	t->cap = ncap;
+	t->last = NULL;
 	return 0;
 }
 
@@ -62,6 +63,8 @@ static void *table_get(struct frames_table *t, const void *key)
 {
 	size_t j;
 
+	if (t->last && !memcmp(t->last, key, t->key_len))
+		return t->last;
 	if ((t->n + 1) * 2 > t->cap && table_grow(t))
 		return NULL;
 	j = fnv(key, t->key_len) & (t->cap - 1);
@@ -72,10 +75,10 @@ static void *table_get(struct frames_table *t, const void *key)
 			memcpy(rec, key, t->key_len);
 			rec[t->key_len] = 1;
 			t->n++;
-			return rec;
+			return t->last = rec;
 		}
 		if (!memcmp(rec, key, t->key_len))
-			return rec;
+			return t->last = rec;
 		j = (j + 1) & (t->cap - 1);
 	}
 }
@@ -219,7 +222,11 @@ static void cnp_add(struct frames_stats *st, uint64_t ts, const struct frames_pk
 	if (c->count++ == 0) {
 		c->first_ns = ts;
 	} else {
-		if (c->ngaps == c->capgaps) {
+		uint64_t gap = ts > c->last_ns ? ts - c->last_ns : 0;
+
+		if (!c->gaps_seen++ || gap < c->gap_min_all)
+			c->gap_min_all = gap;
+		if (c->ngaps == c->capgaps && st->gaps_stored + c->capgaps <= FRAMES_MAX_GAPS) {
 			size_t n = c->capgaps ? c->capgaps * 2 : 16;
 			uint64_t *g = realloc(c->gaps, n * sizeof(*g));
 
@@ -228,9 +235,22 @@ static void cnp_add(struct frames_stats *st, uint64_t ts, const struct frames_pk
 				return;
 			}
 			c->gaps = g;
+			st->gaps_stored += n - c->capgaps;
 			c->capgaps = n;
 		}
-		c->gaps[c->ngaps++] = ts > c->last_ns ? ts - c->last_ns : 0;
+		if (c->ngaps < c->capgaps) {
+			c->gaps[c->ngaps++] = gap;
+		} else if (c->capgaps) {
+			/* reservoir: the new gap replaces a kept one with chance kept/seen */
+			uint64_t x = st->rng ? st->rng : 0x9e3779b97f4a7c15ull;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			st->rng = x;
+			if (x % c->gaps_seen < c->capgaps)
+				c->gaps[x % c->capgaps] = gap;
+		}
 	}
 	c->last_ns = ts;
 }
@@ -331,7 +351,7 @@ void frames_stats_finish(struct frames_stats *st)
 		if (!c || !c->ngaps)
 			continue;
 		qsort(c->gaps, c->ngaps, sizeof(*c->gaps), cmp_u64);
-		c->gap_min = c->gaps[0];
+		c->gap_min = c->gap_min_all;
 		/* nearest-rank percentiles */
 		c->gap_med = c->gaps[(c->ngaps - 1) / 2];
 		c->gap_p99 = c->gaps[(c->ngaps * 99 + 99) / 100 - 1];
@@ -352,5 +372,6 @@ void frames_stats_free(struct frames_stats *st)
 	free(st->flows.slots);
 	free(st->bins);
 	st->cnps.slots = st->flows.slots = NULL;
+	st->cnps.last = st->flows.last = NULL;
 	st->bins = NULL;
 }

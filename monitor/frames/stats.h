@@ -16,6 +16,10 @@
 #define FRAMES_NPRIO 9
 #define FRAMES_MAX_PAUSERS 64
 #define FRAMES_MAX_BINS (1u << 20)
+/* CNP inter-arrival gaps kept for the percentiles, all pairs together: 32 MiB. Past it,
+ * each pair keeps a uniform sample of its gaps (the minimum stays exact), so memory
+ * stays fixed however long the capture. */
+#define FRAMES_MAX_GAPS (4u << 20)
 
 struct frames_prio_stats {
 	uint64_t frames;     /* frames that name this priority */
@@ -31,6 +35,7 @@ struct frames_prio_stats {
 struct frames_table {
 	void *slots;
 	size_t rec_size, key_len, cap, n;
+	void *last;	/* the record found last: runs of one flow skip the hash */
 };
 
 struct frames_cnp_key {
@@ -45,6 +50,9 @@ struct frames_cnp_stats {
 	uint64_t count, first_ns, last_ns;
 	uint64_t *gaps;
 	size_t ngaps, capgaps;
+	uint64_t gaps_seen;  /* gaps measured; above ngaps once FRAMES_MAX_GAPS is reached,
+			      * and then gaps[] is a uniform sample of them (reservoir) */
+	uint64_t gap_min_all;
 	/* filled by frames_stats_finish */
 	uint64_t gap_min, gap_med, gap_p99;
 };
@@ -101,6 +109,8 @@ struct frames_stats {
 	bool bins_clamped; /* frames beyond FRAMES_MAX_BINS went to the last bin */
 	uint64_t bin_t0;
 	bool oom;
+	size_t gaps_stored;    /* CNP gaps kept, all pairs together (at most FRAMES_MAX_GAPS) */
+	uint64_t rng;          /* xorshift state for the gap reservoirs */
 };
 
 void frames_stats_init(struct frames_stats *st, uint64_t speed_bps, uint64_t storm_ns,

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fields.c: the field-list and info helpers every counter source uses. */
+/* fields.c: the field-list, info and netlink-socket helpers the counter sources share. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nl.h"
 #include "monitor/sources/sources.h"
 
 int src_fields_reserve(struct mon_src *s, size_t n)
@@ -54,4 +55,30 @@ void src_info_add(struct mon_src *s, const char *key, const char *val)
 const char *src_last_error(const struct mon_src *s)
 {
 	return s->err;
+}
+
+int src_nl_open(struct mon_src *s, size_t priv_size, int bus, const char *what)
+{
+	struct nl_sock *nl = calloc(1, priv_size);
+	int rc;
+
+	if (!nl)
+		return -ENOMEM;
+	s->priv = nl;
+	rc = nl_sock_open(nl, bus);
+	if (rc)
+		snprintf(s->err, sizeof(s->err), "%s socket: %s", what, strerror(-rc));
+	return rc;
+}
+
+void src_nl_close(struct mon_src *s)
+{
+	struct nl_sock *nl = s->priv;
+
+	if (nl) {
+		nl_sock_close(nl);
+		free(nl);
+	}
+	s->priv = NULL;
+	src_fields_free(s);
 }

@@ -28,6 +28,12 @@ void src_fields_free(struct mon_src *s);
 void src_info_add(struct mon_src *s, const char *key, const char *val);
 /* The last_error op every source uses: the text in s->err. */
 const char *src_last_error(const struct mon_src *s);
+/* Netlink-backed sources: s->priv becomes a zeroed priv_size block whose first member is
+ * a struct nl_sock, opened on bus (what: "rtnetlink" for the message). 0 or -errno with
+ * s->err set. src_nl_close is their close op.
+ */
+int src_nl_open(struct mon_src *s, size_t priv_size, int bus, const char *what);
+void src_nl_close(struct mon_src *s);
 
 /* --- SIOCETHTOOL replies (struct ethtool_sset_info / ethtool_gstrings / ethtool_stats) */
 int src_ethtool_parse_sset(const void *buf, size_t len, uint32_t *count);
@@ -45,15 +51,6 @@ struct src_pause_reply {
 	uint64_t tx_frames, rx_frames;
 };
 int src_ethtool_nl_parse_pause(struct rd *payload, struct src_pause_reply *out);
-
-/* --- DCB netlink DCB_CMD_IEEE_GET reply (struct dcbmsg + attributes) */
-struct src_dcb_pfc {
-	bool have_pfc;
-	uint8_t pfc_en;
-	uint64_t requests[8];
-	uint64_t indications[8];
-};
-int src_dcb_parse_ieee(struct rd *payload, struct src_dcb_pfc *out);
 
 /* --- RDMA netlink STAT_GET reply: hw counter names and values */
 struct src_rdma_counter {
@@ -110,10 +107,9 @@ struct src_qdisc_val {
 size_t src_qdisc_values(const struct src_qdisc_stats *q, struct src_qdisc_val *out,
 			size_t max);
 
-/* --- PCI sysfs text: current_link_speed ("16.0 GT/s PCIe" -> 16000 MT/s) and the
- * TOTAL_ERR_* line of aer_dev_correctable / _nonfatal / _fatal.
+/* --- PCI sysfs text: the TOTAL_ERR_* line of aer_dev_correctable / _nonfatal / _fatal
+ * (the link speed text is parsed by lib/hw/pci.h).
  */
-int src_pci_parse_speed(const char *s, uint64_t *mts);
 int src_pci_parse_aer(const char *text, uint64_t *total);
 
 /* --- NVML field values (nvmlValueType_t) and the cumulative PCIe byte counters */

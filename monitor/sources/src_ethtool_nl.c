@@ -99,31 +99,14 @@ static int pause_query(struct mon_src *s)
 	return rc;
 }
 
-static void pause_close(struct mon_src *s)
-{
-	struct pause_priv *p = s->priv;
-
-	if (p) {
-		nl_sock_close(&p->nl);
-		free(p);
-	}
-	s->priv = NULL;
-	src_fields_free(s);
-}
-
 static int pause_init(struct mon_src *s)
 {
-	struct pause_priv *p = calloc(1, sizeof(*p));
-	int rc;
+	struct pause_priv *p;
+	int rc = src_nl_open(s, sizeof(*p), NETLINK_GENERIC, "generic netlink");
 
-	if (!p)
-		return -ENOMEM;
-	s->priv = p;
-	rc = nl_sock_open(&p->nl, NETLINK_GENERIC);
-	if (rc) {
-		snprintf(s->err, sizeof(s->err), "generic netlink socket: %s", strerror(-rc));
+	if (rc)
 		return rc;
-	}
+	p = s->priv;
 	rc = nl_genl_family(&p->nl, ETHTOOL_GENL_NAME, &p->family);
 	if (rc == -ENOENT) {
 		snprintf(s->err, sizeof(s->err), "kernel has no ethtool netlink (needs 5.6+)");
@@ -174,6 +157,6 @@ const struct mon_src_ops src_ethtool_nl_ops = {
 	.init = pause_init,
 	.discover = pause_discover,
 	.sample = pause_sample,
-	.close = pause_close,
+	.close = src_nl_close,
 	.last_error = src_last_error,
 };

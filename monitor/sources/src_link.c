@@ -66,40 +66,23 @@ static int link_cb(const struct nl_msg *m, void *arg)
 {
 	struct rd p = m->payload;
 
-	if (m->type != RTM_NEWSTATS)
-		return 0;
 	return src_link_parse_stats(&p, arg);
-}
-
-static void link_close(struct mon_src *s)
-{
-	struct link_priv *p = s->priv;
-
-	if (p) {
-		nl_sock_close(&p->nl);
-		free(p);
-	}
-	s->priv = NULL;
-	src_fields_free(s);
 }
 
 static int link_init(struct mon_src *s)
 {
-	struct link_priv *p = calloc(1, sizeof(*p));
-	int rc;
+	struct link_priv *p;
+	int rc = src_nl_open(s, sizeof(*p), NETLINK_ROUTE, "rtnetlink");
 
-	if (!p)
-		return -ENOMEM;
-	s->priv = p;
+	if (rc)
+		return rc;
+	p = s->priv;
 	p->ifindex = if_nametoindex(s->dev);
 	if (!p->ifindex) {
 		snprintf(s->err, sizeof(s->err), "interface %s: no such interface", s->dev);
 		return -ENODEV;
 	}
-	rc = nl_sock_open(&p->nl, NETLINK_ROUTE);
-	if (rc)
-		snprintf(s->err, sizeof(s->err), "rtnetlink socket: %s", strerror(-rc));
-	return rc;
+	return 0;
 }
 
 static int link_discover(struct mon_src *s)
@@ -127,7 +110,7 @@ static int link_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	ifsm->ifindex = p->ifindex;
 	ifsm->filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
 	p->st.have64 = false;
-	rc = nl_sock_talk(&p->nl, nlh, link_cb, &p->st);
+	rc = nl_sock_talk_type(&p->nl, nlh, RTM_NEWSTATS, link_cb, &p->st);
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%s: RTM_GETSTATS: %s", s->dev,
 			 rc == -ENODEV ? "interface gone" : strerror(-rc));
@@ -148,6 +131,6 @@ const struct mon_src_ops src_link_ops = {
 	.init = link_init,
 	.discover = link_discover,
 	.sample = link_sample,
-	.close = link_close,
+	.close = src_nl_close,
 	.last_error = src_last_error,
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* src_nvml.c: GPU PCIe bytes, throughput, replay counter and link generation/width from
- * NVML, loaded with dlopen (one binary runs with or without a GPU).
+ * NVML (lib/hw/nvml: loaded with dlopen, so one binary runs with or without a GPU).
  *
  * A reader thread does the NVML calls on its own cadence (default 10 ms) and sleeps in
  * between; a sample takes its latest reading. PCIe bytes come from NVML's cumulative
@@ -11,7 +11,6 @@
  * thread falls back to nvmlDeviceGetPcieThroughput (KB/s over a ~20 ms window; no byte
  * totals). Link facts and the replay counter change slowly and are read once a second.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,57 +18,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/hw/nvml.h"
 #include "lib/util.h"
 #include "monitor/sources/sources.h"
 
-/* Our own declarations of the few NVML entry points used (nvml.h, NVML API reference). */
-typedef int nvml_ret;
-typedef struct nvml_dev *nvml_dev;
-#define NVML_OK 0
-#define NVML_PCIE_UTIL_TX_BYTES 0
-#define NVML_PCIE_UTIL_RX_BYTES 1
+/* NVML field ids of the cumulative PCIe byte counters (nvml.h). */
 #define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197
 #define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198
 /* NVML reports PCIe throughput in KB/s; nvidia-smi dmon divides by 1000 for MB/s. */
 #define NVML_KB 1000ULL
 #define SLOW_PERIOD_NS 1000000000ULL
-
-/* nvmlFieldValue_t: fieldId, scopeId, timestamp (us), latencyUsec, valueType, nvmlReturn,
- * and an 8-byte value union.
- */
-struct nvml_field_value {
-	uint32_t field_id;
-	uint32_t scope_id;
-	int64_t timestamp_us;
-	int64_t latency_us;
-	int32_t value_type;
-	nvml_ret ret;
-	union {
-		double d;
-		uint32_t ui;
-		unsigned long ul;
-		unsigned long long ull;
-		long long sll;
-		int32_t si;
-		uint16_t us;
-	} value;
-};
-_Static_assert(sizeof(struct nvml_field_value) == 40, "nvmlFieldValue_t is 40 bytes");
-
-struct nvml_api {
-	void *so;
-	nvml_ret (*init)(void);
-	nvml_ret (*shutdown)(void);
-	const char *(*error_string)(nvml_ret);
-	nvml_ret (*by_index)(unsigned, nvml_dev *);
-	nvml_ret (*field_values)(nvml_dev, int, struct nvml_field_value *);
-	nvml_ret (*throughput)(nvml_dev, int, unsigned *);
-	nvml_ret (*replay)(nvml_dev, unsigned *);
-	nvml_ret (*gen)(nvml_dev, unsigned *);
-	nvml_ret (*width)(nvml_dev, unsigned *);
-	nvml_ret (*name)(nvml_dev, char *, unsigned);
-	nvml_ret (*driver)(char *, unsigned);
-};
 
 /* Column order is stable: the byte totals were added after the first five. */
 enum { F_RX, F_TX, F_REPLAY, F_GEN, F_WIDTH, F_RX_BYTES, F_TX_BYTES, F_N };
@@ -82,8 +40,8 @@ struct nvml_ctr {
 };
 
 struct nvml_priv {
-	struct nvml_api api;
-	nvml_dev dev;
+	const struct hw_nvml *api;
+	hw_nvml_dev dev;
 	pthread_t thr;
 	bool thr_started;
 	pthread_mutex_t lock;
@@ -141,45 +99,6 @@ int src_nvml_field_raw(int value_type, const void *value8, uint64_t *out)
 	}
 }
 
-static const char *nv_err(const struct nvml_api *a, nvml_ret rc)
-{
-	static __thread char buf[32];
-
-	if (a->error_string)
-		return a->error_string(rc);
-	snprintf(buf, sizeof(buf), "NVML error %d", rc);
-	return buf;
-}
-
-static int nvml_load(struct mon_src *s, struct nvml_api *a)
-{
-	a->so = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!a->so) {
-		snprintf(s->err, sizeof(s->err), "libnvidia-ml.so.1 not found (no NVIDIA driver "
-			 "on this host)");
-		return -EOPNOTSUPP;
-	}
-#define SYM(field, name) (*(void **)&a->field = dlsym(a->so, name))
-	SYM(init, "nvmlInit_v2");
-	SYM(shutdown, "nvmlShutdown");
-	SYM(error_string, "nvmlErrorString");
-	SYM(by_index, "nvmlDeviceGetHandleByIndex_v2");
-	SYM(field_values, "nvmlDeviceGetFieldValues");
-	SYM(throughput, "nvmlDeviceGetPcieThroughput");
-	SYM(replay, "nvmlDeviceGetPcieReplayCounter");
-	SYM(gen, "nvmlDeviceGetCurrPcieLinkGeneration");
-	SYM(width, "nvmlDeviceGetCurrPcieLinkWidth");
-	SYM(name, "nvmlDeviceGetName");
-	SYM(driver, "nvmlSystemGetDriverVersion");
-#undef SYM
-	if (!a->init || !a->shutdown || !a->by_index) {
-		snprintf(s->err, sizeof(s->err), "libnvidia-ml.so.1 lacks nvmlInit_v2 or "
-			 "nvmlDeviceGetHandleByIndex_v2 (driver too old)");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 static uint64_t thread_cpu_now(void)
 {
 	struct timespec ts;
@@ -189,29 +108,29 @@ static uint64_t thread_cpu_now(void)
 }
 
 /* Read fields 197/198 once. 0 with both values, or the NVML status that stopped it. */
-static nvml_ret read_fields(const struct nvml_api *a, nvml_dev dev, struct nvml_field_value fv[2])
+static hw_nvml_ret read_fields(const struct hw_nvml *a, hw_nvml_dev dev, struct hw_nvml_field_value fv[2])
 {
-	nvml_ret rc;
+	hw_nvml_ret rc;
 	int i;
 
 	memset(fv, 0, 2 * sizeof(*fv));
 	fv[0].field_id = NVML_FI_DEV_PCIE_COUNT_RX_BYTES;
 	fv[1].field_id = NVML_FI_DEV_PCIE_COUNT_TX_BYTES;
 	rc = a->field_values(dev, 2, fv);
-	if (rc != NVML_OK)
+	if (rc != HW_NVML_OK)
 		return rc;
 	for (i = 0; i < 2; i++) {
 		uint64_t raw;
 
-		if (fv[i].ret != NVML_OK)
+		if (fv[i].ret != HW_NVML_OK)
 			return fv[i].ret;
 		if (src_nvml_field_raw(fv[i].value_type, &fv[i].value, &raw))
 			return -1;
 	}
-	return NVML_OK;
+	return HW_NVML_OK;
 }
 
-static void ctr_update(struct nvml_ctr *c, const struct nvml_field_value *fv, uint64_t *delta)
+static void ctr_update(struct nvml_ctr *c, const struct hw_nvml_field_value *fv, uint64_t *delta)
 {
 	uint64_t raw = 0;
 
@@ -228,13 +147,13 @@ static void ctr_update(struct nvml_ctr *c, const struct nvml_field_value *fv, ui
 /* One cumulative reading: totals and the rate over the time since the previous one. */
 static void tick_fields(struct nvml_priv *p)
 {
-	struct nvml_field_value fv[2];
-	nvml_ret rc = read_fields(&p->api, p->dev, fv);
+	struct hw_nvml_field_value fv[2];
+	hw_nvml_ret rc = read_fields(p->api, p->dev, fv);
 	uint64_t now = time_mono_ns(), drx, dtx, dt_ns;
 	bool had = p->rx.have;
 
 	pthread_mutex_lock(&p->lock);
-	if (rc != NVML_OK) {
+	if (rc != HW_NVML_OK) {
 		p->ok[F_RX] = p->ok[F_TX] = false;
 		pthread_mutex_unlock(&p->lock);
 		return;
@@ -260,42 +179,42 @@ static void tick_fields(struct nvml_priv *p)
 
 static void tick_throughput(struct nvml_priv *p)
 {
-	const struct nvml_api *a = &p->api;
+	const struct hw_nvml *a = p->api;
 	unsigned rx = 0, tx = 0;
-	nvml_ret rrx = -1, rtx = -1;
+	hw_nvml_ret rrx = -1, rtx = -1;
 
-	if (a->throughput) {
-		rrx = a->throughput(p->dev, NVML_PCIE_UTIL_RX_BYTES, &rx);
-		rtx = a->throughput(p->dev, NVML_PCIE_UTIL_TX_BYTES, &tx);
+	if (a->pcie_throughput) {
+		rrx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_RX_BYTES, &rx);
+		rtx = a->pcie_throughput(p->dev, HW_NVML_PCIE_UTIL_TX_BYTES, &tx);
 	}
 	pthread_mutex_lock(&p->lock);
 	p->v[F_RX] = rx * NVML_KB;
-	p->ok[F_RX] = rrx == NVML_OK;
+	p->ok[F_RX] = rrx == HW_NVML_OK;
 	p->v[F_TX] = tx * NVML_KB;
-	p->ok[F_TX] = rtx == NVML_OK;
+	p->ok[F_TX] = rtx == HW_NVML_OK;
 	p->readings++;
 	pthread_mutex_unlock(&p->lock);
 }
 
 static void tick_slow(struct nvml_priv *p)
 {
-	const struct nvml_api *a = &p->api;
+	const struct hw_nvml *a = p->api;
 	unsigned rep = 0, gen = 0, width = 0;
-	nvml_ret rrep = -1, rgen = -1, rwid = -1;
+	hw_nvml_ret rrep = -1, rgen = -1, rwid = -1;
 
-	if (a->replay)
-		rrep = a->replay(p->dev, &rep);
-	if (a->gen)
-		rgen = a->gen(p->dev, &gen);
-	if (a->width)
-		rwid = a->width(p->dev, &width);
+	if (a->pcie_replay)
+		rrep = a->pcie_replay(p->dev, &rep);
+	if (a->pcie_gen)
+		rgen = a->pcie_gen(p->dev, &gen);
+	if (a->pcie_width)
+		rwid = a->pcie_width(p->dev, &width);
 	pthread_mutex_lock(&p->lock);
 	p->v[F_REPLAY] = rep;
-	p->ok[F_REPLAY] = rrep == NVML_OK;
+	p->ok[F_REPLAY] = rrep == HW_NVML_OK;
 	p->v[F_GEN] = gen;
-	p->ok[F_GEN] = rgen == NVML_OK;
+	p->ok[F_GEN] = rgen == HW_NVML_OK;
 	p->v[F_WIDTH] = width;
-	p->ok[F_WIDTH] = rwid == NVML_OK;
+	p->ok[F_WIDTH] = rwid == HW_NVML_OK;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -351,11 +270,7 @@ static void nvml_close(struct mon_src *s)
 		}
 		pthread_cond_destroy(&p->wake);
 		pthread_mutex_destroy(&p->lock);
-		if (p->api.so) {
-			if (p->dev || p->thr_started)
-				p->api.shutdown();
-			dlclose(p->api.so);
-		}
+		/* NVML stays loaded and initialised for the process (lib/hw/nvml). */
 		free(p);
 	}
 	s->priv = NULL;
@@ -369,13 +284,13 @@ static void pick_mode(struct mon_src *s, struct nvml_priv *p)
 {
 	const char *env = getenv("PFCLAB_NVML_FIELDS");
 	bool off = env && !strcmp(env, "0");
-	struct nvml_field_value fv[2];
-	char buf[112];
-	nvml_ret rc = -1;
+	struct hw_nvml_field_value fv[2];
+	char buf[112], err[32];
+	hw_nvml_ret rc = -1;
 
-	if (p->api.field_values && !off)
-		rc = read_fields(&p->api, p->dev, fv);
-	p->use_fields = rc == NVML_OK;
+	if (p->api->field_values && !off)
+		rc = read_fields(p->api, p->dev, fv);
+	p->use_fields = rc == HW_NVML_OK;
 	if (p->use_fields) {
 		snprintf(buf, sizeof(buf), "NVML fields 197/198 (cumulative, %d-bit), read every "
 			 "%.3g ms", fv[0].value_type == SRC_NVML_VT_UINT ? 32 : 64,
@@ -384,8 +299,8 @@ static void pick_mode(struct mon_src *s, struct nvml_priv *p)
 	} else {
 		snprintf(buf, sizeof(buf), "NVML throughput KB/s x 1000, ~20 ms window (fields "
 			 "197/198: %s)", off ? "off, PFCLAB_NVML_FIELDS=0" :
-			 !p->api.field_values ? "no nvmlDeviceGetFieldValues" :
-			 rc == -1 ? "not an integer" : nv_err(&p->api, rc));
+			 !p->api->field_values ? "no nvmlDeviceGetFieldValues" :
+			 rc == -1 ? "not an integer" : hw_nvml_strerror(p->api, rc, err, sizeof(err)));
 		src_info_add(s, "pcie_bytes", buf);
 	}
 }
@@ -394,9 +309,9 @@ static int nvml_init(struct mon_src *s)
 {
 	struct nvml_priv *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
-	char buf[96];
-	nvml_ret rc;
-	int err;
+	char buf[96], why[200];
+	hw_nvml_ret rc;
+	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
@@ -407,29 +322,22 @@ static int nvml_init(struct mon_src *s)
 	pthread_cond_init(&p->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	p->cadence_ns = s->cadence_ns ? s->cadence_ns : SRC_NVML_CADENCE_NS;
-	err = nvml_load(s, &p->api);
-	if (err)
-		return err;
-	rc = p->api.init();
-	if (rc != NVML_OK) {
-		snprintf(s->err, sizeof(s->err), "nvmlInit: %s", nv_err(&p->api, rc));
-		dlclose(p->api.so);
-		p->api.so = NULL;
+	p->api = hw_nvml_get(&err, why, sizeof(why));
+	if (!p->api) {
+		snprintf(s->err, sizeof(s->err), "%s", why);
 		return -EOPNOTSUPP;
 	}
-	rc = p->api.by_index((unsigned)s->index, &p->dev);
-	if (rc != NVML_OK) {
+	rc = p->api->by_index((unsigned)s->index, &p->dev);
+	if (rc != HW_NVML_OK) {
 		snprintf(s->err, sizeof(s->err), "GPU %d: %s (see nvidia-smi -L)", s->index,
-			 nv_err(&p->api, rc));
-		p->api.shutdown();
-		dlclose(p->api.so);
-		p->api.so = NULL;
+			 hw_nvml_strerror(p->api, rc, buf, sizeof(buf)));
 		return -ENODEV;
 	}
 	snprintf(s->driver, sizeof(s->driver), "nvidia");
-	if (p->api.name && p->api.name(p->dev, buf, sizeof(buf)) == NVML_OK)
+	if (p->api->name && p->api->name(p->dev, buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "name", buf);
-	if (p->api.driver && p->api.driver(buf, sizeof(buf)) == NVML_OK)
+	if (p->api->system_driver_version &&
+	    p->api->system_driver_version(buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "driver_version", buf);
 	pick_mode(s, p);
 	if (pthread_create(&p->thr, NULL, reader, p)) {

@@ -13,10 +13,9 @@
 
 #include "lib/util.h"
 #include "monitor/catalog.h"
-#include "monitor/frames/src_frames.h"
 #include "monitor/record.h"
 #include "monitor/sampler.h"
-#include "monitor/sources/sources.h"
+#include "monitor/sources/setup.h"
 #include "monitor/top/feed.h"
 
 struct local {
@@ -44,31 +43,17 @@ static void on_event(void *arg, const struct mon_event *ev)
 		mon_rec_event(l->rec, ev);
 }
 
-/* The sources of "pfclab monitor" for the same options, in the same order. */
+/* The sources "pfclab monitor" uses for the same options (monitor/sources/setup.c). */
 static int add_sources(struct local *l)
 {
 	const struct top_local_cfg *c = &l->cfg;
-	int rc = 0;
+	struct mon_sources_want w = {
+		.iface = c->iface, .rdma = c->rdma, .rdma_port = c->rdma_port, .gpu = c->gpu,
+		.frames = c->frames,
+		.gpu_cadence_ns = mon_sources_gpu_cadence(c->interval_ns, 0),
+	};
 
-	if (c->iface) {
-		rc |= mon_engine_add(l->e, &src_ethtool_ioctl_ops, c->iface, 0, -1) < 0;
-		rc |= mon_engine_add(l->e, &src_ethtool_nl_ops, c->iface, 0, -1) < 0;
-		rc |= mon_engine_add(l->e, &src_dcb_ops, c->iface, 0, -1) < 0;
-		rc |= mon_engine_add(l->e, &src_link_ops, c->iface, 0, -1) < 0;
-		rc |= mon_engine_add(l->e, &src_pci_ops, c->iface, 0, -1) < 0;
-	}
-	if (c->frames)
-		rc |= mon_engine_add(l->e, &src_frames_ops, c->frames, 0, -1) < 0;
-	if (c->rdma)
-		rc |= mon_engine_add(l->e, &src_rdma_nl_ops, c->rdma, c->rdma_port, -1) < 0;
-	if (c->gpu >= 0) {
-		char dev[16];
-
-		snprintf(dev, sizeof(dev), "gpu%d", c->gpu);
-		rc |= mon_engine_add(l->e, &src_nvml_ops, dev, 0, c->gpu) < 0;
-		rc |= mon_engine_add(l->e, &src_pci_ops, dev, 0, c->gpu) < 0;
-	}
-	return rc ? -ENOSPC : 0;
+	return mon_sources_add(l->e, &w);
 }
 
 static void to_snap(struct local *l, const struct mon_sample *s, struct top_snap *o)

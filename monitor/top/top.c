@@ -5,7 +5,6 @@
  */
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/opt.h"
 #include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/monitor.h"
@@ -47,9 +47,7 @@ static void on_signal(int sig)
 	stop_sig = sig;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+static const char top_usage[] =
 "Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu N] [--frames[=IFACE]]\n"
 "                  [-I DUR] [--refresh DUR] [--record-dir DIR] [--tolerance PCT]\n"
 "                  [--stale DUR] [--catalog FILE]\n"
@@ -71,32 +69,8 @@ static void usage(FILE *f)
 "peer's PFC sent, CNPs handled beside CNPs sent; a '!' marks a disagreement beyond\n"
 "the tolerance. A host that sends nothing keeps its last values, marked STALE with\n"
 "their age; the screen never waits for it.\n"
-"\n"
-"  -i, --iface IFACE      network interface (ethtool -S, PAUSE, DCB PFC, link, PCI)\n"
-"  -d, --rdma DEV[:PORT]  RDMA device hw counters; port 1 by default\n"
-"      --gpu N            NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)\n"
-"      --frames[=IFACE]   also count captured PAUSE/PFC, CNP and CE-marked frames\n"
-"  -I, --interval DUR     sampling interval, >= 1ms (default 1s)\n"
-"      --refresh DUR      redraw period, 50ms..10s (default: the interval, at most 1s)\n"
-"      --record-dir DIR   where 'r' records (default top-YYYYmmdd-HHMMSS); with\n"
-"                         several hosts, one record per host in DIR/HOST\n"
-"      --tolerance PCT    disagreement allowed between paired hosts (default 10)\n"
-"      --stale DUR        a host is STALE after DUR without a sample (default: 3\n"
-"                         intervals, at least 1s)\n"
-"      --catalog FILE     counter catalog instead of the built-in one\n"
-"  -e, --experiment FILE  the hosts of a 'pfclab run' experiment file, each with its\n"
-"                         netdev, rdma, gpu and pfclab, reached as its launcher does\n"
-"                         (local: here; ssh; slurm: srun inside the allocation);\n"
-"                         -i/-d/--gpu given here replace the file's\n"
-"      --ssh-config FILE  ssh -F FILE (default: your own ssh configuration); ssh runs\n"
-"                         with BatchMode=yes and connection sharing (ControlMaster)\n"
-"      --remote-pfclab CMD  the pfclab command on the hosts (default: pfclab)\n"
-"      --replay DIR       play back a monitor record, or a 'pfclab run' results folder\n"
-"                         (every record below DIR is a host, side by side, at most\n"
-"                         16: give a point's folder, e.g. DIR/p003/rep0, for one point)\n"
-"      --start DUR        replay: begin DUR into the record\n"
-"      --paused           replay: begin paused\n"
-"  -h, --help             this help\n"
+"\n";
+static const char top_tail[] =
 "\n"
 "Keys: q quit; space freeze (replay: pause); + - refresh faster/slower; z totals from\n"
 "now (they start from the first sample), Z the counters as read; r start/stop\n"
@@ -106,8 +80,7 @@ static void usage(FILE *f)
 "\n"
 "NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
 "counters are printed as 'pfclab monitor' prints them.\n"
-"Exit status: 0 done, 1 run-time failure, 2 usage error.\n");
-}
+"Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
 
 /* Words sent to the remote shell: refuse what it would interpret. */
 static bool shell_safe(const char *s)
@@ -116,136 +89,120 @@ static bool shell_safe(const char *s)
 				      "0123456789_-.:/=@+,")];
 }
 
+static struct top_opts T;	/* the option table below writes here */
+
+static int rdma_fn(void *dst, const char *v, char *why, size_t len)
+{
+	static char dev[64];
+
+	if (opt_rdma_dev(v, dev, sizeof(dev), &T.rdma_port, why, len))
+		return -1;
+	T.rdma = dev;
+	return 0;
+}
+
+/* The interval is passed on to remote monitors as typed. */
+static int interval_fn(void *dst, const char *v, char *why, size_t len)
+{
+	if (parse_duration_ns(v, 1000000ULL, 3600000000000ULL, &T.interval_ns)) {
+		snprintf(why, len, "expected a duration from 1ms to 1h (e.g. 200ms)");
+		return -1;
+	}
+	T.interval_s = v;
+	return 0;
+}
+
+static int tolerance_fn(void *dst, const char *v, char *why, size_t len)
+{
+	char *end;
+	double t = strtod(v, &end);
+
+	if (*end || end == v || !(t >= 0 && t <= 1000)) {
+		snprintf(why, len, "expected a percentage 0..1000");
+		return -1;
+	}
+	T.tolerance = t / 100;
+	return 0;
+}
+
+static const struct opt top_opts_tab[] = {
+	{ "iface", 'i', OPT_STR, .dst = &T.iface, .arg = "IFACE",
+	  .help = "network interface (ethtool -S, PAUSE, DCB PFC, link, PCI)" },
+	{ "rdma", 'd', OPT_FN, .fn = rdma_fn, .arg = "DEV[:PORT]",
+	  .help = "RDMA device hw counters; port 1 by default" },
+	{ "gpu", 0, OPT_FN, .dst = &T.gpu, .fn = opt_gpu_index, .arg = "N",
+	  .help = "NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)" },
+	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
+	  .help = "also count captured PAUSE/PFC, CNP and CE-marked frames" },
+	{ "interval", 'I', OPT_FN, .fn = interval_fn, .arg = "DUR",
+	  .help = "sampling interval, >= 1ms (default 1s)" },
+	{ "refresh", 0, OPT_DUR, TOP_REFRESH_MIN_NS, TOP_REFRESH_MAX_NS, &T.refresh_ns,
+	  .arg = "DUR", .help = "redraw period, 50ms..10s (default: the interval, at most 1s)" },
+	{ "record-dir", 0, OPT_STR, .dst = &T.record_dir, .arg = "DIR",
+	  .help = "where 'r' records (default top-YYYYmmdd-HHMMSS); with\n"
+		  "several hosts, one record per host in DIR/HOST" },
+	{ "tolerance", 0, OPT_FN, .fn = tolerance_fn, .arg = "PCT",
+	  .help = "disagreement allowed between paired hosts (default 10)" },
+	{ "stale", 0, OPT_DUR, 1000000ULL, 3600000000000ULL, &T.stale_ns, .arg = "DUR",
+	  .help = "a host is STALE after DUR without a sample (default: 3\n"
+		  "intervals, at least 1s)" },
+	{ "catalog", 0, OPT_STR, .dst = &T.catalog, .arg = "FILE",
+	  .help = "counter catalog instead of the built-in one" },
+	{ "experiment", 'e', OPT_STR, .dst = &T.experiment, .arg = "FILE",
+	  .help = "the hosts of a 'pfclab run' experiment file, each with its\n"
+		  "netdev, rdma, gpu and pfclab, reached as its launcher does\n"
+		  "(local: here; ssh; slurm: srun inside the allocation);\n"
+		  "-i/-d/--gpu given here replace the file's" },
+	{ "ssh-config", 0, OPT_STR, .dst = &T.ssh_config, .arg = "FILE",
+	  .help = "ssh -F FILE (default: your own ssh configuration); ssh runs\n"
+		  "with BatchMode=yes and connection sharing (ControlMaster)" },
+	{ "remote-pfclab", 0, OPT_STR, .dst = &T.remote_pfclab, .arg = "CMD",
+	  .help = "the pfclab command on the hosts (default: pfclab)" },
+	{ "replay", 0, OPT_STR, .dst = &T.replay, .arg = "DIR",
+	  .help = "play back a monitor record, or a 'pfclab run' results folder\n"
+		  "(every record below DIR is a host, side by side, at most\n"
+		  "16: give a point's folder, e.g. DIR/p003/rep0, for one point)" },
+	{ "start", 0, OPT_DUR, 0, UINT64_MAX, &T.start_ns, .arg = "DUR",
+	  .help = "replay: begin DUR into the record" },
+	{ "paused", 0, OPT_FLAG, .dst = &T.paused, .help = "replay: begin paused" },
+	OPT_END
+};
+
+static const struct opt_cmd top_cmd = {
+	"top", top_usage, top_tail, top_opts_tab, .extra = NULL
+};
+
+/* 0 after --help, 2 usage error, -1 go on. */
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	enum { OPT_GPU = 256, OPT_FRAMES, OPT_REFRESH, OPT_RECDIR, OPT_TOL, OPT_STALE,
-	       OPT_CATALOG, OPT_SSHCFG, OPT_RPFC, OPT_REPLAY, OPT_START, OPT_PAUSED,
-	       OPT_EXP };
-	static const struct option lo[] = {
-		{ "iface", required_argument, NULL, 'i' },
-		{ "rdma", required_argument, NULL, 'd' },
-		{ "gpu", required_argument, NULL, OPT_GPU },
-		{ "frames", optional_argument, NULL, OPT_FRAMES },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "refresh", required_argument, NULL, OPT_REFRESH },
-		{ "record-dir", required_argument, NULL, OPT_RECDIR },
-		{ "tolerance", required_argument, NULL, OPT_TOL },
-		{ "stale", required_argument, NULL, OPT_STALE },
-		{ "catalog", required_argument, NULL, OPT_CATALOG },
-		{ "ssh-config", required_argument, NULL, OPT_SSHCFG },
-		{ "remote-pfclab", required_argument, NULL, OPT_RPFC },
-		{ "replay", required_argument, NULL, OPT_REPLAY },
-		{ "start", required_argument, NULL, OPT_START },
-		{ "paused", no_argument, NULL, OPT_PAUSED },
-		{ "experiment", required_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	uint32_t u;
-	int c;
+	int first;
 
-	memset(o, 0, sizeof(*o));
-	o->gpu = -1;
-	o->rdma_port = 1;
-	o->interval_ns = 1000000000ULL;
-	o->tolerance = 0.10;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:I:e:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->iface = optarg;
-			break;
-		case 'd': {
-			char *colon = strchr(optarg, ':');
+	memset(&T, 0, sizeof(T));
+	T.gpu = -1;
+	T.rdma_port = 1;
+	T.interval_ns = 1000000000ULL;
+	T.tolerance = 0.10;
+	first = opt_parse(&top_cmd, argc, argv);
+	*o = T;
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	o->frames_on = opt_given(&top_cmd, "frames");
+	if (o->gpu >= 0) {	/* passed on to remote monitors */
+		static char gpu_s[12];
 
-			o->rdma = optarg;
-			if (colon) {
-				*colon = '\0';
-				if (parse_u32(colon + 1, 1, 255, &o->rdma_port))
-					return pfc_bad_arg("--rdma", colon + 1,
-							   "the port must be a number 1..255");
-			}
-			break;
-		}
-		case OPT_GPU:
-			if (parse_u32(optarg, 0, 63, &u))
-				return pfc_bad_arg("--gpu", optarg, "expected a GPU index 0..63");
-			o->gpu = (int)u;
-			o->gpu_s = optarg;
-			break;
-		case OPT_FRAMES:
-			o->frames_on = true;
-			o->frames = optarg;
-			break;
-		case 'I':
-			if (parse_duration_ns(optarg, 1000000ULL, 3600000000000ULL, &o->interval_ns))
-				return pfc_bad_arg("--interval", optarg,
-						   "expected a duration from 1ms to 1h (e.g. 200ms)");
-			o->interval_s = optarg;
-			break;
-		case OPT_REFRESH:
-			if (parse_duration_ns(optarg, TOP_REFRESH_MIN_NS, TOP_REFRESH_MAX_NS,
-					      &o->refresh_ns))
-				return pfc_bad_arg("--refresh", optarg,
-						   "expected a duration from 50ms to 10s");
-			break;
-		case OPT_RECDIR:
-			o->record_dir = optarg;
-			break;
-		case OPT_TOL: {
-			char *end;
-			double t = strtod(optarg, &end);
-
-			if (*end || end == optarg || !(t >= 0 && t <= 1000))
-				return pfc_bad_arg("--tolerance", optarg,
-						   "expected a percentage 0..1000");
-			o->tolerance = t / 100;
-			break;
-		}
-		case OPT_STALE:
-			if (parse_duration_ns(optarg, 1000000ULL, 3600000000000ULL, &o->stale_ns))
-				return pfc_bad_arg("--stale", optarg, "expected a duration (e.g. 2s)");
-			break;
-		case OPT_CATALOG:
-			o->catalog = optarg;
-			break;
-		case OPT_SSHCFG:
-			o->ssh_config = optarg;
-			break;
-		case OPT_RPFC:
-			o->remote_pfclab = optarg;
-			break;
-		case OPT_REPLAY:
-			o->replay = optarg;
-			break;
-		case OPT_START:
-			if (parse_duration_ns(optarg, 0, UINT64_MAX, &o->start_ns))
-				return pfc_bad_arg("--start", optarg, "expected a duration (e.g. 5s)");
-			break;
-		case OPT_PAUSED:
-			o->paused = true;
-			break;
-		case 'e':
-			o->experiment = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		snprintf(gpu_s, sizeof(gpu_s), "%d", o->gpu);
+		o->gpu_s = gpu_s;
 	}
-	for (; optind < argc; optind++) {
+	for (; first < argc; first++) {
 		if (o->nhosts >= TOP_MAX_HOSTS) {
 			pfc_err("more than %d hosts; show fewer at once", TOP_MAX_HOSTS);
 			return 2;
 		}
-		if (argv[optind][0] == '-' || !shell_safe(argv[optind]))
-			return pfc_bad_arg("HOST", argv[optind],
+		if (argv[first][0] == '-' || !shell_safe(argv[first]))
+			return pfc_bad_arg("HOST", argv[first],
 					   "expected an ssh destination (name, user@name, "
 					   "name:IFACE)");
-		o->hosts[o->nhosts++] = argv[optind];
+		o->hosts[o->nhosts++] = argv[first];
 	}
 	if (o->experiment && (o->nhosts || o->replay)) {
 		pfc_err("-e takes the hosts from the experiment file: give no HOST or --replay");

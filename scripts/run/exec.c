@@ -18,6 +18,7 @@
 
 #include <sodium.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "records.h"
 #include "run.h"
@@ -318,7 +319,7 @@ static void traffic_merge_line(json_object *o, void *arg)
 	json_object_object_add(o, "run_phase", json_object_new_string(p->phases[s->phase].name));
 	json_object_object_add(o, "run_role", json_object_new_string(plan_role_name(s->role)));
 	json_object_object_add(o, "run_file", json_object_new_string(s->out));
-	fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	fprintf(f, "%s\n", out_json_text(o, false));
 }
 
 static void review_capture(struct run_ctx *c, const char *hdir)
@@ -576,7 +577,12 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 			for (i = 0; i < r.pl.n && !stopped; i++)
 				if (r.pl.s[i].phase == (int)k && r.pl.s[i].role == PR_CLIENT && start_bg(&r, i))
 					stopped = true;
-			if (!stopped && !wait_phase(&r, (int)k, ph->duration_ns + 60000000000ull, true)) {
+			bool done = !stopped && wait_phase(&r, (int)k, ph->duration_ns + 60000000000ull, true);
+
+			/* when the traffic ended: its reports count time from its start (plots) */
+			json_object_object_add(pj, "traffic_end_s",
+					       json_object_new_double((double)(time_real_ns() - r.t0) / 1e9));
+			if (!stopped && !done) {
 				if (!run_stop_requested && !r.obs.interrupted) {
 					bool any_lost = false;
 

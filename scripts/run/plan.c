@@ -221,7 +221,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 			add(&a, "capture.pcapng");
 			add(&a, "-q");
 			add(&a, "--json");
-			add(&a, "-d");
+			add(&a, "-D");
 			add(&a, lim);
 			DONE();
 		}
@@ -255,13 +255,14 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 			add(&a, "-i");
 			add(&a, in->iface ? in->iface : c->hosts[in->host].h->netdev);
 			for (j = 0; j < in->nargs; j++) {
-				if (!strcmp(in->args[j], "-d") || !strcmp(in->args[j], "--duration"))
+				if (!strcmp(in->args[j], "-D") || !strcmp(in->args[j], "-d") ||
+				    !strcmp(in->args[j], "--duration"))
 					has_d = true;
 				add(&a, in->args[j]);
 			}
 			if (!has_d) {
 				dur_str(plim, d, sizeof(d));
-				add(&a, "-d");
+				add(&a, "-D");
 				add(&a, d);
 			}
 			add(&a, in->kind);

@@ -166,16 +166,19 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 			continue;
 		ns = (int64_t)llround(ts * 1e9);
 		t = (double)(clock_to_runner(mh, ns) - t0) / 1e9;
+		/* bins without frames are left out: the points show when frames came */
 		snprintf(name, sizeof(name), "%s PFC captured", host);
-		series_add(series_get(&p[P_PFC], name, true), t, (double)pfc / bin);
-		if (pause) {
-			snprintf(name, sizeof(name), "%s PAUSE captured", host);
+		if (pfc)
+			series_add(series_get(&p[P_PFC], name, true), t, (double)pfc / bin);
+		snprintf(name, sizeof(name), "%s PAUSE captured", host);
+		if (pause)
 			series_add(series_get(&p[P_PFC], name, true), t, (double)pause / bin);
-		}
 		snprintf(name, sizeof(name), "%s CNP captured", host);
-		series_add(series_get(&p[P_CNP], name, true), t, (double)cnp / bin);
+		if (cnp)
+			series_add(series_get(&p[P_CNP], name, true), t, (double)cnp / bin);
 		snprintf(name, sizeof(name), "%s CE captured", host);
-		series_add(series_get(&p[P_CNP], name, true), t, (double)ce / bin);
+		if (ce)
+			series_add(series_get(&p[P_CNP], name, true), t, (double)ce / bin);
 	}
 	fclose(f);
 }
@@ -186,9 +189,13 @@ struct tr_ctx {
 	struct panel *p;
 	const char *host;
 	json_object *phases;
+	json_object *last_t; /* run_file -> the last report's t */
 };
 
-static double phase_start(json_object *phases, const char *name)
+/* A traffic process's reports count from its own start, which lies after the phase's start
+ * by its start-up and connection time: its last report is put where the runner saw the
+ * traffic end (traffic_end_s), the others before it by their t. */
+static double phase_time(json_object *phases, const char *name, const char *key)
 {
 	size_t i;
 
@@ -196,10 +203,19 @@ static double phase_start(json_object *phases, const char *name)
 		json_object *ph = json_object_array_get_idx(phases, i), *n, *s;
 
 		if (json_object_object_get_ex(ph, "name", &n) && !strcmp(json_object_get_string(n), name) &&
-		    json_object_object_get_ex(ph, "start_s", &s))
+		    json_object_object_get_ex(ph, key, &s))
 			return json_object_get_double(s);
 	}
 	return NAN;
+}
+
+static void tr_last(json_object *o, void *arg)
+{
+	struct tr_ctx *c = arg;
+	json_object *file, *t;
+
+	if (json_object_object_get_ex(o, "run_file", &file) && json_object_object_get_ex(o, "t", &t))
+		json_object_object_add(c->last_t, json_object_get_string(file), json_object_get(t));
 }
 
 static void tr_line(json_object *o, void *arg)
@@ -220,11 +236,23 @@ static void tr_line(json_object *o, void *arg)
 		return;
 	if (strstr(f, "-server-") && json_object_get_double(g) == 0)
 		return; /* a one-way server sends nothing */
-	snprintf(name, sizeof(name), "%s->%.*s %s", c->host, (int)(strlen(peer) - 6), peer,
-		 json_object_get_string(ph));
-	series_add(series_get(&c->p[P_TPUT], name, false),
-		   phase_start(c->phases, json_object_get_string(ph)) + json_object_get_double(t),
-		   json_object_get_double(g));
+	{
+		json_object *secs, *last;
+		double start, end;
+
+		/* a short interval (the one that ends the run) says little about the rate */
+		if (!json_object_object_get_ex(tx, "seconds", &secs) || json_object_get_double(secs) < 0.2)
+			return;
+		end = phase_time(c->phases, json_object_get_string(ph), "traffic_end_s");
+		if (isfinite(end) && json_object_object_get_ex(c->last_t, f, &last))
+			start = end - json_object_get_double(last);
+		else
+			start = phase_time(c->phases, json_object_get_string(ph), "start_s");
+		snprintf(name, sizeof(name), "%s->%.*s %s", c->host, (int)(strlen(peer) - 6), peer,
+			 json_object_get_string(ph));
+		series_add(series_get(&c->p[P_TPUT], name, false), start + json_object_get_double(t),
+			   json_object_get_double(g));
+	}
 }
 
 /* ---- writing data and scripts ---------------------------------------------------------- */
@@ -258,15 +286,17 @@ static void sort_series(struct series *s)
 static int write_panel(const char *path, const struct panel *p)
 {
 	FILE *f = fopen(path, "w");
-	size_t i, j;
+	size_t i, j, k;
 
 	if (!f)
 		return -errno;
 	fprintf(f, "# %s: %s against seconds on the runner's clock since the point started\n", p->title,
 		p->ylabel);
-	for (i = 0; i < p->n; i++) {
+	for (i = 0, k = 0; i < p->n; i++) {
+		if (!p->s[i].n)
+			continue; /* an empty block would shift gnuplot's index */
 		sort_series(&p->s[i]);
-		fprintf(f, "%s# series %s\n", i ? "\n\n" : "", p->s[i].name);
+		fprintf(f, "%s# series %s\n", k++ ? "\n\n" : "", p->s[i].name);
 		for (j = 0; j < p->s[i].n; j++)
 			fprintf(f, "%.6f %.9g\n", p->s[i].t[j], p->s[i].v[j]);
 	}
@@ -341,7 +371,8 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		const char *hn = e->hosts[h].name;
 		json_object *mh = NULL;
 		struct mon_ctx mc = { .p = p, .host = hn, .t0 = t0 };
-		struct tr_ctx tc = { .p = p, .host = hn, .phases = phases };
+		struct tr_ctx tc = { .p = p, .host = hn, .phases = phases,
+				     .last_t = json_object_new_object() };
 
 		if (hosts)
 			json_object_object_get_ex(hosts, hn, &mh);
@@ -351,7 +382,9 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/review-timeline.csv", dir, pid, rep, hn);
 		timeline(p, path, hn, mh, t0);
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/traffic.jsonl", dir, pid, rep, hn);
+		rec_jsonl_each(path, tr_last, &tc);
 		rec_jsonl_each(path, tr_line, &tc);
+		json_object_put(tc.last_t);
 	}
 	for (i = 0; i < P_N; i++) {
 		run_path(path, sizeof(path), "%s/plots/data/%s-%s-%s.dat", dir, pid, rep, stem[i]);
@@ -415,13 +448,13 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 				   "set yrange [0:1]\nplot NaN notitle\nunset label 99\nset autoscale y\n");
 			continue;
 		}
-		fprintf(f, "plot ");
+		fprintf(f, "set yrange [0:*]\nplot ");
 		for (k = 0, used = 0; k < p[i].n; k++) {
 			if (!p[i].s[k].n)
 				continue;
-			fprintf(f, "%s", used++ ? ", \\\n     " : "");
+			fprintf(f, "%s", used ? ", \\\n     " : "");
 			run_path(path, sizeof(path), "data/%s-%s-%s.dat", pid, rep, stem[i]);
-			fprintf(f, "\"%s/plots/%s\" index %zu using 1:2 with %s title ", dir, path, k,
+			fprintf(f, "\"%s/plots/%s\" index %zu using 1:2 with %s title ", dir, path, used++,
 				p[i].s[k].points ? "points pt 7 ps 0.6" : "lines lw 2");
 			gp_quote(f, p[i].s[k].name);
 		}

@@ -3,7 +3,6 @@
  * points, repetitions and retries, Ctrl-C, resume, and the report at the end.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +14,8 @@
 
 #include <sodium.h>
 
+#include "lib/opt.h"
+#include "lib/out.h"
 #include "lib/util.h"
 #include "run.h"
 #include "scripts/run/run_main.h"
@@ -84,7 +85,7 @@ int run_json_write(const char *path, json_object *o)
 	char tmp[PATH_MAX];
 
 	run_path(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED))
+	if (json_object_to_file_ext(tmp, o, OUT_JSON_PRETTY))
 		return -EIO;
 	if (rename(tmp, path))
 		return -errno;
@@ -105,33 +106,70 @@ static void on_sigint(int sig)
 		return;
 }
 
-static void usage(FILE *f)
+static const char run_usage[] =
+	"Usage: pfclab run [OPTIONS] EXPERIMENT.yaml\n"
+	"       pfclab run --resume DIR      go on with an interrupted run\n"
+	"       pfclab run --report DIR      (re)make summary and plots of a results folder\n"
+	"\n"
+	"Runs a scripted experiment across hosts: on every host a counter monitor and a frame\n"
+	"capture for each sweep point, then the point's phases (traffic, inject, idle, pre/post\n"
+	"commands); brings the records back, reviews the captures, judges each point valid or\n"
+	"not (retrying invalid ones), and writes summary.json, summary.txt and plots/.\n"
+	"The experiment file format and the results layout: scripts/README.md.\n"
+	"\n"
+	"Options:\n";
+static const char run_tail[] =
+	"\n"
+	"Exit status: 0 every point valid, 1 run-time failure (a host unreachable, a version\n"
+	"mismatch, invalid points, interrupted), 2 usage error or a bad experiment file.\n";
+
+static int launcher_fn(void *dst, const char *v, char *why, size_t len)
 {
-	fprintf(f,
-		"Usage: pfclab run [OPTIONS] EXPERIMENT.yaml\n"
-		"       pfclab run --resume DIR      go on with an interrupted run\n"
-		"       pfclab run --report DIR      (re)make summary and plots of a results folder\n"
-		"\n"
-		"Runs a scripted experiment across hosts: on every host a counter monitor and a frame\n"
-		"capture for each sweep point, then the point's phases (traffic, inject, idle, pre/post\n"
-		"commands); brings the records back, reviews the captures, judges each point valid or\n"
-		"not (retrying invalid ones), and writes summary.json, summary.txt and plots/.\n"
-		"The experiment file format and the results layout: scripts/README.md.\n"
-		"\n"
-		"Options:\n"
-		"  -n, --dry-run          print every command on every host, run nothing\n"
-		"      --resume DIR       run the points of DIR that did not finish\n"
-		"      --report DIR       remake DIR/summary.* and DIR/plots from the records\n"
-		"  -r, --results DIR      parent folder of runs (default results); DIR/latest names the newest\n"
-		"  -o, --out DIR          put this run in DIR exactly\n"
-		"  -l, --launcher NAME    local, ssh or slurm (default: the file's launcher:, else ssh)\n"
-		"  -F, --ssh-config FILE  ssh -F FILE (default: the user's own ssh config)\n"
-		"      --no-plots         no gnuplot plots at the end\n"
-		"  -q, --quiet            no progress lines (run.log keeps them)\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"Exit status: 0 every point valid, 1 run-time failure (a host unreachable, a version\n"
-		"mismatch, invalid points, interrupted), 2 usage error or a bad experiment file.\n");
+	if (!launch_find(v))
+		return snprintf(why, len, "give local, ssh or slurm"), -1;
+	*(const char **)dst = v;
+	return 0;
+}
+
+static int ssh_config_fn(void *dst, const char *v, char *why, size_t len)
+{
+	if (access(v, R_OK))
+		return snprintf(why, len, "give a readable ssh config file"), -1;
+	*(const char **)dst = v;
+	return 0;
+}
+
+/* The command line into c and report_dir: the index of the first operand, or OPT_HELP /
+ * OPT_USAGE.
+ */
+static int run_opts_parse(int argc, char **argv, struct run_ctx *c, const char **report_dir)
+{
+	bool no_plots = false;
+	const struct opt opts[] = {
+		{ "dry-run", 'n', OPT_FLAG, .dst = &c->o.dry_run,
+		  .help = "print every command on every host, run nothing" },
+		{ "resume", 0, OPT_STR, .dst = &c->o.resume, .arg = "DIR",
+		  .help = "run the points of DIR that did not finish" },
+		{ "report", 0, OPT_STR, .dst = report_dir, .arg = "DIR",
+		  .help = "remake DIR/summary.* and DIR/plots from the records" },
+		{ "results", 'r', OPT_STR, .dst = &c->o.results, .arg = "DIR",
+		  .help = "parent folder of runs (default results); DIR/latest names the newest" },
+		{ "out", 'o', OPT_STR, .dst = &c->o.out, .arg = "DIR",
+		  .help = "put this run in DIR exactly" },
+		{ "launcher", 'l', OPT_FN, .dst = &c->o.launcher, .fn = launcher_fn, .arg = "NAME",
+		  .help = "local, ssh or slurm (default: the file's launcher:, else ssh)" },
+		{ "ssh-config", 'F', OPT_FN, .dst = &c->o.ssh_config, .fn = ssh_config_fn,
+		  .arg = "FILE", .help = "ssh -F FILE (default: the user's own ssh config)" },
+		{ "no-plots", 0, OPT_FLAG, .dst = &no_plots, .help = "no gnuplot plots at the end" },
+		{ "quiet", 'q', OPT_FLAG, .dst = &c->o.quiet,
+		  .help = "no progress lines (run.log keeps them)" },
+		OPT_END
+	};
+	const struct opt_cmd cmd = { "run", run_usage, run_tail, opts, .extra = NULL };
+	int first = opt_parse(&cmd, argc, argv);
+
+	c->o.plots = !no_plots;
+	return first;
 }
 
 static int report(const char *dir, bool plots, bool print)
@@ -290,132 +328,53 @@ static int copy_text(const char *path, const char *text, size_t len)
 	return fclose(f) ? -errno : 0;
 }
 
-int run_main(int argc, char **argv)
+/* The launcher, this binary, and each host's pfclab and remote target. 0, or -errno with
+ * err filled (-ENOMEM: nothing to say).
+ */
+static int run_hosts(struct run_ctx *c, char *err, size_t errlen)
 {
-	static const struct option lopts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "resume", required_argument, NULL, 'R' },
-		{ "report", required_argument, NULL, 'P' },
-		{ "results", required_argument, NULL, 'r' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "launcher", required_argument, NULL, 'l' },
-		{ "ssh-config", required_argument, NULL, 'F' },
-		{ "no-plots", no_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run_ctx c = { .status = "running" };
-	const char *report_dir = NULL, *parent, *env;
-	char err[EXP_ERR_LEN + 512], path[PATH_MAX], exp_path[PATH_MAX];
-	struct sigaction sa = { .sa_handler = on_sigint };
-	size_t np, i, h;
-	unsigned rep;
-	int opt, rc, ret = 0;
 	ssize_t sl;
+	size_t h;
+	int rc;
 
-	c.o.plots = true;
-	env = getenv("PFCLAB_RUN_PSK");
-	c.o.psk = env ? strcmp(env, "0") != 0 : RUN_PSK_DEFAULT;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "nr:o:l:F:qh", lopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			c.o.dry_run = true;
-			break;
-		case 'R':
-			c.o.resume = optarg;
-			break;
-		case 'P':
-			report_dir = optarg;
-			break;
-		case 'r':
-			c.o.results = optarg;
-			break;
-		case 'o':
-			c.o.out = optarg;
-			break;
-		case 'l':
-			if (!launch_find(optarg))
-				return pfc_bad_arg("--launcher", optarg, "give local, ssh or slurm");
-			c.o.launcher = optarg;
-			break;
-		case 'F':
-			if (access(optarg, R_OK))
-				return pfc_bad_arg("--ssh-config", optarg, "give a readable ssh config file");
-			c.o.ssh_config = optarg;
-			break;
-		case 'N':
-			c.o.plots = false;
-			break;
-		case 'q':
-			c.o.quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (report_dir) {
-		if (optind != argc || c.o.resume) {
-			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
-			return 2;
-		}
-		return report(report_dir, c.o.plots, true);
-	}
-	if (c.o.resume) {
-		if (optind != argc) {
-			pfc_err("--resume DIR reads DIR/experiment.yaml; give no other file");
-			return 2;
-		}
-		run_path(exp_path, sizeof(exp_path), "%s/experiment.yaml", c.o.resume);
-	} else {
-		if (optind + 1 != argc) {
-			pfc_err("give one experiment file; 'pfclab run --help' shows the usage");
-			return 2;
-		}
-		run_path(exp_path, sizeof(exp_path), "%s", argv[optind]);
-	}
-	rc = exp_load(exp_path, &c.e, err, sizeof(err));
-	if (rc) {
-		pfc_err("%s", err);
-		return rc == -EINVAL ? 2 : 1;
-	}
-	c.lops = launch_find(c.o.launcher ? c.o.launcher : exp_launcher_name(c.e->launcher));
-	sl = readlink("/proc/self/exe", c.self, sizeof(c.self) - 1);
+	c->lops = launch_find(c->o.launcher ? c->o.launcher : exp_launcher_name(c->e->launcher));
+	sl = readlink("/proc/self/exe", c->self, sizeof(c->self) - 1);
 	if (sl <= 0)
-		run_path(c.self, sizeof(c.self), "pfclab");
-	c.nhosts = c.e->nhosts;
-	c.hosts = calloc(c.nhosts, sizeof(*c.hosts));
-	if (!c.hosts) {
-		exp_free(c.e);
-		return 1;
-	}
-	for (h = 0; h < c.nhosts; h++) {
-		struct run_host *rh = &c.hosts[h];
+		run_path(c->self, sizeof(c->self), "pfclab");
+	c->nhosts = c->e->nhosts;
+	c->hosts = calloc(c->nhosts, sizeof(*c->hosts));
+	if (!c->hosts)
+		return -ENOMEM;
+	for (h = 0; h < c->nhosts; h++) {
+		struct run_host *rh = &c->hosts[h];
 
-		rh->h = &c.e->hosts[h];
+		rh->h = &c->e->hosts[h];
 		run_path(rh->pfclab, sizeof(rh->pfclab), "%s",
-			 rh->h->pfclab ? rh->h->pfclab : c.lops->kind == REMOTE_LOCAL ? c.self : "pfclab");
+			 rh->h->pfclab ? rh->h->pfclab : c->lops->kind == REMOTE_LOCAL ? c->self : "pfclab");
 	}
-	rc = c.lops->resolve(&c, err, sizeof(err));
-	if (rc) {
-		pfc_err("%s", err);
-		ret = 1;
-		goto out;
-	}
-	for (h = 0; h < c.nhosts; h++) {
-		c.hosts[h].t = (struct remote_target){ .kind = c.lops->kind, .host = c.hosts[h].reach,
-						       .ssh_config = c.o.ssh_config };
-		if (c.lops->kind == REMOTE_SSH && !remote_control_dir(&rc)) {
-			pfc_errno(-rc, "no private folder for ssh control sockets (XDG_RUNTIME_DIR or /tmp)");
-			ret = 1;
-			goto out;
+	rc = c->lops->resolve(c, err, errlen);
+	if (rc)
+		return rc;
+	for (h = 0; h < c->nhosts; h++) {
+		c->hosts[h].t = (struct remote_target){ .kind = c->lops->kind, .host = c->hosts[h].reach,
+							.ssh_config = c->o.ssh_config };
+		if (c->lops->kind == REMOTE_SSH && !remote_control_dir(&rc)) {
+			snprintf(err, errlen, "no private folder for ssh control sockets "
+				 "(XDG_RUNTIME_DIR or /tmp): %s", strerror(-rc));
+			return rc;
 		}
 	}
+	return 0;
+}
+
+/* This run's id and results folder, and each host's scratch folder; returns the parent
+ * of the results folder.
+ */
+static const char *run_paths(struct run_ctx *c)
+{
+	const char *parent;
+	size_t h;
+
 	/* the results folder */
 	{
 		char ts[32];
@@ -424,88 +383,223 @@ int run_main(int argc, char **argv)
 
 		localtime_r(&now, &tm);
 		strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-		run_path(c.id, sizeof(c.id), "%s-%s", c.e->name, ts);
+		run_path(c->id, sizeof(c->id), "%s-%s", c->e->name, ts);
 	}
-	parent = c.o.results ? c.o.results : "results";
-	if (c.o.resume)
-		run_path(c.dir, sizeof(c.dir), "%s", c.o.resume);
-	else if (c.o.out)
-		run_path(c.dir, sizeof(c.dir), "%s", c.o.out);
+	parent = c->o.results ? c->o.results : "results";
+	if (c->o.resume)
+		run_path(c->dir, sizeof(c->dir), "%s", c->o.resume);
+	else if (c->o.out)
+		run_path(c->dir, sizeof(c->dir), "%s", c->o.out);
 	else
-		run_path(c.dir, sizeof(c.dir), "%s/%s", parent, c.id);
-	if (c.o.resume) {
-		const char *b = strrchr(c.dir, '/');
+		run_path(c->dir, sizeof(c->dir), "%s/%s", parent, c->id);
+	if (c->o.resume) {
+		const char *b = strrchr(c->dir, '/');
 
-		run_path(c.id, sizeof(c.id), "%s", b && b[1] ? b + 1 : c.dir);
+		run_path(c->id, sizeof(c->id), "%s", b && b[1] ? b + 1 : c->dir);
 	}
-	for (h = 0; h < c.nhosts; h++) {
-		struct run_host *rh = &c.hosts[h];
+	for (h = 0; h < c->nhosts; h++) {
+		struct run_host *rh = &c->hosts[h];
 
-		if (c.lops->writes_results)
+		if (c->lops->writes_results)
 			run_path(rh->scratch, sizeof(rh->scratch), "/tmp/pfclab-run-XXXXXX");
 		else
 			run_path(rh->scratch, sizeof(rh->scratch), "%s/pfclab-run-%s-%s",
-				 rh->h->workdir ? rh->h->workdir : "/tmp", c.id, rh->h->name);
+				 rh->h->workdir ? rh->h->workdir : "/tmp", c->id, rh->h->name);
 		run_path(rh->psk_path, sizeof(rh->psk_path), "%s/psk", rh->scratch);
 	}
+	return parent;
+}
+
+/* The experiment's hash and the manifest's fixed fields (kept from DIR on --resume). */
+static void manifest_start(struct run_ctx *c)
+{
+	char path[PATH_MAX];
+
+	run_path(path, sizeof(path), "%s/manifest.json", c->dir);
+	c->manifest = c->o.resume ? run_json_read(path) : NULL;
+	if (!c->manifest)
+		c->manifest = json_object_new_object();
+	{
+		unsigned char d[32];
+
+		crypto_hash_sha256(d, (const unsigned char *)c->e->text, c->e->textlen);
+		sodium_bin2hex(c->hash, sizeof(c->hash), d, sizeof(d));
+	}
+	json_object_object_add(c->manifest, "format", json_object_new_string("pfclab-run-1"));
+	json_object_object_add(c->manifest, "experiment", json_object_new_string(c->e->name));
+	json_object_object_add(c->manifest, "experiment_file", json_object_new_string(c->e->file));
+	json_object_object_add(c->manifest, "experiment_sha256", json_object_new_string(c->hash));
+	json_object_object_add(c->manifest, "run_id", json_object_new_string(c->id));
+	json_object_object_add(c->manifest, "launcher", json_object_new_string(c->lops->name));
+	json_object_object_add(c->manifest, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
+	json_object_object_add(c->manifest, "pre_shared_key",
+			       json_object_new_string(c->o.psk ? "fresh per run, passed to traffic with --psk, not kept"
+							      : "fresh per run, not passed to traffic (PFCLAB_RUN_PSK=0), not kept"));
+	if (c->o.resume)
+		json_object_object_add(c->manifest, "resumed_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	else
+		json_object_object_add(c->manifest, "started_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
+	run_log(c, "%s: %zu host%s, launcher %s, results in %s", c->e->name, c->nhosts,
+		c->nhosts == 1 ? "" : "s", c->lops->name, c->dir);
+}
+
+/* Every point and repetition, each retried while invalid; ends with c->status set unless
+ * all ran.
+ */
+static void run_points(struct run_ctx *c)
+{
+	char err[EXP_ERR_LEN + 512];
+	size_t np, i;
+	unsigned rep;
+	int rc;
+
+	np = exp_point_count(c->e);
+	for (i = 0; i < np && !strcmp(c->status, "running"); i++) {
+		struct exp_point p;
+
+		rc = exp_point_build(c->e, i, &p, err, sizeof(err));
+		if (rc) {
+			pfc_err("%s", err);
+			c->status = "failed";
+			break;
+		}
+		for (rep = 0; rep < c->e->reps && !strcmp(c->status, "running"); rep++) {
+			char repdir[PATH_MAX];
+			unsigned attempt;
+			bool valid = false;
+
+			run_path(repdir, sizeof(repdir), "%s/points/%s/rep%u", c->dir, p.id, rep);
+			if (c->o.resume && rep_done(repdir)) {
+				run_log(c, "point %s repetition %u: finished before; skipped", p.id, rep);
+				continue;
+			}
+			set_aside(repdir, "interrupted");
+			for (attempt = 0; attempt <= c->e->retries; attempt++) {
+				if (attempt) {
+					run_log(c, "point %s repetition %u invalid; retry %u of %u", p.id, rep,
+						attempt, c->e->retries);
+					set_aside(repdir, "failed");
+				}
+				rc = exec_point(c, &p, rep, attempt, &valid);
+				if (rc == -EINTR) {
+					c->status = "interrupted";
+					break;
+				}
+				if (rc == -EHOSTDOWN) {
+					c->status = "host-lost";
+					break;
+				}
+				if (rc) {
+					pfc_errno(-rc, "point %s repetition %u", p.id, rep);
+					c->status = "failed";
+					break;
+				}
+				if (valid)
+					break;
+			}
+			if (!valid && !strcmp(c->status, "running")) {
+				c->invalid_points++;
+				run_log(c, "point %s repetition %u: invalid after %u attempt%s (status.json says why)",
+					p.id, rep, c->e->retries + 1, c->e->retries ? "s" : "");
+			}
+		}
+		exp_point_free(&p);
+	}
+}
+
+/* The results folder: refused if it exists (a new run), made, the experiment copied in,
+ * results/latest pointed at it, run.log opened. 0, or -1 after saying why.
+ */
+static int run_folder(struct run_ctx *c, const char *parent)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (!c->o.resume && !c->o.out) {
+		struct stat st;
+
+		if (!stat(c->dir, &st)) {
+			pfc_err("%s exists already (two runs within a second?); wait a second or give --out",
+				c->dir);
+			return -1;
+		}
+	}
+	rc = run_mkdirs(c->dir);
+	if (rc) {
+		pfc_errno(-rc, "%s: cannot create the results folder", c->dir);
+		return -1;
+	}
+	if (!c->o.resume) {
+		run_path(path, sizeof(path), "%s/experiment.yaml", c->dir);
+		if (copy_text(path, c->e->text, c->e->textlen)) {
+			pfc_err("%s: cannot write", path);
+			return -1;
+		}
+		if (!c->o.out)
+			latest_link(parent, c->id);
+	}
+	run_path(path, sizeof(path), "%s/run.log", c->dir);
+	c->log = fopen(path, "a");
+	return 0;
+}
+
+int run_main(int argc, char **argv)
+{
+	struct run_ctx c = { .status = "running" };
+	const char *report_dir = NULL, *parent, *env;
+	char err[EXP_ERR_LEN + 512], exp_path[PATH_MAX];
+	struct sigaction sa = { .sa_handler = on_sigint };
+	size_t h;
+	int first, rc, ret = 0;
+
+	c.o.plots = true;
+	env = getenv("PFCLAB_RUN_PSK");
+	c.o.psk = env ? strcmp(env, "0") != 0 : RUN_PSK_DEFAULT;
+	first = run_opts_parse(argc, argv, &c, &report_dir);
+	if (first < 0)
+		return first == OPT_HELP ? 0 : 2;
+	if (report_dir) {
+		if (first != argc || c.o.resume) {
+			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
+			return 2;
+		}
+		return report(report_dir, c.o.plots, true);
+	}
+	if (c.o.resume) {
+		if (first != argc) {
+			pfc_err("--resume DIR reads DIR/experiment.yaml; give no other file");
+			return 2;
+		}
+		run_path(exp_path, sizeof(exp_path), "%s/experiment.yaml", c.o.resume);
+	} else {
+		if (first + 1 != argc) {
+			pfc_err("give one experiment file; 'pfclab run --help' shows the usage");
+			return 2;
+		}
+		run_path(exp_path, sizeof(exp_path), "%s", argv[first]);
+	}
+	rc = exp_load(exp_path, &c.e, err, sizeof(err));
+	if (rc) {
+		pfc_err("%s", err);
+		return 2; /* a missing, unreadable or bad experiment file */
+	}
+	rc = run_hosts(&c, err, sizeof(err));
+	if (rc) {
+		if (rc != -ENOMEM)
+			pfc_err("%s", err);
+		ret = 1;
+		goto out;
+	}
+	parent = run_paths(&c);
 	if (c.o.dry_run) {
 		ret = plan_print(&c, stdout) ? 1 : 0;
 		goto out;
 	}
-	if (!c.o.resume && !c.o.out) {
-		struct stat st;
-
-		if (!stat(c.dir, &st)) {
-			pfc_err("%s exists already (two runs within a second?); wait a second or give --out",
-				c.dir);
-			ret = 1;
-			goto out;
-		}
-	}
-	rc = run_mkdirs(c.dir);
-	if (rc) {
-		pfc_errno(-rc, "%s: cannot create the results folder", c.dir);
+	if (run_folder(&c, parent)) {
 		ret = 1;
 		goto out;
 	}
-	if (!c.o.resume) {
-		run_path(path, sizeof(path), "%s/experiment.yaml", c.dir);
-		if (copy_text(path, c.e->text, c.e->textlen)) {
-			pfc_err("%s: cannot write", path);
-			ret = 1;
-			goto out;
-		}
-		if (!c.o.out)
-			latest_link(parent, c.id);
-	}
-	run_path(path, sizeof(path), "%s/run.log", c.dir);
-	c.log = fopen(path, "a");
-	{
-		unsigned char d[32];
-
-		crypto_hash_sha256(d, (const unsigned char *)c.e->text, c.e->textlen);
-		sodium_bin2hex(c.hash, sizeof(c.hash), d, sizeof(d));
-	}
-	run_path(path, sizeof(path), "%s/manifest.json", c.dir);
-	c.manifest = c.o.resume ? run_json_read(path) : NULL;
-	if (!c.manifest)
-		c.manifest = json_object_new_object();
-	json_object_object_add(c.manifest, "format", json_object_new_string("pfclab-run-1"));
-	json_object_object_add(c.manifest, "experiment", json_object_new_string(c.e->name));
-	json_object_object_add(c.manifest, "experiment_file", json_object_new_string(c.e->file));
-	json_object_object_add(c.manifest, "experiment_sha256", json_object_new_string(c.hash));
-	json_object_object_add(c.manifest, "run_id", json_object_new_string(c.id));
-	json_object_object_add(c.manifest, "launcher", json_object_new_string(c.lops->name));
-	json_object_object_add(c.manifest, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
-	json_object_object_add(c.manifest, "pre_shared_key",
-			       json_object_new_string(c.o.psk ? "fresh per run, passed to traffic with --psk, not kept"
-							      : "fresh per run, not passed to traffic (PFCLAB_RUN_PSK=0), not kept"));
-	if (c.o.resume)
-		json_object_object_add(c.manifest, "resumed_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
-	else
-		json_object_object_add(c.manifest, "started_wall_ns", json_object_new_int64((int64_t)time_real_ns()));
-	run_log(&c, "%s: %zu host%s, launcher %s, results in %s", c.e->name, c.nhosts,
-		c.nhosts == 1 ? "" : "s", c.lops->name, c.dir);
+	manifest_start(&c);
 	rc = manifest_check_versions(&c, err, sizeof(err));
 	if (rc) {
 		pfc_err("%s", err);
@@ -532,58 +626,7 @@ int run_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	np = exp_point_count(c.e);
-	for (i = 0; i < np && !strcmp(c.status, "running"); i++) {
-		struct exp_point p;
-
-		rc = exp_point_build(c.e, i, &p, err, sizeof(err));
-		if (rc) {
-			pfc_err("%s", err);
-			c.status = "failed";
-			break;
-		}
-		for (rep = 0; rep < c.e->reps && !strcmp(c.status, "running"); rep++) {
-			char repdir[PATH_MAX];
-			unsigned attempt;
-			bool valid = false;
-
-			run_path(repdir, sizeof(repdir), "%s/points/%s/rep%u", c.dir, p.id, rep);
-			if (c.o.resume && rep_done(repdir)) {
-				run_log(&c, "point %s repetition %u: finished before; skipped", p.id, rep);
-				continue;
-			}
-			set_aside(repdir, "interrupted");
-			for (attempt = 0; attempt <= c.e->retries; attempt++) {
-				if (attempt) {
-					run_log(&c, "point %s repetition %u invalid; retry %u of %u", p.id, rep,
-						attempt, c.e->retries);
-					set_aside(repdir, "failed");
-				}
-				rc = exec_point(&c, &p, rep, attempt, &valid);
-				if (rc == -EINTR) {
-					c.status = "interrupted";
-					break;
-				}
-				if (rc == -EHOSTDOWN) {
-					c.status = "host-lost";
-					break;
-				}
-				if (rc) {
-					pfc_errno(-rc, "point %s repetition %u", p.id, rep);
-					c.status = "failed";
-					break;
-				}
-				if (valid)
-					break;
-			}
-			if (!valid && !strcmp(c.status, "running")) {
-				c.invalid_points++;
-				run_log(&c, "point %s repetition %u: invalid after %u attempt%s (status.json says why)",
-					p.id, rep, c.e->retries + 1, c.e->retries ? "s" : "");
-			}
-		}
-		exp_point_free(&p);
-	}
+	run_points(&c);
 	if (!strcmp(c.status, "running"))
 		c.status = "complete";
 	/* stop everything left, the end of the clock and the manifest */

@@ -414,7 +414,7 @@ static void text_rep(FILE *f, json_object *rep)
 		    json_object_object_get_ex(mon, "paused_share_rx", &share)) {
 			bool any = false;
 
-			fprintf(f, "      PFC counters   ");
+			fprintf(f, "      PFC counters  ");
 			for (p = 0; p < 8; p++) {
 				char k[8];
 				json_object *a, *b, *s;
@@ -435,7 +435,7 @@ static void text_rep(FILE *f, json_object *rep)
 		if (cap && json_object_object_get_ex(cap, "pfc", &pfc)) {
 			bool any = false;
 
-			fprintf(f, "      PFC captured   ");
+			fprintf(f, "      PFC captured  ");
 			json_object_object_foreach(pfc, k, e) {
 				json_object *s;
 				char sb[32];

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_opts
-plan 10
+plan 11
 need_root $name || finish
 need_cmd $name ip jq || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
@@ -23,16 +23,16 @@ inb() { ip netns exec "$NSB" "$PFCLAB" "$@"; }
 ina() { ip netns exec "$NSA" "$PFCLAB" "$@"; }
 
 # the same interface twice
-inb capture -i pfcob -i pfcob -d 1s >/dev/null 2>"$tmp/twice.err"
+inb capture -i pfcob -i pfcob -D 1s >/dev/null 2>"$tmp/twice.err"
 rc=$?
-if [ $rc -eq 2 ] && grep -q "pfcob given twice" "$tmp/twice.err"; then
+if [ $rc -eq 2 ] && grep -q "pfcob.: given twice" "$tmp/twice.err"; then
 	ok "$name: -i pfcob -i pfcob refused (exit 2, names the interface)"
 else
 	fail "$name: repeated -i" "exit $rc: $(cat "$tmp/twice.err")"
 fi
 
-# a full target: the header cannot be written, said at once (not after -d 30s)
-inb capture -i pfcob -q -d 30s -w /dev/full >/dev/null 2>"$tmp/full.err"
+# a full target: the header cannot be written, said at once (not after -D 30s)
+inb capture -i pfcob -q -D 30s -w /dev/full >/dev/null 2>"$tmp/full.err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "/dev/full: cannot write: No space left on device" "$tmp/full.err" &&
 	! grep -q listening "$tmp/full.err"; then
@@ -40,7 +40,7 @@ if [ $rc -eq 1 ] && grep -q "/dev/full: cannot write: No space left on device" "
 else
 	fail "$name: -w /dev/full" "exit $rc: $(cat "$tmp/full.err")"
 fi
-inb capture -i pfcob -q -d 30s -w "$tmp/no/such/dir.pcap" >/dev/null 2>"$tmp/nodir.err"
+inb capture -i pfcob -q -D 30s -w "$tmp/no/such/dir.pcap" >/dev/null 2>"$tmp/nodir.err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "$tmp/no/such/dir.pcap: cannot create: No such file or directory" \
 	"$tmp/nodir.err"; then
@@ -53,7 +53,7 @@ fi
 # was not scheduled at all is skipped (the files stay on the period grid), and the
 # last file may start just before the end. The old 50 ms wakeup gave about 10.
 mkdir "$tmp/g"
-inb capture -i pfcob -q -G 5ms -d 500ms -w "$tmp/g/r.pcap" >/dev/null 2>&1
+inb capture -i pfcob -q -G 5ms -D 500ms -w "$tmp/g/r.pcap" >/dev/null 2>&1
 n=$(ls "$tmp/g" | wc -l)
 if [ "$n" -ge 40 ] && [ "$n" -le 101 ]; then
 	ok "$name: -G 5ms over 500 ms wrote $n files (40..101)"
@@ -62,7 +62,7 @@ else
 fi
 # -G 1ms -W 20: exactly 20 files, then capture ends by itself (exit 0)
 mkdir "$tmp/w"
-inb capture -i pfcob -q -G 1ms -W 20 -d 30s -w "$tmp/w/r.pcap" >"$tmp/w.out" 2>&1
+inb capture -i pfcob -q -G 1ms -W 20 -D 30s -w "$tmp/w/r.pcap" >"$tmp/w.out" 2>&1
 rc=$?
 n=$(ls "$tmp/w" | wc -l)
 if [ $rc -eq 0 ] && [ "$n" -eq 20 ] && [ -f "$tmp/w/r.pcap.19" ]; then
@@ -70,7 +70,7 @@ if [ $rc -eq 0 ] && [ "$n" -eq 20 ] && [ -f "$tmp/w/r.pcap.19" ]; then
 else
 	fail "$name: -G -W" "exit $rc, $n files: $(ls "$tmp/w" | tr '\n' ' ')"
 fi
-inb capture -i pfcob -W 3 -w "$tmp/x.pcap" -d 1s >/dev/null 2>"$tmp/wnorot.err"
+inb capture -i pfcob -W 3 -w "$tmp/x.pcap" -D 1s >/dev/null 2>"$tmp/wnorot.err"
 rc=$?
 if [ $rc -eq 2 ]; then
 	ok "$name: -W without -C or -G is a usage error"
@@ -80,12 +80,12 @@ fi
 
 # -C 4K -W 3: 400 PFC frames (76 bytes a record, about 30 KB) cycle through 3 files
 mkdir "$tmp/c"
-inb capture -i pfcob -q --json -c 400 -d 30s -C 4K -W 3 -w "$tmp/c/r.pcap" \
+inb capture -i pfcob -q --json -c 400 -D 30s -C 4K -W 3 -w "$tmp/c/r.pcap" \
 	>"$tmp/c.json" 2>"$tmp/c.err" &
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/c.err" && break; sleep 0.1; done
-ina inject --quiet -i pfcoa -c 400 -r 100000 pfc --prio 2 -q 5
+ina inject --quiet -i pfcoa -c 400 -r 100000 pfc --prio 2 --quanta 5
 wait "$cap"
 rc=$?
 files=$(ls "$tmp/c" | tr '\n' ' ')
@@ -96,6 +96,23 @@ if [ $rc -eq 0 ] && [ "$files" = "r.pcap.0 r.pcap.1 r.pcap.2 " ] && [ "$kept" -g
 	ok "$name: -C 4K -W 3 keeps a ring of 3 files ($kept of 400 frames, the newest)"
 else
 	fail "$name: -C -W" "exit $rc, files '$files', $kept frames kept"
+fi
+
+# --no-immediate, stopped by SIGINT right after the last frame: the kernel's partly
+# filled block is still collected, all 500 frames counted
+inb capture -i pfcob --no-immediate -q --json -d 30s >"$tmp/ni.json" 2>"$tmp/ni.err" &
+cap=$!
+defer kill "$cap"
+for _ in $(seq 100); do grep -q listening "$tmp/ni.err" && break; sleep 0.1; done
+ina inject --quiet -i pfcoa -c 500 -r 100000 pfc --prio 4 -q 9
+kill -INT "$cap"
+wait "$cap"
+rc=$?
+got=$(jq -r '"\(.kinds.pfc) \(.interfaces[0].kernel_drops)"' "$tmp/ni.json" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$got" = "500 0" ]; then
+	ok "$name: --no-immediate stopped at once still counts all 500 frames of its last block"
+else
+	fail "$name: --no-immediate end" "exit $rc, pfc/drops '$got' (want '500 0')"
 fi
 
 # inject --len against the MTU: 1500 takes 1400 bytes of payload, not 1500; 9000 takes 8900

@@ -21,7 +21,7 @@ ip -n "$NSA" link set pfca up && ip -n "$NSB" link set pfcb up
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
-ip netns exec "$NSB" "$PFCLAB" capture -i pfcb --ce -q --json -c $((4 * N)) -d 30s \
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcb --ce -q --json -c $((4 * N)) -D 30s \
 	--pcapng -w "$tmp/cap.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cap=$!
 defer kill "$cap"
@@ -29,7 +29,7 @@ for _ in $(seq 100); do grep -q listening "$tmp/cap.err" && break; sleep 0.1; do
 grep -q listening "$tmp/cap.err" || { fail $name "capture did not start: $(cat "$tmp/cap.err")"; finish; }
 
 inj() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i pfca -c "$N" -r 200000 "$@"; }
-inj pause -q 100 && inj pfc --prio 3 -q 100 &&
+inj pause --quanta 100 && inj pfc --prio 3 --quanta 100 &&
 	inj cnp --src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 &&
 	inj roce --ecn ce --src-ip 10.9.0.1 --dst-ip 10.9.0.2 --len 256 ||
 	{ fail $name "inject failed"; finish; }
@@ -53,12 +53,12 @@ else
 fi
 
 # rotation by size: N PFC frames of 60 bytes into files of at least 16 KiB each
-ip netns exec "$NSB" "$PFCLAB" capture -i pfcb -q --json -c "$N" -d 30s -C 16K \
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcb -q --json -c "$N" -D 30s -C 16K \
 	-w "$tmp/rot.pcap" >"$tmp/rot.json" 2>"$tmp/rot.err" &
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/rot.err" && break; sleep 0.1; done
-inj pfc --prio 5 -q 7
+inj pfc --prio 5 --quanta 7
 wait "$cap"
 files=$(ls "$tmp"/rot.pcap.* 2>/dev/null | wc -l)
 sum=$("$PFCLAB" review --json "$tmp"/rot.pcap.* | jq '.kinds.pfc')

@@ -46,7 +46,7 @@ expect_rc "inject needs -i or -w" 2 "either -i IF" "$PFCLAB" inject pfc
 expect_rc "inject --pause-time too long for one frame" 2 "at most 65535" \
 	"$PFCLAB" inject -w "$tmp/x.pcap" --pause-time 5ms --speed 25G pfc
 expect_rc "capture without -i" 2 "give an interface" "$PFCLAB" capture
-expect_rc "capture on a missing interface exits 1" 1 "pfcnosuch0" "$PFCLAB" capture -i pfcnosuch0 -d 1s
+expect_rc "capture on a missing interface exits 1" 1 "pfcnosuch0" "$PFCLAB" capture -i pfcnosuch0 -D 1s
 
 if "$PFCLAB" review --json "$g"/*/input.pcap | jq -e '.frames > 0 and (.files | length) >= 4' >/dev/null; then
 	ok "frames_cli: review --json over several files is valid JSON"

@@ -4,6 +4,7 @@
 # runs it for a bounded time (FUZZ_SECONDS, default 15), seeded with one valid message of
 # each type.
 source "$(dirname "$0")/../lib.sh"
+plan 1
 
 name=fuzz_xchg
 need_cmd $name clang make || finish

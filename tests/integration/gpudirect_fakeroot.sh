@@ -10,7 +10,7 @@
 # the peer-memory macro; a module that does not load is rolled back by reload itself;
 # --jobs is checked; --dry-run quotes paths with spaces; reload without a driver exits 3.
 source "$(dirname "$0")/../lib.sh"
-plan 28
+plan 31
 
 GD=$PFCLAB_ROOT/lab/gpudirect
 need_cmd gpudirect_fakeroot git sha256sum getopt xz || finish
@@ -437,7 +437,31 @@ rc2=$?
 [ "$rc1" = 3 ] && [ "$rc2" = 3 ] && grep -q 'no NVIDIA driver found' "$W/out" &&
 	ok gpudirect_dryrun_reload_no_driver || fail gpudirect_dryrun_reload_no_driver "reload rc=$rc1, all rc=$rc2"
 
-# ---- 12. the real series on the real upstream trees (when present) -----------------------
+# ---- 12. fetch into --cache from a local mirror; status for another --kver -----------------
+R=$W/upstream
+mkdir -p "$R/kernel-open" && printf 'modules:\n\ttrue\n' >"$R/kernel-open/Makefile" &&
+	git -C "$R" init -q && git -C "$R" add -A &&
+	git -C "$R" -c user.name=t -c user.email=t@example.org commit -qm upstream &&
+	git -C "$R" tag "$VER" || fail gpudirect_fetch_cache "cannot make the local mirror"
+C=$W/cache
+out=$(PFCLAB_OGKM_URL=file://$R "$GD" --root "$FR" --cache "$C" fetch 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ -f "$C/open-gpu-kernel-modules-$VER/kernel-open/Makefile" ] &&
+	[ "$(git -C "$C/open-gpu-kernel-modules-$VER" describe --tags)" = "$VER" ]; then
+	ok gpudirect_fetch_cache
+else
+	fail gpudirect_fetch_cache "rc=$rc: $out"
+fi
+out=$(PFCLAB_OGKM_URL=file:///nonexistent "$GD" --root "$FR" --cache "$C" fetch 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q 'already there' <<<"$out"; then ok gpudirect_fetch_again_noop
+else fail gpudirect_fetch_again_noop "rc=$rc: $out"; fi
+out=$("$GD" --root "$FR" --kver 9.9.9-other status 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q "driver $VER, kernel 9.9.9-other" <<<"$out" && grep -q 'nothing installed by pfclab' <<<"$out"; then
+	ok gpudirect_status_kver
+else
+	fail gpudirect_status_kver "rc=$rc: $out"
+fi
+
+# ---- 13. the real series on the real upstream trees (when present) -----------------------
 # PFCLAB_OGKM_DIR holds pristine trees named <version> or orig-<version> (no network in CI).
 for v in $(cd "$PFCLAB_ROOT/patches" && ls -d [0-9]*); do
 	t=

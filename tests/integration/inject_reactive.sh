@@ -29,10 +29,10 @@ wait_listening() { for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && retu
 
 # 1. cnp-on-ce ---------------------------------------------------------------------
 N=50
-A "$PFCLAB" capture -i pfra -q --json -d 20s -c $N -w "$tmp/cnp.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
+A "$PFCLAB" capture -i pfra -q --json -D 20s -c $N -w "$tmp/cnp.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cpid=$!
 defer kill $cpid
-B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -d 20s >"$tmp/np.txt" 2>&1 &
+B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -D 20s >"$tmp/np.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/cap.err" listening && wait_listening "$tmp/np.txt" answering ||
@@ -53,7 +53,7 @@ else
 	fail "inject_reactive: cnp-on-ce" "captured '$got' (want '10.9.0.2 119 $N'); $(cat "$tmp/np.txt" | tail -n 1)"
 fi
 
-B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 100ms -d 20s >"$tmp/np2.txt" 2>&1 &
+B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 100ms -D 20s >"$tmp/np2.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/np2.txt" answering
@@ -76,7 +76,7 @@ fi
 # 2. pfc-on-backlog ----------------------------------------------------------------
 tc -n "$NSA" qdisc add dev pfra root tbf rate 1mbit burst 4k limit 1mb ||
 	{ fail "inject_reactive: pfc-on-backlog" "cannot add tbf"; finish; }
-B "$PFCLAB" capture -i pfrb -q --json -d 20s -w "$tmp/pfc.pcap" >"$tmp/cap2.json" 2>"$tmp/cap2.err" &
+B "$PFCLAB" capture -i pfrb -q --json -D 20s -w "$tmp/pfc.pcap" >"$tmp/cap2.json" 2>"$tmp/cap2.err" &
 cpid=$!
 defer kill $cpid
 A "$PFCLAB" inject -i pfra pfc-on-backlog --qdisc-dev pfra --xoff-bytes 20000 --xon-bytes 4000 \

@@ -1,23 +1,82 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# install.sh: `make install` honours PREFIX and DESTDIR, and the installed binary runs.
+# install.sh: `make install` honours PREFIX and DESTDIR and installs what a user runs:
+# the binary, a man page per command, the counter catalog, the lab scripts with the
+# patch series, the virtual lab and the READMEs; no source file. The installed pieces
+# run from where they landed, and `make uninstall` takes every file away again.
 source "$(dirname "$0")/../lib.sh"
 plan 4
 stage=$(mktemp -d)
 defer rm -rf "$stage"
-if make -s -C "$PFCLAB_ROOT" -o "$PFCLAB" BIN="$PFCLAB" install PREFIX=/opt/pfc \
-	DESTDIR="$stage" >"$stage/log" 2>&1; then
+pfx=$stage/opt/pfc
+mk() { make -s -C "$PFCLAB_ROOT" -o "$PFCLAB" BIN="$PFCLAB" PREFIX=/opt/pfc DESTDIR="$stage" "$@"; }
+if mk install >"$stage/log" 2>&1; then
 	ok "make install PREFIX DESTDIR"
 else
 	fail "make install PREFIX DESTDIR" "$(tail -n 3 "$stage/log" | tr '\n' ' ')"
 fi
-if [ -x "$stage/opt/pfc/bin/pfclab" ] && "$stage/opt/pfc/bin/pfclab" --help | grep -q '^Commands:'; then
+if [ -x "$pfx/bin/pfclab" ] && "$pfx/bin/pfclab" --help | grep -q '^Commands:'; then
 	ok "installed pfclab runs"
 else
-	fail "installed pfclab runs" "no working $stage/opt/pfc/bin/pfclab"
+	fail "installed pfclab runs" "no working $pfx/bin/pfclab"
 fi
-if [ -x "$stage/opt/pfc/share/pfclab/lab/vlab/vlab" ]; then ok "lab scripts installed under PREFIX/share/pfclab"
-else fail "lab scripts installed under PREFIX/share/pfclab"; fi
+
+# One man page per command of 'pfclab --help', plus pfclab.1; each renders.
+cmds=$("$PFCLAB" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+missing=
+for c in $cmds; do
+	f=$pfx/share/man/man1/pfclab-$c.1
+	if [ ! -f "$f" ] || ! grep -q "^pfclab-$c \\\\- " "$f"; then missing+=" $c"; fi
+done
+if [ -n "$cmds" ] && [ -z "$missing" ] && [ -f "$pfx/share/man/man1/pfclab.1" ]; then
+	ok "a man page per command ($(wc -w <<<"$cmds")) and pfclab.1"
+else
+	fail "a man page per command" "missing:${missing:- pfclab.1}"
+fi
+if command -v man >/dev/null; then
+	out=$(MANWIDTH=100 man -l "$pfx/share/man/man1/pfclab-monitor.1" 2>&1)
+	if grep -q -- '--interval DUR' <<<"$out" && grep -q '^NAME' <<<"$out" &&
+		! grep -qi 'warning' <<<"$out"; then
+		ok "man pfclab-monitor renders the command's help"
+	else
+		fail "man pfclab-monitor renders the command's help" "$(head -c 200 <<<"$out")"
+	fi
+else
+	skip "man pfclab-monitor renders the command's help" "man not installed"
+fi
+out=$("$pfx/bin/pfclab" help monitor 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = "$("$PFCLAB" monitor --help 2>&1)" ]; then ok "pfclab help CMD is CMD --help"
+else fail "pfclab help CMD is CMD --help" "rc $rc"; fi
+
+if cmp -s "$pfx/share/pfclab/catalog.tsv" "$PFCLAB_ROOT/monitor/catalog.tsv" &&
+	"$pfx/bin/pfclab" monitor -i lo -c 1 -I 10ms --sources link \
+		--catalog "$pfx/share/pfclab/catalog.tsv" >/dev/null 2>&1; then
+	ok "counter catalog installed and usable with --catalog"
+else
+	fail "counter catalog installed and usable with --catalog"
+fi
+bad=
+for f in lab/vlab/vlab lab/qos lab/gpudirect lab/deps.sh; do
+	[ -x "$pfx/share/pfclab/$f" ] || bad+=" $f"
+done
+"$pfx/share/pfclab/lab/vlab/vlab" --help >/dev/null 2>&1 || bad+=" vlab-help"
+"$pfx/share/pfclab/lab/gpudirect" --help >/dev/null 2>&1 || bad+=" gpudirect-help"
+"$pfx/share/pfclab/lab/qos" --help >/dev/null 2>&1 || bad+=" qos-help"
+[ -r "$pfx/share/pfclab/patches/570.133.20/series" ] || bad+=" patches"
+if [ -z "$bad" ]; then ok "lab scripts, virtual lab and patch series installed and run"
+else fail "lab scripts, virtual lab and patch series installed and run" "$bad"; fi
+if [ -f "$pfx/share/doc/pfclab/README.md" ]; then ok "READMEs installed"
+else fail "READMEs installed"; fi
+src=$(find "$stage" -name '*.[cho]' -o -name '*.tsv.o' -o -name Makefile | sed "s|$stage||")
+if [ -z "$src" ]; then ok "no source files installed"
+else fail "no source files installed" "$(head -n 3 <<<"$src" | tr '\n' ' ')"; fi
+
+if mk uninstall >"$stage/log" 2>&1 && [ -z "$(find "$stage/opt" -type f)" ]; then
+	ok "make uninstall removes every installed file"
+else
+	fail "make uninstall removes every installed file" "$(find "$stage/opt" -type f | head -n 3 | tr '\n' ' ')"
+fi
+
 out=$("$PFCLAB" no-such-command 2>&1); rc=$?
 if [ $rc -eq 2 ] && echo "$out" | grep -q "not a pfclab command"; then ok "unknown command: exit 2 with a hint"
 else fail "unknown command: exit 2 with a hint" "rc=$rc $out"; fi

@@ -14,12 +14,12 @@ ip -n "$NSA" link set mfa up && ip -n "$NSB" link set mfb up
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
-ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -t 4s \
+ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -D 4s \
 	>"$tmp/mon.json" 2>"$tmp/mon.err" &
 mon=$!
 defer kill "$mon"
 sleep 1
-ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 40 -r 2000 pfc --prio 3 -q 100 &&
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 40 -r 2000 pfc --prio 3 --quanta 100 &&
 	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 25 -r 2000 cnp \
 		--src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 ||
 	{ fail $name "inject failed"; finish; }

@@ -49,7 +49,7 @@ fi
 # full disk: 512 KiB fill within a second at 1 ms (about 1.5 KiB a sample on lo)
 cat >"$tmp/full.sh" <<EOF
 mount -t tmpfs -o size=512k pfclab-full "$tmp/mnt" || exit 99
-ip netns exec "$NS" "$PFCLAB" monitor -i lo -q -I 1ms -t 20s --record "$tmp/mnt/run" \
+ip netns exec "$NS" "$PFCLAB" monitor -i lo -q -I 1ms -D 20s --record "$tmp/mnt/run" \
 	2>"$tmp/full.err"
 echo \$? >"$tmp/full.rc"
 cp -a "$tmp/mnt/run" "$tmp/fullrun"

@@ -49,7 +49,7 @@ EOF
 # --dry-run: the whole plan, nothing created
 out=$(run --dry-run -r "$work/dry" inject.yaml)
 if [ $? -eq 0 ] && [ ! -e "$work/dry" ] &&
-	echo "$out" | grep -q "inject  a\$ $PFCLAB inject -i va --prio 3 -c $NPFC -r 1000 -d 60300ms pfc" &&
+	echo "$out" | grep -q "inject  a\$ $PFCLAB inject -i va --prio 3 -c $NPFC -r 1000 -D 60300ms pfc" &&
 	[ "$(echo "$out" | grep -c 'capture b\$')" = 2 ] && echo "$out" | grep -q '^point p001: rate=1000'; then
 	ok "$name: --dry-run prints every command of both points and creates nothing"
 else
@@ -115,7 +115,7 @@ if awk -v s="$share" 'BEGIN { exit !(s > 0.005 && s < 0.2) }'; then
 else
 	fail "$name: paused share" "$share"
 fi
-if grep -q "PFC captured    prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary.txt"; then
+if grep -q "PFC captured   prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary.txt"; then
 	ok "$name: summary.txt names the captured PFC frames"
 else
 	fail "$name: summary.txt" "$(grep -m2 'PFC captured' "$dir/summary.txt")"

@@ -14,7 +14,9 @@
 #    the point and the run;
 #  - an unreachable host: clear error, nothing started.
 source "$(dirname "$0")/../lib.sh"
+plan 23
 source "$(dirname "$0")/../hosts.sh"
+plan 24
 
 need_root run_ssh || exit 0
 need_cmd run_ssh ssh ssh-keygen nsenter unshare /usr/sbin/sshd jq || exit 0
@@ -122,6 +124,7 @@ expect run_ssh_incast_key_given "$(grep -c 'key=yes$' "$tmp/traffic.log")" 6
 # The run's key is not left in the results.
 key_left=$(grep -rlE '^[0-9a-f]{64}$' "$tmp/incast" 2>/dev/null)
 check run_ssh_incast_key_not_kept test -z "$key_left"
+expect run_ssh_incast_hostnames "$(jq -r '[.hosts[].before.hostname] | join(" ")' "$tmp/incast/manifest.json" 2>/dev/null)" "h1 h2 h3 h4"
 rep=$tmp/incast/points/p000/rep0
 expect run_ssh_incast_valid "$(jq -r .valid "$rep/status.json" 2>/dev/null)" true
 # Every frame the three senders injected reached the receiver's veth and its capture.

@@ -17,16 +17,16 @@ tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
 rec=$tmp/results/run1/h2
-ip netns exec "$NSB" "$PFCLAB" monitor -i trb --frames -I 200ms -t 3s -q --record "$rec" \
+ip netns exec "$NSB" "$PFCLAB" monitor -i trb --frames -I 200ms -D 3s -q --record "$rec" \
 	2>"$tmp/mon.err" &
 mon=$!
-ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -t 3s -q --record "$tmp/results/run1/h1" \
+ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -D 3s -q --record "$tmp/results/run1/h1" \
 	2>/dev/null &
 mon2=$!
 defer kill "$mon" "$mon2"
 sleep 0.8
-ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 -q 100 &&
-	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 -q 100 ||
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 --quanta 100 &&
+	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 --quanta 100 ||
 	{ fail "$name: inject"; finish; }
 wait "$mon" && wait "$mon2" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
 

@@ -33,7 +33,7 @@ wait_for() {
 }
 # cell ROW COL: column COL (1-based after the label) of the row whose label is ROW.
 cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
-inject() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tta -r 500 "$@" pfc --prio 3 -q 100; }
+inject() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tta -r 500 "$@" pfc --prio 3 --quanta 100; }
 
 T send-keys -t "$S" "stty -a >$tmp/stty.before; clear" Enter
 start_top() { # [ENV=VALUE]: started with that in its environment

@@ -4,6 +4,7 @@
 # attribute, link statistics) carry no uninitialised byte to the kernel: valgrind reports
 # no error for two samples on loopback.
 source "$(dirname "$0")/../lib.sh"
+plan 1
 
 name=valgrind_nl
 need_cmd $name valgrind || finish

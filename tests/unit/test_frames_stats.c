@@ -101,6 +101,37 @@ static void test_cnp_gaps(void **state)
 	frames_stats_free(&st);
 }
 
+/* Past FRAMES_MAX_GAPS the gaps are sampled: memory stays fixed, the minimum exact, the
+ * median of a distribution with one value in 4 at 9 us stays 1 us. */
+static void test_cnp_gaps_bounded(void **state)
+{
+	struct frames_stats st;
+	struct frames_pkt pk = { .status = FRAMES_OK, .kind = FRAMES_KIND_CNP, .ipver = 4,
+				 .ip_src = { 10, 0, 0, 3 }, .bth_dqp = 0x78, .has_bth = true };
+	const struct frames_cnp_stats *c = NULL;
+	uint64_t t = 0, n = FRAMES_MAX_GAPS + FRAMES_MAX_GAPS / 2;
+	size_t i;
+
+	(void)state;
+	frames_stats_init(&st, 0, 0, 0);
+	for (i = 0; i <= n; i++) {
+		frames_stats_add(&st, t, &pk, 0);
+		t += i == n - 7 ? 10 : i % 4 == 3 ? 9000 : 1000; /* one 10 ns gap, late */
+	}
+	frames_stats_finish(&st);
+	for (i = 0; i < st.cnps.cap && !c; i++)
+		c = frames_table_slot(&st.cnps, i);
+	if (!c)
+		fail_msg("no CNP record");
+	assert_true(st.gaps_stored <= FRAMES_MAX_GAPS);
+	assert_int_equal(c->gaps_seen, n);
+	assert_true(c->ngaps < n);
+	assert_int_equal(c->gap_min, 10);
+	assert_int_equal(c->gap_med, 1000);
+	assert_int_equal(c->gap_p99, 9000);
+	frames_stats_free(&st);
+}
+
 static void roundtrip(bool ng)
 {
 	char path[] = "/tmp/pfclab-test-XXXXXX";
@@ -179,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_pause_time),
 		cmocka_unit_test(test_no_speed),
 		cmocka_unit_test(test_cnp_gaps),
+		cmocka_unit_test(test_cnp_gaps_bounded),
 		cmocka_unit_test(test_pcap_roundtrip),
 		cmocka_unit_test(test_pcapng_roundtrip),
 		cmocka_unit_test(test_not_pcap),

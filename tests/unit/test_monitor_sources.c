@@ -21,6 +21,7 @@
 #include <linux/rtnetlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "lib/hw/dcb.h"
 #include "lib/util.h"
 #include "monitor/catalog.h"
 #include "monitor/sources/sources.h"
@@ -237,7 +238,7 @@ static struct nlmsghdr *dcb_reply(void)
 static void test_dcb_reply(void **state)
 {
 	struct ieee_pfc pfc = { .pfc_cap = 8, .pfc_en = 1 << 3 };
-	struct src_dcb_pfc out;
+	struct hw_dcb_pfc out;
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 	struct rd r;
@@ -256,7 +257,7 @@ static void test_dcb_reply(void **state)
 	mnl_attr_nest_end(nlh, nest);
 	mnl_attr_put_u8(nlh, DCB_ATTR_DCBX, 4);			/* other top level */
 	r = payload_of(nlh);
-	assert_int_equal(src_dcb_parse_ieee(&r, &out), 0);
+	assert_int_equal(hw_dcb_parse_ieee(&r, &out), 0);
 	assert_true(out.have_pfc);
 	assert_int_equal(out.pfc_en, 1 << 3);
 	assert_int_equal(out.requests[3], 103);
@@ -267,7 +268,7 @@ static void test_dcb_reply(void **state)
 	nest = mnl_attr_nest_start(nlh, DCB_ATTR_IEEE);
 	mnl_attr_nest_end(nlh, nest);
 	r = payload_of(nlh);
-	assert_int_equal(src_dcb_parse_ieee(&r, &out), 0);
+	assert_int_equal(hw_dcb_parse_ieee(&r, &out), 0);
 	assert_false(out.have_pfc);
 
 	/* Malformed: struct ieee_pfc cut short. */
@@ -276,19 +277,19 @@ static void test_dcb_reply(void **state)
 	mnl_attr_put(nlh, DCB_ATTR_IEEE_PFC, sizeof(pfc) - 8, &pfc);
 	mnl_attr_nest_end(nlh, nest);
 	r = payload_of(nlh);
-	assert_int_equal(src_dcb_parse_ieee(&r, &out), -EBADMSG);
+	assert_int_equal(hw_dcb_parse_ieee(&r, &out), -EBADMSG);
 	assert_false(out.have_pfc);
 
 	/* Truncated message: shorter than struct dcbmsg. */
 	r = rd_init(mnl_nlmsg_get_payload(nlh), 2);
-	assert_int_equal(src_dcb_parse_ieee(&r, &out), -EBADMSG);
+	assert_int_equal(hw_dcb_parse_ieee(&r, &out), -EBADMSG);
 
 	/* Malformed: interface name without its NUL. */
 	nlh = mnl_nlmsg_put_header(buf);
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct dcbmsg));
 	mnl_attr_put(nlh, DCB_ATTR_IFNAME, 4, "eth9");
 	r = payload_of(nlh);
-	assert_int_equal(src_dcb_parse_ieee(&r, &out), -EBADMSG);
+	assert_int_equal(hw_dcb_parse_ieee(&r, &out), -EBADMSG);
 }
 
 /* --- RDMA netlink STAT_GET --------------------------------------------------------- */
@@ -478,12 +479,6 @@ static void test_pci_text(void **state)
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(src_pci_parse_speed("16.0 GT/s PCIe", &v), 0);
-	assert_int_equal(v, 16000);
-	assert_int_equal(src_pci_parse_speed("2.5 GT/s PCIe", &v), 0);
-	assert_int_equal(v, 2500);
-	assert_int_equal(src_pci_parse_speed("Unknown", &v), -EINVAL);
-	assert_int_equal(src_pci_parse_speed("8.0 MHz", &v), -EINVAL);
 	assert_int_equal(src_pci_parse_aer(aer, &v), 0);
 	assert_int_equal(v, 3);
 	assert_int_equal(src_pci_parse_aer("RxErr 0\n", &v), -ENOENT);

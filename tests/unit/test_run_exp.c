@@ -187,9 +187,9 @@ static void test_plan_incast(void **state)
 			assert_int_equal(pl.s[i].host, 1 + nclient);
 			nclient++;
 		} else if (pl.s[i].role == PR_INJECT) {
-			assert_string_equal(l, "pfclab inject -i eth2 -c 5 -d 70000ms pfc");
+			assert_string_equal(l, "pfclab inject -i eth2 -c 5 -D 70000ms pfc");
 		} else if (pl.s[i].role == PR_CAPTURE && pl.s[i].host == 2) {
-			assert_string_equal(l, "pfclab capture -i eth3 --ce --pcapng -w capture.pcapng -q --json -d 130000ms");
+			assert_string_equal(l, "pfclab capture -i eth3 --ce --pcapng -w capture.pcapng -q --json -D 130000ms");
 		}
 		free(l);
 	}

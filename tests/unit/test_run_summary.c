@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_run_summary.c: the validity rules, and summary arithmetic on a small constructed
+/* test_run_summary.c: the validity rules, host times on the runner's clock, and summary arithmetic on a small constructed
  * results folder (monitor rates x intervals, captured PFC per priority and paused share,
  * throughput from traffic summaries, spread over repetitions, n/a where nothing was read).
  */
@@ -158,10 +158,30 @@ static void test_summary(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* host clock 2 s ahead at the start, 2.01 s at the end: a host time in the middle moves by
+ * the interpolated offset; outside the run the nearest measured one applies */
+static void test_clock(void **state)
+{
+	json_object *mh = json_tokener_parse(
+		"{\"clock\":{\"start_wall_ns\":1000000000000,\"offset_start_ns\":2000000000,"
+		"\"end_wall_ns\":1100000000000,\"offset_end_ns\":2010000000}}");
+	json_object *only = json_tokener_parse("{\"clock\":{\"offset_start_ns\":-500}}");
+
+	(void)state;
+	assert_int_equal(clock_to_runner(mh, 1050000000000), 1050000000000 - 2005000000);
+	assert_int_equal(clock_to_runner(mh, 900000000000), 900000000000 - 2000000000);
+	assert_int_equal(clock_to_runner(mh, 1200000000000), 1200000000000 - 2010000000);
+	assert_int_equal(clock_to_runner(only, 1000), 1500);
+	assert_int_equal(clock_to_runner(NULL, 1000), 1000);
+	json_object_put(mh);
+	json_object_put(only);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validity),
+		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_summary),
 	};
 

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "lib/util.h"
-#include "traffic/rm_abi.h"
-#include "traffic/rm_capture.h"
+#include "traffic/geforce/rm_abi.h"
+#include "traffic/geforce/rm_capture.h"
 
 #define FD_CTL 7
 #define REQ(nr, size) _IOC(_IOC_READ | _IOC_WRITE, RM_IOCTL_MAGIC, (nr), (size))

@@ -17,9 +17,9 @@
 #include <sys/ioctl.h>
 #include <cmocka.h>
 
-#include "traffic/rm_abi.h"
-#include "traffic/rm_capture.h"
-#include "traffic/rm_p2p.h"
+#include "traffic/geforce/rm_abi.h"
+#include "traffic/geforce/rm_capture.h"
+#include "traffic/geforce/rm_p2p.h"
 
 #define FD_CTL 7
 #define REQ(nr, size) _IOC(_IOC_READ | _IOC_WRITE, RM_IOCTL_MAGIC, (nr), (size))

@@ -3,7 +3,9 @@
 # run.sh: the virtual-lab suite. Boots one VM once and runs every tests/vlab/t_*.sh inside
 # it, then (when there are any) boots the two-VM topology once for tests/vlab/two/t_*.sh.
 # A host-side check tests/vlab/h_<name>.sh, if present, then examines what t_<name>.sh
-# brought back (VLAB_RESULT=<its folder>). Prints OK/FAIL/SKIP lines.
+# brought back (VLAB_RESULT=<its folder>). Last, when there are tests/vlab/ssh/*.sh, it
+# brings the two-VM lab up with SSH once (vlab up --two-vm --ssh) and runs them on this
+# host with VLAB_SSH_CONFIG naming vlab-a and vlab-b. Prints OK/FAIL/SKIP lines.
 # Every script sent into a guest must come back with its log, its plan fulfilled and its
 # DONE line (tests/verdict.sh); a vlab exit other than 0 is a FAIL of its own.
 #   VLAB_SUITE_DIR  folder holding the t_*.sh (default tests/vlab)
@@ -91,6 +93,24 @@ if [ ${#two[@]} -gt 0 ]; then
 	guest_results "$out/two/a" "[a] " "${two[@]}"
 	guest_results "$out/two/b" "[b] " "${two[@]}"
 	host_checks "$out/two/a" "${two[@]}"
+fi
+
+mapfile -t viassh < <(ls "$dir"/ssh/*.sh 2>/dev/null)
+if [ ${#viassh[@]} -gt 0 ]; then
+	rm -rf "$out/ssh"
+	mkdir -p "$out/ssh"
+	if PFCLAB=$PFCLAB $vlab up --two-vm --ssh --dir "$out/ssh" >"$out/ssh/vlab.out" 2>"$out/ssh/vlab.err"; then
+		defer "$vlab down --dir '$out/ssh'"
+		for s in "${viassh[@]}"; do
+			name=$(basename "$s" .sh)
+			VLAB_SSH_CONFIG=$out/ssh/ssh_config "$s" >"$out/ssh/$name.log" 2>&1
+			rc=$?
+			result < <(verdict_log "$name" "$out/ssh/$name.log" "$rc")
+		done
+		$vlab down --dir "$out/ssh" 2>/dev/null
+	else
+		result <<<"FAIL vlab up (two VMs, SSH): $(tail -n 2 "$out/ssh/vlab.err" | tr '\n' ' ')(see $out/ssh)"
+	fi
 fi
 plan $nres
 finish

@@ -21,12 +21,12 @@ bw_run() { vlab_write_bw "$VLAB_OUT/pfc" b -s $SIZE -n $ITERS -F -u 18; }
 
 vlab_impair on 100mbit || { fail $name "impaired link set up"; finish; }
 defer vlab_impair off
-"$PFCLAB" capture -i "$VLAB_IF_A" -q --json -d 120s -w "$VLAB_OUT/pfc.pcap" \
+"$PFCLAB" capture -i "$VLAB_IF_A" -q --json -D 120s -w "$VLAB_OUT/pfc.pcap" \
 	>"$VLAB_OUT/capture.json" 2>"$VLAB_OUT/capture.err" &
 cpid=$!
 defer kill $cpid
 "$PFCLAB" inject -i "$VLAB_IF_B" pfc-on-backlog --qdisc-dev "$VLAB_IF_A" --prio 3 \
-	--xoff-bytes 20000 --xon-bytes 5000 -d 120s >"$VLAB_OUT/sw.txt" 2>&1 &
+	--xoff-bytes 20000 --xon-bytes 5000 -D 120s >"$VLAB_OUT/sw.txt" 2>&1 &
 spid=$!
 defer kill $spid
 for _ in $(seq 100); do grep -q listening "$VLAB_OUT/capture.err" && grep -q "PFC on" "$VLAB_OUT/sw.txt" && break; sleep 0.1; done

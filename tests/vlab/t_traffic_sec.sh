@@ -6,6 +6,7 @@
 # client; 30 idle connections do not stop a real client; a mismatched HELLO (-D) does not
 # end the server; a stopped peer (SIGSTOP) is noticed within about 2 s on either side.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+plan 11
 
 need_cmd traffic-sec od timeout || finish
 [ -x "$PFCLAB" ] || { fail traffic-sec "no pfclab binary at $PFCLAB"; finish; }

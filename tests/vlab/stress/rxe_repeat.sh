@@ -32,7 +32,7 @@ for cn in $CASES; do
 	case $c in u18) extra=(-u 18) ;; t8) extra=(-t 8) ;; esac
 	npid=
 	if [ "$c" != nonp ]; then
-		"$PFCLAB" inject -i "$VLAB_IF_B" cnp-on-ce --dst-mac 02:00:00:00:00:99 -d 3000s \
+		"$PFCLAB" inject -i "$VLAB_IF_B" cnp-on-ce --dst-mac 02:00:00:00:00:99 -D 3000s \
 			>"$VLAB_OUT/np-$c.txt" 2>&1 &
 		npid=$!
 		sleep 1

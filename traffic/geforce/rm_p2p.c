@@ -9,8 +9,8 @@
 #include <sys/ioctl.h>
 
 #include "lib/util.h"
-#include "traffic/rm_abi.h"
-#include "traffic/rm_p2p.h"
+#include "traffic/geforce/rm_abi.h"
+#include "traffic/geforce/rm_p2p.h"
 
 #define RM_IOWR(nr, type) _IOC(_IOC_READ | _IOC_WRITE, RM_IOCTL_MAGIC, (nr), sizeof(type))
 /* Handles we make: a range CUDA's own (0xcaf0000x, 0x5c00000x, ...) do not use. */

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "traffic/rm_capture.h"
+#include "traffic/geforce/rm_capture.h"
 
 struct rm_p2p_reg {
 	struct rm_handles h;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* cuda.c: run-time loading of libcuda and GPU selection for the GPU memory backends. */
+/* cuda.c: run-time loading of libcuda (once per process) and GPU selection. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "traffic/cuda.h"
+#include "lib/hw/cuda.h"
 
 static struct cuda_api api;
 static int api_state;		/* 0 not tried, 1 loaded, <0 -errno */

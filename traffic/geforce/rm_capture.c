@@ -25,8 +25,8 @@
 
 #include "lib/rd.h"
 #include "lib/util.h"
-#include "traffic/rm_abi.h"
-#include "traffic/rm_capture.h"
+#include "traffic/geforce/rm_abi.h"
+#include "traffic/geforce/rm_capture.h"
 
 #define NVIDIA_MAJOR 195
 #define CAP_OBJS 64

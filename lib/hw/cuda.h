@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cuda.h: the few CUDA driver API entry points the GPU memory backends use, loaded with
- * dlopen("libcuda.so.1") at run time so pfclab builds and runs on hosts without CUDA.
+/* cuda.h: the few CUDA driver API entry points pfclab uses (GPU memory backends, the
+ * doctor), loaded with dlopen("libcuda.so.1") once per process so pfclab builds and runs
+ * on hosts without CUDA.
  * The prototypes and constants below follow NVIDIA's cuda.h (CUDA 11.7+ for the dma-buf
  * export); they are declared here on purpose instead of including cuda.h.
  */
-#ifndef PFCLAB_TRAFFIC_CUDA_H
-#define PFCLAB_TRAFFIC_CUDA_H
+#ifndef PFCLAB_LIB_HW_CUDA_H
+#define PFCLAB_LIB_HW_CUDA_H
 
 #include <stddef.h>
 

@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "traffic/mem_cuda.h"
-#include "traffic/rm_abi.h"
-#include "traffic/rm_capture.h"
-#include "traffic/rm_p2p.h"
+#include "traffic/geforce/rm_abi.h"
+#include "traffic/geforce/rm_capture.h"
+#include "traffic/geforce/rm_p2p.h"
 
 struct geforce_buf {
 	void *cuda_priv;	/* mem_cuda_buf, swapped into b->priv around mem_cuda_* calls */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pci.h: what pfclab knows about PCI functions: libpci opened with an error handler
+ * that returns instead of exiting (libpci's default handler calls exit() when no access
+ * method works), the PCIe link state of a function (config space, else sysfs), the one
+ * parser of the sysfs link-speed text, and the function behind a network interface.
+ */
+#ifndef PFCLAB_LIB_HW_PCI_H
+#define PFCLAB_LIB_HW_PCI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A PCIe link speed: generation (1 = 2.5 GT/s ... 6 = 64 GT/s; 0 when the rate is none
+ * of those) and transfer rate in MT/s (0 unknown).
+ */
+struct hw_pci_speed {
+	int gen;
+	uint32_t mts;
+};
+
+/* "16.0 GT/s PCIe", "2.5 GT/s", "8 GT/s" -> {4, 16000}, {1, 2500}, {3, 8000}.
+ * -EINVAL for anything else ("Unknown", "8.0 MHz").
+ */
+int hw_pci_parse_speed(const char *s, struct hw_pci_speed *out);
+/* The Link Status/Capabilities speed code (1..6) as a speed; -EINVAL outside. */
+int hw_pci_speed_from_code(int code, struct hw_pci_speed *out);
+/* "16", "2.5" (GT/s) for printing; "?" when unknown. */
+const char *hw_pci_speed_gts(const struct hw_pci_speed *s);
+
+/* "0000:3b:00.0" -> its four parts; -EINVAL when it is not a PCI address. */
+int hw_pci_parse_bdf(const char *s, unsigned int *dom, unsigned int *bus,
+		     unsigned int *dev, unsigned int *fn);
+
+/* libpci, opened once per user. */
+struct hw_pci;
+/* 0 with *out set, or -ENODEV with why filled when libpci finds no access method (no
+ * /sys/bus/pci, no /proc/bus/pci, no I/O port access), -ENOMEM.
+ */
+int hw_pci_open(struct hw_pci **out, char *why, size_t whylen);
+void hw_pci_close(struct hw_pci *p);
+
+struct hw_pci_link {
+	bool valid;			/* the widths were read */
+	bool from_config;		/* config space (libpci), else sysfs attributes */
+	struct hw_pci_speed cur, max;
+	int cur_width, max_width;
+	bool ext_known;			/* extended config space was readable */
+	bool rebar;			/* Resizable BAR extended capability present */
+	bool devctl_known;		/* PCIe Device Control read: */
+	uint32_t max_payload;		/*   MaxPayload, bytes */
+	uint32_t max_read_req;		/*   MaxReadReq, bytes */
+};
+
+/* Link state of function bdf: from config space through p when p is not NULL and the
+ * function has a PCIe capability there, else from the sysfs link attributes. 0 (check
+ * l->valid), -EINVAL for a malformed bdf.
+ */
+int hw_pci_link_read(struct hw_pci *p, const char *bdf, struct hw_pci_link *l);
+
+/* The PCI function of network interface ifname ("0000:3b:00.0"): -ENODEV no such
+ * interface, -EOPNOTSUPP a virtual one or one whose parent is not a PCI function (why
+ * says which).
+ */
+int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size_t whylen);
+
+/* The function's path below /sys/devices ("pci0000:16/0000:16:01.0/0000:17:00.0") and
+ * NUMA node (-1 unknown); -errno when bdf is not in sysfs.
+ */
+int hw_pci_dev_path(const char *bdf, char *out, size_t len, int *numa);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sysfs.h: the one reader of small sysfs/procfs attribute files ("16.0 GT/s PCIe\n",
+ * "0x10de\n", "-1\n"): the whole text up to the buffer size, trailing newlines and
+ * spaces removed.
+ */
+#ifndef PFCLAB_LIB_HW_SYSFS_H
+#define PFCLAB_LIB_HW_SYSFS_H
+
+#include <stddef.h>
+
+/* Read path into buf (size > 0, always terminated). 0, or -errno (buf then ""). */
+int hw_sysfs_read(const char *path, char *buf, size_t size);
+
+/* The same for a path built from fmt ("/sys/bus/pci/devices/%s/vendor"); -ENAMETOOLONG
+ * when the path does not fit PATH_MAX.
+ */
+int hw_sysfs_readf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

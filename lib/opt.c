@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* opt.c: the table-driven option parser and --help generator (see opt.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/opt.h"
+#include "lib/util.h"
+
+#define OPT_MAX 96
+#define HELP_COL 25
+
+static const struct opt_cmd *cur;	/* the command being parsed, for say() */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A usage error: on standard error ("pfclab CMD: ..."), or into the command's buffer. */
+static void say(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cur && cur->err && cur->errlen)
+		snprintf(cur->err, cur->errlen, "%s", msg);
+	else
+		pfc_err("%s", msg);
+}
+
+/* Which options the last parse saw, by table index (one command parses at a time). */
+static const struct opt *seen_tab;
+static unsigned char seen[OPT_MAX];
+
+static size_t count(const struct opt *t)
+{
+	size_t n = 0;
+
+	while (t[n].name)
+		n++;
+	return n;
+}
+
+/* 1000000 -> "1ms", 2500000000 -> "2500ms": the largest unit that divides it. */
+static void fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { uint64_t div; const char *unit; } u[] = {
+		{ 3600000000000ULL, "h" }, { 60000000000ULL, "m" }, { 1000000000ULL, "s" },
+		{ 1000000ULL, "ms" }, { 1000ULL, "us" }, { 1ULL, "ns" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]) - 1 && (ns == 0 || ns % u[i].div); i++)
+		;
+	snprintf(buf, len, "%" PRIu64 "%s", ns / u[i].div, u[i].unit);
+}
+
+static const char *kind_want(const struct opt *o, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	switch (o->kind) {
+	case OPT_U32:
+	case OPT_U64:
+		if (o->max == UINT64_MAX || (o->kind == OPT_U32 && o->max == UINT32_MAX))
+			snprintf(buf, len, "expected a whole number >= %" PRIu64, o->min);
+		else
+			snprintf(buf, len, "expected a whole number from %" PRIu64 " to %" PRIu64,
+				 o->min, o->max);
+		return buf;
+	case OPT_SIZE:
+		snprintf(buf, len, "expected a size from %" PRIu64 " to %" PRIu64 " bytes "
+			 "(e.g. 64, 4K, 1M)", o->min, o->max);
+		return buf;
+	case OPT_DUR:
+		fmt_dur(o->min, lo, sizeof(lo));
+		fmt_dur(o->max, hi, sizeof(hi));
+		if (o->max == UINT64_MAX)
+			snprintf(buf, len, "expected a duration >= %s (e.g. 500us, 10ms, 30s, 5m)", lo);
+		else
+			snprintf(buf, len, "expected a duration from %s to %s (e.g. 500us, 10ms, "
+				 "30s)", lo, hi);
+		return buf;
+	default:
+		return "invalid value";
+	}
+}
+
+/* Messages name an option by its long name, whichever spelling was typed. */
+static void spelled(const struct opt *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "--%s", o->name);
+}
+
+static int store(const struct opt *o, const char *val)
+{
+	char why[256], name[64];
+	uint64_t v64 = 0;
+	int rc = 0;
+
+	spelled(o, name, sizeof(name));
+	switch (o->kind) {
+	case OPT_TEXT:
+		return 0;
+	case OPT_FLAG:
+		*(bool *)o->dst = true;
+		return 0;
+	case OPT_STR:
+		*(const char **)o->dst = val;
+		return 0;
+	case OPT_U32:
+	case OPT_U64:
+		rc = parse_u64(val, o->min, o->max, &v64);
+		break;
+	case OPT_SIZE:
+		rc = parse_size(val, o->min, o->max, &v64);
+		break;
+	case OPT_DUR:
+		rc = parse_duration_ns(val, o->min, o->max, &v64);
+		break;
+	case OPT_FN:
+		why[0] = '\0';
+		if (o->fn(o->dst, val, why, sizeof(why)) == 0)
+			return 0;
+		say("%s '%s': %s", name, val ? val : "", why[0] ? why : "invalid value");
+		return -1;
+	}
+	if (rc) {
+		say("%s '%s': %s", name, val, kind_want(o, why, sizeof(why)));
+		return -1;
+	}
+	if (o->kind == OPT_U32)
+		*(uint32_t *)o->dst = (uint32_t)v64;	/* max <= UINT32_MAX in every table */
+	else
+		*(uint64_t *)o->dst = v64;
+	return 0;
+}
+
+int opt_rdma_dev(const char *v, char *dev, size_t devlen, uint32_t *port, char *why,
+		 size_t whylen)
+{
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+
+	if (!n || n >= devlen || (colon && parse_u32(colon + 1, 1, 255, port))) {
+		snprintf(why, whylen, "give DEV or DEV:PORT with a port number 1..255");
+		return -1;
+	}
+	snprintf(dev, devlen, "%.*s", (int)n, v);
+	return 0;
+}
+
+int opt_gpu_index(void *dst, const char *v, char *why, size_t whylen)
+{
+	uint32_t u;
+
+	if (parse_u32(v, 0, 63, &u)) {
+		snprintf(why, whylen, "expected a GPU index 0..63 (see nvidia-smi -L)");
+		return -1;
+	}
+	*(int *)dst = (int)u;
+	return 0;
+}
+
+static int find_letter(const struct opt *t, size_t n, int c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].letter == c || (t[i].alias && c < 256 && strchr(t[i].alias, c)))
+			return (int)i;
+	return -1;
+}
+
+static size_t put_letter(char *so, size_t k, size_t len, char l, int has)
+{
+	if (k + 4 >= len)
+		return k;
+	so[k++] = l;
+	if (has != no_argument)
+		so[k++] = ':';
+	if (has == optional_argument)
+		so[k++] = ':';
+	return k;
+}
+
+/* getopt_long's tables from ours: long options return 256 + index, letters themselves. */
+static void build(const struct opt *t, size_t n, struct option *lo, char *so, size_t solen)
+{
+	size_t i, k = 0, nl = 0;
+	const char *a;
+
+	so[k++] = ':';	/* a missing value returns ':' so that we name it */
+	so[k++] = 'h';
+	for (i = 0; i < n; i++) {
+		int has = t[i].kind == OPT_FLAG ? no_argument :
+			  t[i].flags & OPT_OPTIONAL ? optional_argument : required_argument;
+
+		if (t[i].kind == OPT_TEXT)
+			continue;
+		lo[nl++] = (struct option){ t[i].name, has, NULL, 256 + (int)i };
+		if (t[i].letter)
+			k = put_letter(so, k, solen, t[i].letter, has);
+		for (a = t[i].alias; a && *a; a++)
+			k = put_letter(so, k, solen, *a, has);
+	}
+	lo[nl] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[nl + 1] = (struct option){ 0 };
+	so[k] = '\0';
+}
+
+int opt_parse(const struct opt_cmd *c, int argc, char **argv)
+{
+	struct option lo[OPT_MAX + 2];
+	char so[3 * OPT_MAX + 8];
+	const struct opt *t = c->opts;
+	size_t n = count(t);
+	int ch, i, idx;
+
+	if (n > OPT_MAX)
+		return OPT_USAGE;
+	build(t, n, lo, so, sizeof(so));
+	seen_tab = t;
+	cur = c;
+	if (c->err && c->errlen)
+		c->err[0] = '\0';
+	memset(seen, 0, sizeof(seen));
+	opterr = 0;
+	optind = 0;	/* 0, not 1: glibc then resets its state left by an earlier parse */
+	for (optopt = 0; (ch = getopt_long(argc, argv, so, lo, &idx)) != -1; optopt = 0) {
+		if (ch == 'h') {
+			opt_help(c, stdout);
+			return OPT_HELP;
+		}
+		if (ch == '?' || ch == ':') {
+			const char *arg = argv[optind - 1];
+			bool lng = !strncmp(arg, "--", 2) && optopt < 256;
+			int k = optopt >= 256 ? optopt - 256 :
+				optopt && !lng ? find_letter(t, n, optopt) : -1;
+			char what[64];
+
+			if (lng)
+				snprintf(what, sizeof(what), "%.*s", (int)strcspn(arg, "="), arg);
+			else if (k >= 0)
+				snprintf(what, sizeof(what), "--%s", t[k].name);
+			else if (optopt)
+				snprintf(what, sizeof(what), "-%c", optopt);
+			else
+				snprintf(what, sizeof(what), "%s", arg);
+			if (ch == ':')
+				say("%s: needs a value (%s); see 'pfclab %s --help'", what,
+					k >= 0 && t[k].arg ? t[k].arg : "see --help", c->name);
+			else if (optopt >= 256)
+				say("%s takes no value; see 'pfclab %s --help'", what, c->name);
+			else
+				say("unknown option '%s'; see 'pfclab %s --help'", what, c->name);
+			return OPT_USAGE;
+		}
+		if (ch >= 256) {
+			i = ch - 256;
+		} else {
+			i = find_letter(t, n, ch);
+			if (i < 0)
+				return OPT_USAGE;
+		}
+		if ((t[i].flags & OPT_ONCE) && seen[i]) {
+			say("--%s given twice; give it once", t[i].name);
+			return OPT_USAGE;
+		}
+		seen[i] = 1;
+		if (store(&t[i], t[i].kind == OPT_FLAG ? NULL : optarg))
+			return OPT_USAGE;
+	}
+	return optind;
+}
+
+bool opt_given(const struct opt_cmd *c, const char *name)
+{
+	size_t i, n = count(c->opts);
+
+	if (seen_tab != c->opts)
+		return false;
+	for (i = 0; i < n && i < OPT_MAX; i++)
+		if (c->opts[i].kind != OPT_TEXT && !strcmp(c->opts[i].name, name))
+			return seen[i];
+	return false;
+}
+
+void opt_help(const struct opt_cmd *c, FILE *f)
+{
+	const struct opt *t = c->opts;
+	char head[80];
+	size_t i;
+
+	fputs(c->usage, f);
+	for (i = 0; t[i].name; i++) {
+		const char *h = t[i].help, *nl;
+		int w;
+
+		if (t[i].kind == OPT_TEXT) {
+			fprintf(f, "%s\n", h);
+			continue;
+		}
+		if (t[i].letter)
+			w = snprintf(head, sizeof(head), "  -%c, --%s", t[i].letter, t[i].name);
+		else
+			w = snprintf(head, sizeof(head), "      --%s", t[i].name);
+		if (t[i].arg)
+			w += snprintf(head + w, sizeof(head) - (size_t)w,
+				      t[i].flags & OPT_OPTIONAL ? "[=%s]" : " %s", t[i].arg);
+		fputs(head, f);
+		if (w >= HELP_COL) {
+			fputc('\n', f);
+			w = 0;
+		}
+		for (;;) {
+			nl = strchr(h, '\n');
+			fprintf(f, "%*s%.*s\n", HELP_COL - w, "", (int)(nl ? nl - h : (int)strlen(h)), h);
+			if (!nl)
+				break;
+			h = nl + 1;
+			w = 0;
+		}
+	}
+	fprintf(f, "  -h, --help%*sthis help\n", HELP_COL - 12, "");
+	if (c->extra)
+		c->extra(f);
+	if (c->tail)
+		fputs(c->tail, f);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* out.c: one call per field for text and JSON output, and the standard-output check. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "lib/out.h"
+
+static int stdout_err;	/* the first error seen on standard output, -errno */
+
+static int check(FILE *f)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(f) == 0 && !ferror(f))
+		return 0;
+	err = errno ? -errno : -EIO;
+	if (f == stdout && !stdout_err)
+		stdout_err = err;
+	return f == stdout ? stdout_err : err;
+}
+
+const char *out_json_text(struct json_object *o, bool pretty)
+{
+	return json_object_to_json_string_ext(o, pretty ? OUT_JSON_PRETTY : OUT_JSON_LINE);
+}
+
+int out_json_print(FILE *f, struct json_object *o, bool pretty)
+{
+	fputs(out_json_text(o, pretty), f);
+	fputc('\n', f);
+	return check(f);
+}
+
+void out_begin(struct out *o, bool json)
+{
+	o->json = json;
+	o->f = stdout;
+	o->depth = 0;
+	if (json)
+		o->stack[o->depth++] = json_object_new_object();
+}
+
+/* Into the innermost object under key, or appended to the innermost array. */
+static void add(struct out *o, const char *key, struct json_object *v)
+{
+	struct json_object *top = o->depth > 0 ? o->stack[o->depth - 1] : NULL;
+
+	if (top && json_object_is_type(top, json_type_array))
+		json_object_array_add(top, v);
+	else if (top && key)
+		json_object_object_add(top, key, v);
+	else
+		json_object_put(v);
+}
+
+/* The text formats come from the callers, one value each, as iproute2's print_* take
+ * them; the compiler cannot see them through this layer.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+void out_uint(struct out *o, const char *key, const char *fmt, uint64_t v)
+{
+	if (o->json)
+		add(o, key, json_object_new_uint64(v));
+	else if (fmt)
+		fprintf(o->f, fmt, v);
+}
+
+void out_int(struct out *o, const char *key, const char *fmt, int64_t v)
+{
+	if (o->json)
+		add(o, key, json_object_new_int64(v));
+	else if (fmt)
+		fprintf(o->f, fmt, v);
+}
+
+void out_double(struct out *o, const char *key, const char *fmt, double v)
+{
+	if (o->json)
+		add(o, key, json_object_new_double(v));
+	else if (fmt)
+		fprintf(o->f, fmt, v);
+}
+
+void out_str(struct out *o, const char *key, const char *fmt, const char *v)
+{
+	if (o->json)
+		add(o, key, json_object_new_string(v));
+	else if (fmt)
+		fprintf(o->f, fmt, v);
+}
+
+void out_bool(struct out *o, const char *key, const char *fmt, bool v)
+{
+	if (o->json)
+		add(o, key, json_object_new_boolean(v));
+	else if (fmt)
+		fprintf(o->f, fmt, v ? "yes" : "no");
+}
+
+#pragma GCC diagnostic pop
+
+void out_na(struct out *o, const char *key, const char *text)
+{
+	if (o->json) {
+		add(o, key, NULL);
+	} else if (text) {
+		fputs(text, o->f);
+	}
+}
+
+void out_text(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
+
+static void open_nested(struct out *o, const char *key, struct json_object *n)
+{
+	if (o->depth >= OUT_DEPTH) {	/* deeper than any pfclab output: dropped */
+		json_object_put(n);
+		return;
+	}
+	add(o, key, json_object_get(n));
+	o->stack[o->depth++] = n;
+}
+
+void out_obj_open(struct out *o, const char *key)
+{
+	if (o->json)
+		open_nested(o, key, json_object_new_object());
+}
+
+void out_arr_open(struct out *o, const char *key)
+{
+	if (o->json)
+		open_nested(o, key, json_object_new_array());
+}
+
+void out_obj_close(struct out *o)
+{
+	if (!o->json || o->depth <= 1)
+		return;
+	json_object_put(o->stack[--o->depth]);
+}
+
+struct json_object *out_take(struct out *o)
+{
+	struct json_object *root = NULL;
+
+	if (!o->json || o->depth == 0)
+		return NULL;
+	while (o->depth > 1)
+		out_obj_close(o);
+	root = o->stack[0];
+	o->depth = 0;
+	return root;
+}
+
+static int end(struct out *o, bool pretty)
+{
+	struct json_object *root;
+	int rc;
+
+	if (!o->json) {
+		fputc('\n', o->f);
+		return ferror(o->f) ? check(o->f) : 0;
+	}
+	root = out_take(o);
+	if (!root)
+		return 0;
+	rc = out_json_print(o->f, root, pretty);
+	json_object_put(root);
+	return rc;
+}
+
+int out_end(struct out *o)
+{
+	return end(o, false);
+}
+
+int out_end_pretty(struct out *o)
+{
+	return end(o, true);
+}
+
+int out_stdout_check(void)
+{
+	return check(stdout);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* out.h: pfclab's output layer. One JSON style everywhere (json-c, no "\/" escaping;
+ * one object per line, or pretty for whole-file reports), fields written once for both
+ * the text and the JSON form (iproute2's print_uint(PRINT_ANY, key, fmt, v) idea), and
+ * write errors on standard output caught in one place.
+ *
+ *   struct out o;
+ *   out_begin(&o, json);                       // text: prints as it goes
+ *   out_str(&o, "step", "%-9s ", name);        // JSON: {"step": name, ...}
+ *   out_uint(&o, "bytes", "%" PRIu64 " B", n);
+ *   out_na(&o, "rate", "n/a");                 // JSON null, text "n/a"
+ *   out_end(&o);                               // text: newline; JSON: the object's line
+ *
+ * A fmt of NULL leaves the field out of the text form; a key of NULL out of the JSON.
+ */
+#ifndef PFCLAB_LIB_OUT_H
+#define PFCLAB_LIB_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_object;
+
+/* The json-c serialisation flags of every JSON pfclab writes. */
+#define OUT_JSON_LINE	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define OUT_JSON_PRETTY	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* o serialised with OUT_JSON_LINE (pretty: OUT_JSON_PRETTY). */
+const char *out_json_text(struct json_object *o, bool pretty);
+/* Writes o and a newline to f and flushes; -EIO (errno kept) when f has failed. */
+int out_json_print(FILE *f, struct json_object *o, bool pretty);
+
+#define OUT_DEPTH 8
+
+struct out {
+	bool json;
+	FILE *f;
+	struct json_object *stack[OUT_DEPTH];	/* JSON: the objects being filled */
+	int depth;
+};
+
+void out_begin(struct out *o, bool json);
+void out_uint(struct out *o, const char *key, const char *fmt, uint64_t v);
+void out_int(struct out *o, const char *key, const char *fmt, int64_t v);
+void out_double(struct out *o, const char *key, const char *fmt, double v);
+void out_str(struct out *o, const char *key, const char *fmt, const char *v);
+void out_bool(struct out *o, const char *key, const char *fmt, bool v);
+/* A value that could not be read: JSON null, text the string given ("n/a"). */
+void out_na(struct out *o, const char *key, const char *text);
+/* Text only: fixed words between fields ("  ", "\n  "). */
+void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Nested JSON object or array under key (key ignored inside an array; text: nothing);
+ * out_obj_close closes either.
+ */
+void out_obj_open(struct out *o, const char *key);
+void out_arr_open(struct out *o, const char *key);
+void out_obj_close(struct out *o);
+/* Ends the line: text a newline, JSON the object on one line (pretty: out_end_pretty).
+ * Returns out_json_print's value.
+ */
+int out_end(struct out *o);
+int out_end_pretty(struct out *o);
+/* The object built so far, handed over to the caller (JSON only; out_end not called). */
+struct json_object *out_take(struct out *o);
+
+/* Flushes standard output and says whether anything written to it was lost (a full
+ * disk, a closed pipe): 0, or -errno. The front door calls it once after every command
+ * and exits 1 with a message; loops that print for long call it to stop early.
+ */
+int out_stdout_check(void);
+
+#endif

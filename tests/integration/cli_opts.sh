@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cli_opts.sh: options of inject, review, capture and monitor, and `pfclab version`, each
+# with its effect checked: frame fields written by inject read back by tshark; review
+# --top; on a veth pair between two namespaces made here: capture -f/-s/-B/-G/--speed/
+# --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
+# and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF.
+source "$(dirname "$0")/../lib.sh"
+plan 16
+
+need_cmd cli_opts tshark jq ip || finish
+[ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+tf() { tshark -r "$1" -T fields -E separator=' ' "${@:2}" 2>/dev/null; }
+inj() { "$PFCLAB" inject --quiet -w "$@"; }
+
+# ---- frames written by inject, read by tshark ------------------------------------------
+# 1 ms at 25 Gb/s is 48828.125 quanta of 512 bit times: 48828 on each of priorities 0-7
+inj "$tmp/pfc.pcap" pfc --prio 0-7 --pause-time 1ms --speed 25G -c 1
+got=$(tf "$tmp/pfc.pcap" -e macc.cbfc.enbv $(for p in 0 1 2 3 4 5 6 7; do echo "-e macc.cbfc.pause_time.c$p"; done))
+if [ "$got" = "0x00ff 48828 48828 48828 48828 48828 48828 48828 48828" ]; then
+	ok "inject pfc --prio 0-7 --pause-time 1ms --speed 25G: all 8 classes, 48828 quanta each"
+else
+	fail "inject pfc --prio 0-7 --pause-time 1ms --speed 25G" "tshark: $got"
+fi
+inj "$tmp/roce.pcap" roce --psn 1234 --dscp 26 --sport 50000 --ecn ect1 -c 1
+got=$(tf "$tmp/roce.pcap" -e infiniband.bth.psn -e ip.dsfield.dscp -e udp.srcport -e ip.dsfield.ecn)
+if [ "$got" = "1234 26 50000 1" ]; then ok "inject roce --psn 1234 --dscp 26 --sport 50000 --ecn ect1: each field as given"
+else fail "inject roce --psn --dscp --sport --ecn ect1" "tshark psn dscp sport ecn: $got"; fi
+# -c 0: until --duration; written frames are stamped at --rate, so 1 s holds 1000
+inj "$tmp/c0.pcap" pause -c 0 -d 1s -r 1000
+n=$(tf "$tmp/c0.pcap" -e frame.number | wc -l)
+span=$("$PFCLAB" review --json "$tmp/c0.pcap" | jq '.last_s - .first_s')
+if [ "$n" = 1000 ] && awk -v s="$span" 'BEGIN { exit !(s > 0.998999 && s < 0.999001) }'; then ok "inject -c 0 -d 1s -r 1000 -w: 1000 frames over 0.999 s"
+else fail "inject -c 0 -d 1s -r 1000 -w" "$n frames over $span s"; fi
+
+# ---- review --top, pfclab version --------------------------------------------------------
+rows() { "$PFCLAB" review "$@" "$PFCLAB_ROOT/tests/golden/cnp_qps/input.pcap" |
+	awk '/^cnp /{ f = 1; next } f && /^  source/ { next } f && /^  [0-9]/ { n++ } f && !/^  / { f = 0 }
+	/\(\+[0-9]+ more/ { m = $0 } END { print n + 0, m }'; }
+t2=$(rows --top 2) t9=$(rows)
+if [ "$t2" = "2   (+4 more; --json lists all)" ] && [ "${t9%% *}" = 6 ]; then
+	ok "review --top 2: 2 of the 6 CNP rows, '+4 more' (6 by default)"
+else
+	fail "review --top 2" "with --top 2: '$t2'; default: '$t9'"
+fi
+v=$("$PFCLAB" version 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ "$v" = "$("$PFCLAB" --version)" ] && [[ $v =~ ^pfclab\ [0-9A-Za-z._+-]+$ ]]; then
+	ok "pfclab version: '$v', the same as --version"
+else
+	fail "pfclab version" "rc $rc: '$v' vs '$("$PFCLAB" --version 2>&1)'"
+fi
+
+# ---- on a veth pair: capture options, reactive inject options, monitor --------------------
+if [ "$(id -u)" -ne 0 ]; then
+	for t in capture-filter capture-rotate capture-two-i capture-live capture-list cnp-on-ce pfc-on-backlog \
+		monitor-text monitor-raw monitor-catalog monitor-frames; do skip "cli_opts: $t" "needs root"; done
+	finish
+fi
+setup_ns NSA NSB || { fail cli_opts "cannot create namespaces"; finish; }
+ip link add pfoa type veth peer name pfob && ip link set pfoa netns "$NSA" && ip link set pfob netns "$NSB" &&
+	ip -n "$NSA" link add pfoc type veth peer name pfod && ip -n "$NSA" link set pfod netns "$NSB" ||
+	{ fail cli_opts "cannot create the veth pairs"; finish; }
+for l in pfoa pfoc; do ip -n "$NSA" link set $l up; done
+for l in pfob pfod; do ip -n "$NSB" link set $l up; done
+ina() { ip netns exec "$NSA" "$@"; }
+inb() { ip netns exec "$NSB" "$@"; }
+waitlisten() { for _ in $(seq 100); do grep -q listening "$1" && return 0; sleep 0.1; done; return 1; }
+
+# -f keeps PFC (MAC control opcode 0x0101) and RoCEv2, not PAUSE (opcode 0x0001); -s 64
+# cuts each 586-byte RoCEv2 packet to 64 bytes; -B 4M accepted; --speed 25G with
+# --pcapng is stored as the interface's speed, which review then uses
+inb "$PFCLAB" capture -i pfob -f 'udp dst port 4791 or ether[14:2] == 0x0101' -s 64 -B 4M --speed 25G \
+	--pcapng -q --json -w "$tmp/f.pcapng" -c 30 -d 20s >"$tmp/f.json" 2>"$tmp/f.err" &
+cpid=$!
+waitlisten "$tmp/f.err"
+ina "$PFCLAB" inject --quiet -i pfoa pause -c 10 && ina "$PFCLAB" inject --quiet -i pfoa pfc -c 10 &&
+	ina "$PFCLAB" inject --quiet -i pfoa roce --len 512 -c 20
+wait $cpid
+got=$("$PFCLAB" review --json "$tmp/f.pcapng" | jq -c '[.frames, .kinds.pause, .kinds.pfc, .kinds.truncated, .pause.link_bps, .pause.speed_from]')
+caps=$(tf "$tmp/f.pcapng" -Y udp -e frame.cap_len -e frame.len | sort -u | tr '\n' ' ')
+if [ "$got" = '[30,0,10,20,25000000000,"capture"]' ] && [ "$caps" = "64 586 " ]; then
+	ok "capture -f -s 64 -B 4M --speed 25G --pcapng: 10 PFC, no PAUSE, 20 RoCEv2 records cut to 64 of 586 bytes (truncated), 25G in the file"
+else
+	fail "capture -f -s -B --speed" "review $got, record/wire lengths '$caps': $(head -c 200 "$tmp/f.err")"
+fi
+# -G 1s: a capture of 2.5 s rotates into 3 files; together they hold every frame
+inb "$PFCLAB" capture -i pfob -q -G 1s -w "$tmp/g.pcap" -d 2500ms >"$tmp/g.out" 2>"$tmp/g.err" &
+cpid=$!
+waitlisten "$tmp/g.err"
+ina "$PFCLAB" inject --quiet -i pfoa pause -q 10 -c 200 -r 100
+wait $cpid
+files=$(ls "$tmp"/g.pcap* | wc -l)
+tot=$("$PFCLAB" review --json "$tmp"/g.pcap* | jq '.kinds.pause')
+if [ "$files" = 3 ] && [ "$tot" = 200 ]; then ok "capture -G 1s over 2.5 s: 3 files holding all 200 frames"
+else fail "capture -G 1s" "$files files, $tot frames: $(ls "$tmp"/g.pcap* | tr '\n' ' ')"; fi
+# two -i at once: the frames of each link counted on their own interface; --interval
+# 200ms live counts on stderr
+inb "$PFCLAB" capture -i pfob -i pfod --interval 200ms --json -d 2s >"$tmp/two.json" 2>"$tmp/two.err" &
+cpid=$!
+waitlisten "$tmp/two.err"
+ina "$PFCLAB" inject --quiet -i pfoa pause -c 30 && ina "$PFCLAB" inject --quiet -i pfoc pfc -c 40
+wait $cpid
+got=$(jq -c '[.interfaces[] | [.interface, .passed_filter]] | sort' "$tmp/two.json" 2>/dev/null)
+k=$(jq -c '[.kinds.pause, .kinds.pfc]' "$tmp/two.json" 2>/dev/null)
+if [ "$k" = '[30,40]' ] && [ "$got" = '[["pfob",30],["pfod",40]]' ]; then
+	ok "capture -i pfob -i pfod: 30 PAUSE and 40 PFC, counted per interface ($got)"
+else
+	fail "capture with two -i" "kinds $k interfaces $got: $(head -c 200 "$tmp/two.err")"
+fi
+# live counts every 200 ms over 2 s: about 10 rows (a loaded machine may skip some)
+live=$(grep -c 'pause' "$tmp/two.err")
+if [ "$live" -ge 5 ] && [ "$live" -le 12 ]; then ok "capture --interval 200ms: $live live count rows on stderr over 2 s"
+else fail "capture --interval 200ms" "$live live rows: $(head -n 3 "$tmp/two.err" | tr '\n' '|')"; fi
+l=$(inb "$PFCLAB" capture --list 2>&1)
+if grep -q '^pfob' <<<"$l" && grep -q '^pfod' <<<"$l"; then ok "capture --list names the namespace's interfaces"
+else fail "capture --list" "$(echo "$l" | head -n 5 | tr '\n' '|')"; fi
+
+# cnp-on-ce --cnp-dscp 10 --peer-qp 0x77: the CNPs answering 5 CE packets carry DSCP 10
+# and go to QP 0x77 (packets 50 ms apart, far above the 50 us --cnp-gap)
+inb "$PFCLAB" inject -i pfob cnp-on-ce --cnp-dscp 10 --peer-qp 0x77 -d 4s >"$tmp/np.out" 2>&1 &
+npid=$!
+ina "$PFCLAB" capture -i pfoa -q -w "$tmp/np.pcap" -d 3500ms >/dev/null 2>"$tmp/npcap.err" &
+cpid=$!
+waitlisten "$tmp/npcap.err"
+sleep 0.5
+ina "$PFCLAB" inject --quiet -i pfoa roce --ecn ce -c 5 -r 20
+wait $cpid $npid
+got=$(tf "$tmp/np.pcap" -Y 'infiniband.bth.opcode == 129' -e ip.dsfield.dscp -e infiniband.bth.destqp | sort | uniq -c | awk '{ $1 = $1; print }')
+if [ "$got" = "5 10 0x000077" ] || [ "$got" = "5 10 0x77" ]; then ok "cnp-on-ce --cnp-dscp 10 --peer-qp 0x77: 5 CNPs, DSCP 10, QP 0x77"
+else fail "cnp-on-ce --cnp-dscp --peer-qp" "tshark count dscp qp: '$got'; $(tail -n 1 "$tmp/np.out")"; fi
+
+# pfc-on-backlog --poll: 10 ms for 1 s is at most 101 polls; the default 1 ms many more
+polls() { ina "$PFCLAB" inject -i pfoa pfc-on-backlog --qdisc-dev pfoa -d 1s "$@" 2>&1 |
+	sed -n 's/.* polls \([0-9]*\) .*/\1/p'; }
+p10=$(polls --poll 10ms) p1=$(polls)
+# a late wakeup costs polls, never adds one: 10 ms gives 50..101 on a loaded machine
+if [ -n "$p10" ] && [ "$p10" -ge 50 ] && [ "$p10" -le 101 ] && [ -n "$p1" ] && [ "$p1" -gt $((3 * p10)) ]; then
+	ok "pfc-on-backlog --poll 10ms: $p10 polls in 1 s ($p1 at the default 1 ms)"
+else
+	fail "pfc-on-backlog --poll 10ms" "$p10 polls at 10 ms, $p1 at 1 ms"
+fi
+
+# monitor: default text, --catalog, --raw, --frames=IF; frames go out of pfoa while it runs
+# mon OUT ARGS...: monitor pfoa for 5 x 200 ms while 100 PAUSE frames leave through it
+mon() {
+	local out=$1 mpid
+	shift
+	ina "$PFCLAB" monitor -i pfoa -I 200ms -c 5 "$@" >"$out" 2>"$out.err" &
+	mpid=$!
+	sleep 0.4
+	ina "$PFCLAB" inject --quiet -i pfoa pause -c 100 -r 1000 --via-qdisc
+	wait $mpid
+}
+mon "$tmp/mon.txt"; rc=$?
+if [ $rc -eq 0 ] && grep -q '^  link.tx_packets  *+[0-9]* packets' "$tmp/mon.txt"; then
+	ok "monitor text output: link.tx_packets among the changed counters"
+else
+	fail "monitor text output" "rc $rc: $(head -n 5 "$tmp/mon.txt" "$tmp/mon.txt.err" | tr '\n' '|')"
+fi
+# a catalog of one line: link statistics' tx_packets named test.sent_frames; tx_bytes is
+# then a counter no catalog names: hidden, unless --raw shows it by its raw name
+printf 'link\t*\ttx_packets\ttest.sent_frames\tpackets\tcounter\n' >"$tmp/cat.tsv"
+mon "$tmp/cat.json" --json --catalog "$tmp/cat.tsv"; rc=$?
+mon "$tmp/raw.json" --json --catalog "$tmp/cat.tsv" --raw; rc2=$?
+keys() { jq -r 'select(.changed) | .changed | keys[]' "$1" | sort -u | tr '\n' ' '; }
+k1=$(keys "$tmp/cat.json") k2=$(keys "$tmp/raw.json")
+if [ $rc -eq 0 ] && grep -q 'test.sent_frames' <<<"$k1" && ! grep -q 'tx_packets\|tx_bytes' <<<"$k1"; then
+	ok "monitor --catalog FILE: tx_packets shown as test.sent_frames, the unnamed tx_bytes hidden"
+else
+	fail "monitor --catalog FILE" "rc $rc, changed: $k1 $(head -c 200 "$tmp/cat.json.err")"
+fi
+if [ $rc2 -eq 0 ] && grep -q 'tx_bytes' <<<"$k2"; then
+	ok "monitor --raw: the unnamed tx_bytes shown by its raw name ($k2)"
+else
+	fail "monitor --raw" "rc $rc2, changed: $k2"
+fi
+ina "$PFCLAB" monitor -i pfoa --frames=pfoc -I 300ms -c 5 --json >"$tmp/fr.json" 2>"$tmp/fr.err" &
+mpid=$!
+sleep 0.6
+inb "$PFCLAB" inject --quiet -i pfod pfc -c 25
+wait $mpid; rc=$?
+fr=$(jq -s '[.[] | .changed["capture.pfc.frames"].delta // 0] | add' "$tmp/fr.json")
+if [ $rc -eq 0 ] && [ "$fr" = 25 ]; then ok "monitor -i pfoa --frames=pfoc: the 25 PFC frames on pfoc counted"
+else fail "monitor --frames=pfoc" "rc $rc, pfc frames $fr: $(head -c 300 "$tmp/fr.json")"; fi
+finish

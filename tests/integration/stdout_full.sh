@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# stdout_full.sh (host): output lost to a full disk is a failure. Every command that
+# prints results, with its standard output on /dev/full, exits 1 with one line naming
+# the cause (the front door checks standard output once after each command).
+source "$(dirname "$0")/../lib.sh"
+[ -w /dev/full ] || { skip "stdout on /dev/full" "no /dev/full"; finish; }
+pcap=$PFCLAB_ROOT/tests/golden/cnp_qps/input.pcap
+want="writing standard output: No space left on device"
+ns=
+if [ "$(id -u)" -eq 0 ]; then setup_ns ns; fi
+while IFS='|' read -r name cmd; do
+	[[ $cmd == *'$ns'* && -z $ns ]] && { skip "$name > /dev/full" "needs root for a namespace"; continue; }
+	err=$(eval "$cmd" 2>&1 >/dev/full); rc=$?
+	if [ $rc -eq 1 ] && [ "$(grep -c "^pfclab [a-z]*: $want\$" <<<"$err")" -eq 1 ]; then
+		ok "$name > /dev/full: exit 1, '$want'"
+	else
+		fail "$name > /dev/full: exit 1, '$want'" "rc $rc: $(tail -n 2 <<<"$err" | tr '\n' ' ')"
+	fi
+done <<'EOF2'
+version|"$PFCLAB" version
+review|"$PFCLAB" review "$pcap"
+review --json|"$PFCLAB" review --json "$pcap"
+doctor --json|"$PFCLAB" doctor --json
+monitor --json|ip netns exec "$ns" "$PFCLAB" monitor -i lo -c 3 -I 10ms --sources link --json
+capture -j|ip netns exec "$ns" "$PFCLAB" capture -i lo -c 1 -D 100ms -j
+traffic --json|"$PFCLAB" traffic --check-mem host --json
+EOF2
+finish
