@@ -633,6 +633,18 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 	/* a moment for the last counters and frames, then stop monitor and capture */
 	msleep(stopped ? 0 : 200);
 	stop_bg(&r, is_any, 0);
+	/* The congestion point's restore runs however the point ended (cpoint.h). */
+	for (i = 0; i < r.pl.n; i++) {
+		const struct plan_step *s = &r.pl.s[i];
+
+		if (s->role != PR_POST || s->phase != (int)p->nphases || r.lost[s->host])
+			continue;
+		if (run_fg(&r, s)) {
+			run_log(c, "host %s: %s failed: the bottleneck was not put back (see its "
+				"%s.err)", c->hosts[s->host].h->name, s->name, s->name);
+			r.obs.essential_failed = true;
+		}
+	}
 	for (h = 0; h < c->nhosts; h++) {
 		if (r.lost[h])
 			continue;

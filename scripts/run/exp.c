@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cpoint.h"
 #include "exp.h"
 #include "lib/util.h"
 
@@ -944,6 +945,17 @@ int exp_point_build(const struct exp *e, size_t idx, struct exp_point *p, char *
 			}
 		p->duration_ns += p->phases[i].duration_ns;
 	}
+	if (e->cp) {
+		char *su, *re, dev[32];
+
+		rc = cpoint_commands(e, p, &su, &re, dev, sizeof(dev), err, errlen);
+		if (rc) {
+			exp_point_free(p);
+			return rc;
+		}
+		free(su);
+		free(re);
+	}
 	return 0;
 }
 
@@ -984,6 +996,7 @@ void exp_free(struct exp *e)
 	free(e->file);
 	free(e->text);
 	ytree_free(e->root);
+	cpoint_free(e->cp);
 	free(e);
 }
 
@@ -1149,7 +1162,7 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 {
 	static const char *const keys[] = { "name", "description", "launcher", "hosts", "monitor",
 					    "capture", "sweep", "repetitions", "retries", "phases",
-					    NULL };
+					    "bottleneck", NULL };
 	struct exp *e = calloc(1, sizeof(*e));
 	struct pctx c = { .e = e, .err = err, .errlen = errlen };
 	const struct ynode *v, *r;
@@ -1245,6 +1258,9 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 	if ((v = ytree_get(r, "capture")) && (rc = parse_capture(&c, e, v)))
 		goto fail;
 	if ((v = ytree_get(r, "sweep")) && (rc = parse_sweep(&c, e, v)))
+		goto fail;
+	rc = cpoint_parse(e, &e->cp, err, errlen);
+	if (rc)
 		goto fail;
 	/* every point resolved once: a bad value in any of them is an error now */
 	for (i = 0; i < exp_point_count(e); i++) {
