@@ -632,7 +632,6 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 		r.t0 = time_real_ns();
 	/* a moment for the last counters and frames, then stop monitor and capture */
 	msleep(stopped ? 0 : 200);
-	stop_bg(&r, is_any, 0);
 	/* The congestion point's restore runs however the point ended (cpoint.h). */
 	for (i = 0; i < r.pl.n; i++) {
 		const struct plan_step *s = &r.pl.s[i];
@@ -645,6 +644,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 			r.obs.essential_failed = true;
 		}
 	}
+	stop_bg(&r, is_any, 0);
 	for (h = 0; h < c->nhosts; h++) {
 		if (r.lost[h])
 			continue;
@@ -665,8 +665,11 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 		if (r.lost[h])
 			rc = -EHOSTDOWN;
 out:
+	/* only what was started: a zeroed entry's fds read 0, and closing them would close
+	 * this process's stdin (the next pipe would then get fd 0) */
 	for (i = 0; r.bg && i < r.pl.n; i++)
-		remote_proc_close(&r.bg[i].p);
+		if (r.bg[i].s)
+			remote_proc_close(&r.bg[i].p);
 	json_object_put(r.phases);
 	free(r.bg);
 	free(r.hostdir);

@@ -16,6 +16,7 @@
 
 #include "lib/util.h"
 #include "records.h"
+#include "dcqcn.h"
 #include "run.h"
 
 static json_object *num(double v, bool valid)
@@ -606,6 +607,7 @@ int summary_make(const char *dir, char *err, size_t errlen)
 			}
 		}
 	}
+	dcqcn_summary(dir, e, f);
 	if (fclose(f)) {
 		rc = -EIO;
 		run_path(err, errlen, "%s: write error", path);
