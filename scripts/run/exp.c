@@ -1023,7 +1023,7 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 	}
 	if ((v = ytree_get(m, "sources"))) {
 		static const char *const ok[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
-						  "nvml", NULL };
+						  "nvml", "qdisc", NULL };
 		char **l;
 		size_t n, i, j, len = 1;
 
@@ -1035,7 +1035,7 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 				;
 			if (!ok[j]) {
 				rc = perr(c, v->line, "monitor.sources", "'%s' is not a source; give ethtool, "
-					  "pause, dcb, link, pci, rdma or nvml", l[i]);
+					  "pause, dcb, link, pci, rdma, nvml or qdisc", l[i]);
 				strv_free(l, n);
 				return rc;
 			}
