@@ -85,6 +85,7 @@ struct src_qdisc_stats {
 	uint32_t direct_packets;		/* htb */
 	uint32_t limit, qth_min, qth_max;	/* RED options */
 	uint8_t ecn;				/* ECN marking on (RED, codel, fq_codel) */
+	uint8_t red_flags;			/* TC_RED_ECN, TC_RED_HARDDROP, ... */
 };
 /* -EBADMSG for a truncated header, a missing or unterminated kind, or a statistics or
  * options attribute shorter than its uapi struct.

@@ -50,7 +50,8 @@ static int parse_red_opts(struct rd *opts, struct src_qdisc_stats *out)
 	out->qth_min = rd_h32(&r);
 	out->qth_max = rd_h32(&r);
 	rd_skip(&r, offsetof(struct tc_red_qopt, flags) - 3 * sizeof(uint32_t));
-	out->ecn = (rd_u8(&r) & TC_RED_ECN) ? 1 : 0;
+	out->red_flags = rd_u8(&r);
+	out->ecn = (out->red_flags & TC_RED_ECN) ? 1 : 0;
 	if (!rd_ok(&r))
 		return -EBADMSG;
 	out->have_red_parms = true;
