@@ -55,7 +55,7 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 		if (wanted(w->only, "pci"))
 			rc |= mon_engine_add(e, &src_pci_ops, w->iface, 0, -1) < 0;
 		/* Every qdisc of the interface: only when asked for by name. */
-		if (w->only && wanted(w->only, "qdisc"))
+		if (w->qdisc || (w->only && wanted(w->only, "qdisc")))
 			rc |= mon_engine_add(e, &src_qdisc_ops, w->iface, 0, -1) < 0;
 	}
 	if (w->frames)

@@ -16,6 +16,7 @@ struct mon_sources_want {
 	uint64_t gpu_cadence_ns;	/* NVML reader thread's cadence; 0: its default */
 	const char *frames;	/* capture interface for "frames"; NULL: none */
 	const char *only;	/* comma list of source names ("ethtool,link"); NULL: all */
+	bool qdisc;		/* the qdisc source on iface even when only does not name it */
 };
 
 /* The NVML reader's cadence: asked_ns when given, else 10 ms, or the sampling interval
