@@ -24,7 +24,7 @@
 #define QD_MAX 32
 
 struct qdisc_priv {
-	struct nl_sock nl;
+	struct nl_sock nl;	/* first: src_nl_open/src_nl_close own it */
 	uint32_t ifindex;
 	struct src_qdisc_stats q[QD_MAX];
 	size_t nq;		/* qdiscs of this dump (capped at QD_MAX) */
@@ -346,36 +346,19 @@ static void qdisc_sig(const struct src_qdisc_stats *q, char *buf, size_t size)
 	snprintf(buf, size, "%s/%s", name, q->kind);
 }
 
-static void qdisc_close(struct mon_src *s)
-{
-	struct qdisc_priv *p = s->priv;
-
-	if (p) {
-		nl_sock_close(&p->nl);
-		free(p);
-	}
-	s->priv = NULL;
-	src_fields_free(s);
-}
-
 static int qdisc_init(struct mon_src *s)
 {
-	struct qdisc_priv *p = calloc(1, sizeof(*p));
-	int rc;
+	struct qdisc_priv *p;
+	int rc = src_nl_open(s, sizeof(*p), NETLINK_ROUTE, "rtnetlink");
 
-	if (!p)
-		return -ENOMEM;
-	s->priv = p;
+	if (rc)
+		return rc;
+	p = s->priv;
 	snprintf(s->driver, sizeof(s->driver), "qdisc");
 	p->ifindex = if_nametoindex(s->dev);
 	if (!p->ifindex) {
 		snprintf(s->err, sizeof(s->err), "interface %s: no such interface", s->dev);
 		return -ENODEV;
-	}
-	rc = nl_sock_open(&p->nl, NETLINK_ROUTE);
-	if (rc) {
-		snprintf(s->err, sizeof(s->err), "rtnetlink socket: %s", strerror(-rc));
-		return rc;
 	}
 	return qdisc_dump(s);
 }
@@ -451,6 +434,6 @@ const struct mon_src_ops src_qdisc_ops = {
 	.init = qdisc_init,
 	.discover = qdisc_discover,
 	.sample = qdisc_sample,
-	.close = qdisc_close,
+	.close = src_nl_close,
 	.last_error = src_last_error,
 };
