@@ -62,7 +62,8 @@ rec_marked() { # the last reading of qdisc.<dev>.10.ecn_marked (the RED is handl
 ta=$(tc_marked "$VLAB_OUT/tc-$VLAB_IF_A.txt"); tb=$(tc_marked "$VLAB_OUT/tc-$VLAB_IF_B.txt")
 ta2=$(tc_marked "$VLAB_OUT/tc2-$VLAB_IF_A.txt"); tb2=$(tc_marked "$VLAB_OUT/tc2-$VLAB_IF_B.txt")
 ma=$(rec_marked "$VLAB_IF_A"); mb=$(rec_marked "$VLAB_IF_B")
-"$PFCLAB" review --json "$VLAB_OUT/red.pcap" >"$VLAB_OUT/review.json" 2>&1
+# review's warnings (timestamps going back under TCG) go apart from its JSON
+"$PFCLAB" review --json "$VLAB_OUT/red.pcap" >"$VLAB_OUT/review.json" 2>"$VLAB_OUT/review.err"
 ce=$(jq '[.ecn_flows[].ce] | add // 0' "$VLAB_OUT/review.json")
 cnp=$(jq '.kinds.cnp' "$VLAB_OUT/review.json")
 sent=$(sed -n 's/.* cnp_sent \([0-9]*\).*/\1/p' "$VLAB_OUT/np.txt")
