@@ -26,7 +26,7 @@ ip -n "$ns" link add bg0 type veth peer name bg1 || exit 1
 ip -n "$ns" link set bg0 up && ip -n "$ns" link set bg1 up
 
 for gi in $GPU_INTERVALS; do
-	args=(monitor -i bg0 --frames --gpu "$GPU" -I 1ms -t "${DUR}s" -q --stats
+	args=(monitor -i bg0 --frames --gpu "$GPU" -I 1ms -D "${DUR}s" -q --stats
 		--record "$tmp/rec-$gi")
 	[ "$gi" = default ] || args+=(--gpu-interval "$gi")
 	ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$gi"

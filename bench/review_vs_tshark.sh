@@ -30,8 +30,8 @@ if [ ! -f "$pcap" ] || [ "$(stat -c %s "$pcap")" -lt $((mb * 1000000)) ]; then
 		--qp-step 1 --qp-count 1000 -r 1000000 -c 100000 || exit 1
 	$i --append --start 1700000002 cnp --src-ip 10.0.0.3 --dst-ip 10.0.0.1 --qp 0x2000 \
 		-r 100000 -c 100000 || exit 1
-	$i --append --start 1700000003 pfc --prio 3 -q 0xffff -r 1000000 -c 50000 || exit 1
-	$i --append --start 1700000004 pfc --prio 3 -q 0 -r 1000000 -c 5000 || exit 1
+	$i --append --start 1700000003 pfc --prio 3 --quanta 0xffff -r 1000000 -c 50000 || exit 1
+	$i --append --start 1700000004 pfc --prio 3 --quanta 0 -r 1000000 -c 5000 || exit 1
 fi
 size=$(stat -c %s "$pcap")
 cat "$pcap" >/dev/null # page cache, for both tools alike

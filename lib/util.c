@@ -68,6 +68,18 @@ int pfc_bad_arg(const char *opt, const char *val, const char *want)
 	return 2;
 }
 
+int pfc_why(char *why, size_t n, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && n) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
 /* Parse the leading unsigned decimal (or 0x hex) number; *end points after it. */
 static int parse_num(const char *s, uint64_t *v, const char **end)
 {

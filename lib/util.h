@@ -6,6 +6,7 @@
 #define PFCLAB_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -22,6 +23,10 @@ void pfc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A bad option value: "<progname>: OPT 'VAL': WANT" (WANT says what to give).
  * Returns 2, the usage-error exit status, for `return pfc_bad_arg(...)`. */
 int pfc_bad_arg(const char *opt, const char *val, const char *want);
+/* The reason for a library error, for the caller to print: formats into why (when why
+ * and n are non-zero) and returns err, for `return pfc_why(why, n, -EINVAL, ...)`. */
+int pfc_why(char *why, size_t n, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Parsers return 0 or -EINVAL / -ERANGE; *out untouched on error. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

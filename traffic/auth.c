@@ -4,27 +4,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sodium.h>
 
+#include "lib/util.h"
 #include "traffic/auth.h"
 
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return err;
-}
+/* How to make a key file that --psk accepts (mode 0600, 64 hex characters); %s is the path. */
+#define KEY_MAKE "(umask 077; openssl rand -hex 32 >%s)"
 
 int auth_init(void)
 {
@@ -55,13 +45,14 @@ static int check_file(int fd, const char *path, char *why, size_t n)
 	struct stat st;
 
 	if (fstat(fd, &st))
-		return fail(why, n, -errno, "--psk %s: %s", path, strerror(errno));
+		return pfc_why(why, n, -errno, "--psk %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(why, n, -EINVAL, "--psk %s: not a regular file", path);
+		return pfc_why(why, n, -EINVAL, "--psk %s: not a regular file; give the path of "
+			       "the key file itself", path);
 	if (st.st_mode & (S_IRGRP | S_IROTH))
-		return fail(why, n, -EPERM, "--psk %s: readable by %s (mode %04o): run 'chmod 600 %s'",
-			    path, st.st_mode & S_IROTH ? "others" : "its group",
-			    (unsigned)(st.st_mode & 07777), path);
+		return pfc_why(why, n, -EPERM, "--psk %s: readable by %s (mode %04o): run 'chmod 600 %s'",
+			       path, st.st_mode & S_IROTH ? "others" : "its group",
+			       (unsigned)(st.st_mode & 07777), path);
 	return 0;
 }
 
@@ -73,13 +64,16 @@ int auth_key_load(const char *path, struct auth_key *k, char *why, size_t n)
 
 	memset(k, 0, sizeof(*k));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return pfc_why(why, n, -ENOENT, "--psk %s: %s; make one with '" KEY_MAKE
+			       "' and give both sides the same file", path, strerror(ENOENT), path);
 	if (fd < 0)
-		return fail(why, n, -errno, "--psk %s: %s", path, strerror(errno));
+		return pfc_why(why, n, -errno, "--psk %s: %s", path, strerror(errno));
 	rc = check_file(fd, path, why, n);
 	if (!rc) {
 		rc = read_all(fd, buf, sizeof(buf), &len);
 		if (rc)
-			fail(why, n, rc, "--psk %s: %s", path, strerror(-rc));
+			pfc_why(why, n, rc, "--psk %s: %s", path, strerror(-rc));
 	}
 	close(fd);
 	if (rc)
@@ -87,11 +81,12 @@ int auth_key_load(const char *path, struct auth_key *k, char *why, size_t n)
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len > AUTH_KEY_MAX) {
-		rc = fail(why, n, -EINVAL, "--psk %s: longer than %d bytes", path, AUTH_KEY_MAX);
+		rc = pfc_why(why, n, -EINVAL, "--psk %s: longer than %d bytes; a key of 64 hex "
+			     "characters is enough: '" KEY_MAKE "'", path, AUTH_KEY_MAX, path);
 	} else if (len < AUTH_KEY_MIN) {
-		rc = fail(why, n, -EINVAL,
-			  "--psk %s: key of %zu bytes, at least %d needed (e.g. 'openssl rand -hex 32 >%s')",
-			  path, len, AUTH_KEY_MIN, path);
+		rc = pfc_why(why, n, -EINVAL,
+			     "--psk %s: key of %zu bytes, at least %d needed (e.g. '" KEY_MAKE "')",
+			     path, len, AUTH_KEY_MIN, path);
 	} else {
 		memcpy(k->key, buf, len);
 		k->len = len;

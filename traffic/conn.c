@@ -9,7 +9,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -17,19 +16,6 @@
 
 #include "lib/util.h"
 #include "traffic/conn.h"
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return err;
-}
 
 void conn_addr_str(const struct sockaddr *sa, char *buf, size_t n)
 {
@@ -75,8 +61,8 @@ int conn_listen(const char *bind_addr, uint16_t port, int *lfd, char *why, size_
 		rc = getaddrinfo(NULL, svc, &hints, &res);
 	}
 	if (rc)
-		return fail(why, n, -EINVAL, "--bind %s: %s", bind_addr ? bind_addr : "(any)",
-			    gai_strerror(rc));
+		return pfc_why(why, n, -EINVAL, "--bind %s: %s", bind_addr ? bind_addr : "(any)",
+			       gai_strerror(rc));
 	for (ai = res; ai; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd < 0) {
@@ -97,9 +83,9 @@ int conn_listen(const char *bind_addr, uint16_t port, int *lfd, char *why, size_
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		return fail(why, n, -err, "cannot listen on %s port %u: %s%s",
-			    bind_addr ? bind_addr : "any address", port, strerror(err),
-			    err == EADDRINUSE ? " (another pfclab traffic server? use -p)" : "");
+		return pfc_why(why, n, -err, "cannot listen on %s port %u: %s%s",
+			       bind_addr ? bind_addr : "any address", port, strerror(err),
+			       err == EADDRINUSE ? " (another pfclab traffic server? use -p)" : "");
 	*lfd = fd;
 	return 0;
 }
@@ -133,12 +119,12 @@ int conn_accept(int lfd, uint64_t wait_ns, int *fd, char *peer, size_t peerlen, 
 
 	rc = wait_fd(lfd, POLLIN, deadline);
 	if (rc == -ETIMEDOUT)
-		return fail(why, n, rc, "no client connected within --wait");
+		return pfc_why(why, n, rc, "no client connected within --wait");
 	if (rc)
-		return fail(why, n, rc, "waiting for a client: %s", strerror(-rc));
+		return pfc_why(why, n, rc, "waiting for a client: %s", strerror(-rc));
 	cfd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
 	if (cfd < 0)
-		return fail(why, n, -errno, "accept: %s", strerror(errno));
+		return pfc_why(why, n, -errno, "accept: %s", strerror(errno));
 	conn_tune(cfd);
 	conn_addr_str((struct sockaddr *)&ss, peer, peerlen);
 	*fd = cfd;
@@ -206,7 +192,8 @@ int conn_connect(const char *host, uint16_t port, const char *bind_addr, uint64_
 	snprintf(svc, sizeof(svc), "%u", port);
 	rc = getaddrinfo(host, svc, &hints, &res);
 	if (rc)
-		return fail(why, n, -EHOSTUNREACH, "cannot resolve '%s': %s", host, gai_strerror(rc));
+		return pfc_why(why, n, -EHOSTUNREACH, "cannot resolve '%s': %s", host,
+			       gai_strerror(rc));
 	for (;;) {
 		for (ai = res; ai; ai = ai->ai_next) {
 			err = connect_once(ai, bind_addr, deadline, fd);
@@ -222,9 +209,11 @@ int conn_connect(const char *host, uint16_t port, const char *bind_addr, uint64_
 	}
 	freeaddrinfo(res);
 	if (err == -EINTR)
-		return fail(why, n, err, "interrupted while connecting to %s port %u", host, port);
-	return fail(why, n, err, "cannot connect to %s port %u: %s%s", host, port, strerror(-err),
-		    err == -ECONNREFUSED ? " (is 'pfclab traffic -d DEV' running there?)" : "");
+		return pfc_why(why, n, err, "interrupted while connecting to %s port %u", host,
+			       port);
+	return pfc_why(why, n, err, "cannot connect to %s port %u: %s%s", host, port,
+		       strerror(-err),
+		       err == -ECONNREFUSED ? " (is 'pfclab traffic -d DEV' running there?)" : "");
 }
 
 int conn_send(int fd, const struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t n)
@@ -237,7 +226,7 @@ int conn_send(int fd, const struct xchg_msg *m, uint64_t timeout_ns, char *why, 
 
 	len = xchg_encode(m, buf, sizeof(buf));
 	if (len < 0)
-		return fail(why, n, len, "cannot encode %s message", xchg_type_name(m->type));
+		return pfc_why(why, n, len, "cannot encode %s message", xchg_type_name(m->type));
 	while (off < (size_t)len) {
 		w = send(fd, buf + off, (size_t)len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w > 0) {
@@ -247,12 +236,12 @@ int conn_send(int fd, const struct xchg_msg *m, uint64_t timeout_ns, char *why, 
 		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
 			rc = wait_fd(fd, POLLOUT, deadline);
 			if (rc)
-				return fail(why, n, rc, "sending %s: %s", xchg_type_name(m->type),
-					    strerror(-rc));
+				return pfc_why(why, n, rc, "sending %s: %s",
+					       xchg_type_name(m->type), strerror(-rc));
 			continue;
 		}
-		return fail(why, n, -ECONNRESET, "sending %s: peer closed the connection (%s)",
-			    xchg_type_name(m->type), strerror(errno));
+		return pfc_why(why, n, -ECONNRESET, "sending %s: peer closed the connection (%s)",
+			       xchg_type_name(m->type), strerror(errno));
 	}
 	return 0;
 }
@@ -299,24 +288,26 @@ int conn_recv(int fd, struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t
 		 */
 		if (xchg_header_decode(buf, got, &type, &blen, why, n) == -EBADMSG)
 			return -EBADMSG;
-		return fail(why, n, -EPROTO, "%s partial message header: %zu of %d bytes, then %s",
-			    rc == -ETIMEDOUT ? "slow" : "truncated", got, XCHG_HDR_LEN,
-			    rc == -ETIMEDOUT ? "nothing within the timeout" : "the connection closed");
+		return pfc_why(why, n, -EPROTO,
+			       "%s partial message header: %zu of %d bytes, then %s",
+			       rc == -ETIMEDOUT ? "slow" : "truncated", got, XCHG_HDR_LEN,
+			       rc == -ETIMEDOUT ? "nothing within the timeout" : "the connection closed");
 	}
 	if (rc == -ECONNRESET)
-		return fail(why, n, rc, "peer closed the exchange connection");
+		return pfc_why(why, n, rc, "peer closed the exchange connection");
 	if (rc == -ETIMEDOUT)
-		return fail(why, n, rc, "no message from the peer within the timeout");
+		return pfc_why(why, n, rc, "no message from the peer within the timeout");
 	if (rc)
-		return fail(why, n, rc, "reading from the peer: %s", strerror(-rc));
+		return pfc_why(why, n, rc, "reading from the peer: %s", strerror(-rc));
 	rc = xchg_header_decode(buf, XCHG_HDR_LEN, &type, &blen, why, n);
 	if (rc)
 		return rc;
 	rc = read_full(fd, buf + XCHG_HDR_LEN, blen, deadline, &got);
 	if (rc)
-		return fail(why, n, rc == -ETIMEDOUT || rc == -EPIPE || rc == -ECONNRESET ? -EPROTO : rc,
-			    "truncated %s message: %zu of %u body bytes arrived", xchg_type_name(type),
-			    got, blen);
+		return pfc_why(why, n,
+			       rc == -ETIMEDOUT || rc == -EPIPE || rc == -ECONNRESET ? -EPROTO : rc,
+			       "truncated %s message: %zu of %u body bytes arrived",
+			       xchg_type_name(type), got, blen);
 	return xchg_decode(buf, XCHG_HDR_LEN + blen, m, why, n);
 }
 

@@ -20,19 +20,6 @@
 
 #define SEND_NS 20000000ULL	/* a handshake message fits an empty socket buffer */
 
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 static void send_abort(int fd, const char *reason)
 {
 	struct xchg_msg m = { .type = XCHG_ABORT };
@@ -58,26 +45,26 @@ static int client_check(int fd, const struct handshake_cfg *c, const uint8_t *no
 
 	if ((m->auth.flags & XCHG_AUTH_PSK) && !has_key(c)) {
 		send_abort(fd, "rejected: this client has no key (--psk)");
-		return fail(why, n, -EACCES,
-			    "the server requires a key: give --psk FILE with the server's key");
+		return pfc_why(why, n, -EACCES,
+			       "the server requires a key: give --psk FILE with the server's key");
 	}
 	if (!(m->auth.flags & XCHG_AUTH_PSK) && has_key(c)) {
 		send_abort(fd, "rejected: this server has no key but the client has one (--psk)");
-		return fail(why, n, -EACCES,
-			    "the server has no key (no --psk there): refusing to exchange memory keys with a server that cannot prove it holds the key");
+		return pfc_why(why, n, -EACCES,
+			       "the server has no key (no --psk there): refusing to exchange memory keys with a server that cannot prove it holds the key");
 	}
 	if (xchg_hello_compare(c->mine, &m->u.hello, diff, sizeof(diff))) {
 		send_abort(fd, diff);
-		return fail(why, n, -EPROTO, "%s; give both sides the same options", diff);
+		return pfc_why(why, n, -EPROTO, "%s; give both sides the same options", diff);
 	}
 	if (!has_key(c))
 		return 0;
 	if (auth_mac(c->key, AUTH_SERVER, nonce_c, m->auth.nonce, c->mine, &m->u.hello, mac))
-		return fail(why, n, -EPROTO, "cannot encode the parameters for the key proof");
+		return pfc_why(why, n, -EPROTO, "cannot encode the parameters for the key proof");
 	if (!auth_mac_equal(mac, m->auth.mac)) {
 		send_abort(fd, "rejected: wrong key (the server's proof does not match the client's --psk)");
-		return fail(why, n, -EACCES,
-			    "wrong key: the server's key proof does not match --psk; give both sides the same key file");
+		return pfc_why(why, n, -EACCES,
+			       "wrong key: the server's key proof does not match --psk; give both sides the same key file");
 	}
 	return 0;
 }
@@ -98,14 +85,14 @@ int handshake_client_run(int fd, const struct handshake_cfg *c, struct xchg_hell
 		return rc;
 	rc = conn_recv(fd, &m, c->step_ns, err, sizeof(err));
 	if (rc == -ECONNRESET)
-		return fail(why, n, rc, "the server closed the connection during the handshake (a pfclab of another version, or busy with another client)");
+		return pfc_why(why, n, rc, "the server closed the connection during the handshake (a pfclab of another version, or busy with another client)");
 	if (rc)
-		return fail(why, n, rc, "handshake with the server: %s", err);
+		return pfc_why(why, n, rc, "handshake with the server: %s", err);
 	if (m.type == XCHG_ABORT)
-		return fail(why, n, -ECONNABORTED, "the server rejected this client: %s", m.u.reason);
+		return pfc_why(why, n, -ECONNABORTED, "the server rejected this client: %s", m.u.reason);
 	if (m.type != XCHG_HELLO)
-		return fail(why, n, -EPROTO, "handshake: expected HELLO from the server, got %s",
-			    xchg_type_name(m.type));
+		return pfc_why(why, n, -EPROTO, "handshake: expected HELLO from the server, got %s",
+			       xchg_type_name(m.type));
 	if ((rc = client_check(fd, c, nonce_c, &m, why, n)))
 		return rc;
 	*theirs = m.u.hello;
@@ -113,7 +100,7 @@ int handshake_client_run(int fd, const struct handshake_cfg *c, struct xchg_hell
 	memset(&m.auth, 0, sizeof(m.auth));
 	if (has_key(c) &&
 	    auth_mac(c->key, AUTH_CLIENT, nonce_c, nonce_s, c->mine, theirs, m.auth.mac))
-		return fail(why, n, -EPROTO, "cannot encode the parameters for the key proof");
+		return pfc_why(why, n, -EPROTO, "cannot encode the parameters for the key proof");
 	m.type = XCHG_PROOF;
 	return conn_send(fd, &m, c->step_ns, why, n);
 }
@@ -362,20 +349,20 @@ int handshake_server_run(int lfd, const struct handshake_cfg *c, int *fd,
 
 	s.p = calloc(HANDSHAKE_MAX_PENDING, sizeof(*s.p));
 	if (!s.p)
-		return fail(why, n, -ENOMEM, "out of memory");
+		return pfc_why(why, n, -ENOMEM, "out of memory");
 	for (i = 0; i < HANDSHAKE_MAX_PENDING; i++)
 		s.p[i].fd = -1;
 	while (s.winner < 0) {
 		if (c->stop && *c->stop) {
-			rc = fail(why, n, -EINTR, "interrupted while waiting for a client");
+			rc = pfc_why(why, n, -EINTR, "interrupted while waiting for a client");
 			break;
 		}
 		if (time_mono_ns() >= until) {
-			rc = fail(why, n, -ETIMEDOUT, "no client completed the handshake within --wait");
+			rc = pfc_why(why, n, -ETIMEDOUT, "no client completed the handshake within --wait");
 			break;
 		}
 		if ((rc = server_round(&s, lfd, until))) {
-			fail(why, n, rc, "waiting for a client: %s", strerror(-rc));
+			pfc_why(why, n, rc, "waiting for a client: %s", strerror(-rc));
 			break;
 		}
 	}

@@ -4,27 +4,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/rd.h"
+#include "lib/util.h"
 #include "traffic/xchg.h"
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && n) {
-		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
 
 const char *xchg_type_name(uint8_t type)
 {
@@ -191,22 +176,22 @@ int xchg_header_decode(const void *buf, size_t len, uint8_t *type, uint32_t *bod
 	blen = rd_be32(&r);
 	/* A wrong magic is the most useful thing to say even on a short read. */
 	if (len >= 4 && magic != XCHG_MAGIC)
-		return fail(why, n, -EBADMSG,
-			    "not a pfclab traffic peer: bad magic 0x%08" PRIx32 " (expected 0x%08x)",
-			    magic, XCHG_MAGIC);
+		return pfc_why(why, n, -EBADMSG,
+			       "not a pfclab traffic peer: bad magic 0x%08" PRIx32 " (expected 0x%08x)",
+			       magic, XCHG_MAGIC);
 	if (!rd_ok(&r))
-		return fail(why, n, -EAGAIN, "truncated header: %zu of %d bytes", len, XCHG_HDR_LEN);
+		return pfc_why(why, n, -EAGAIN, "truncated header: %zu of %d bytes", len, XCHG_HDR_LEN);
 	if (ver != XCHG_VERSION)
-		return fail(why, n, -EPROTONOSUPPORT,
-			    "peer speaks exchange version %u, this pfclab speaks %d: run the same pfclab version on both hosts",
-			    ver, XCHG_VERSION);
+		return pfc_why(why, n, -EPROTONOSUPPORT,
+			       "peer speaks exchange version %u, this pfclab speaks %d: run the same pfclab version on both hosts",
+			       ver, XCHG_VERSION);
 	if (blen > XCHG_MAX_BODY)
-		return fail(why, n, -EMSGSIZE, "oversized message: body of %" PRIu32 " bytes (limit %d)",
-			    blen, XCHG_MAX_BODY);
+		return pfc_why(why, n, -EMSGSIZE, "oversized message: body of %" PRIu32 " bytes (limit %d)",
+			       blen, XCHG_MAX_BODY);
 	if (rsvd != 0)
-		return fail(why, n, -EPROTO, "reserved header byte is 0x%02x, expected 0", rsvd);
+		return pfc_why(why, n, -EPROTO, "reserved header byte is 0x%02x, expected 0", rsvd);
 	if (t < XCHG_HELLO || t > XCHG_PING)
-		return fail(why, n, -EPROTO, "unknown message type %u", t);
+		return pfc_why(why, n, -EPROTO, "unknown message type %u", t);
 	*type = t;
 	*body_len = blen;
 	return 0;
@@ -221,28 +206,28 @@ static int decode_params(struct rd *r, struct xchg_hello *h, char *why, size_t n
 	h->qps = rd_be16(r);
 	h->nsizes = rd_u8(r);
 	if (!rd_ok(r))
-		return fail(why, n, -EAGAIN, "HELLO truncated in its parameters");
+		return pfc_why(why, n, -EAGAIN, "HELLO truncated in its parameters");
 	if (h->role > 1)
-		return fail(why, n, -EPROTO, "HELLO: role %u is neither server (0) nor client (1)", h->role);
+		return pfc_why(why, n, -EPROTO, "HELLO: role %u is neither server (0) nor client (1)", h->role);
 	if (h->flags & ~XCHG_F_ALL)
-		return fail(why, n, -EPROTO, "HELLO: unknown flags 0x%02x", h->flags & ~XCHG_F_ALL);
+		return pfc_why(why, n, -EPROTO, "HELLO: unknown flags 0x%02x", h->flags & ~XCHG_F_ALL);
 	if (h->qps < 1 || h->qps > TRAFFIC_MAX_QPS)
-		return fail(why, n, -EPROTO, "HELLO: %u QPs, expected 1..%d", h->qps, TRAFFIC_MAX_QPS);
+		return pfc_why(why, n, -EPROTO, "HELLO: %u QPs, expected 1..%d", h->qps, TRAFFIC_MAX_QPS);
 	if (h->nsizes < 1 || h->nsizes > TRAFFIC_MAX_SIZES)
-		return fail(why, n, -EPROTO, "HELLO: %u message sizes, expected 1..%d", h->nsizes,
-			    TRAFFIC_MAX_SIZES);
+		return pfc_why(why, n, -EPROTO, "HELLO: %u message sizes, expected 1..%d", h->nsizes,
+			       TRAFFIC_MAX_SIZES);
 	for (i = 0; i < h->nsizes; i++) {
 		h->sizes[i] = rd_be32(r);
 		if (rd_ok(r) && (h->sizes[i] < 1 || h->sizes[i] > TRAFFIC_MAX_MSG))
-			return fail(why, n, -EPROTO, "HELLO: message size %" PRIu32 " out of range",
-				    h->sizes[i]);
+			return pfc_why(why, n, -EPROTO, "HELLO: message size %" PRIu32 " out of range",
+				       h->sizes[i]);
 	}
 	h->count = rd_be64(r);
 	h->warmup_ns = rd_be64(r);
 	if (!rd_ok(r))
-		return fail(why, n, -EAGAIN, "HELLO truncated");
+		return pfc_why(why, n, -EAGAIN, "HELLO truncated");
 	if (h->count == 0)
-		return fail(why, n, -EPROTO, "HELLO: zero %s", h->flags & XCHG_F_ITERS ? "iterations" : "duration");
+		return pfc_why(why, n, -EPROTO, "HELLO: zero %s", h->flags & XCHG_F_ITERS ? "iterations" : "duration");
 	return 0;
 }
 
@@ -252,9 +237,9 @@ static int decode_hello(struct rd *r, struct xchg_msg *m, char *why, size_t n)
 	rd_bytes(r, m->auth.nonce, XCHG_NONCE_LEN);
 	rd_bytes(r, m->auth.mac, XCHG_MAC_LEN);
 	if (!rd_ok(r))
-		return fail(why, n, -EAGAIN, "HELLO truncated in its key fields");
+		return pfc_why(why, n, -EAGAIN, "HELLO truncated in its key fields");
 	if (m->auth.flags & ~XCHG_AUTH_PSK)
-		return fail(why, n, -EPROTO, "HELLO: unknown key mode 0x%02x", m->auth.flags);
+		return pfc_why(why, n, -EPROTO, "HELLO: unknown key mode 0x%02x", m->auth.flags);
 	return decode_params(r, &m->u.hello, why, n);
 }
 
@@ -264,7 +249,7 @@ static int decode_endpoint(struct rd *r, struct xchg_hello *h, char *why, size_t
 
 	h->qps = rd_be16(r);
 	if (rd_ok(r) && (h->qps < 1 || h->qps > TRAFFIC_MAX_QPS))
-		return fail(why, n, -EPROTO, "ENDPOINT: %u QPs, expected 1..%d", h->qps, TRAFFIC_MAX_QPS);
+		return pfc_why(why, n, -EPROTO, "ENDPOINT: %u QPs, expected 1..%d", h->qps, TRAFFIC_MAX_QPS);
 	h->lid = rd_be16(r);
 	rd_bytes(r, h->gid, sizeof(h->gid));
 	h->mtu = rd_u8(r);
@@ -275,16 +260,16 @@ static int decode_endpoint(struct rd *r, struct xchg_hello *h, char *why, size_t
 		h->qp[i].qpn = rd_be24(r);
 		h->qp[i].psn = rd_be24(r);
 		if (rd_ok(r) && h->qp[i].qpn == 0)
-			return fail(why, n, -EPROTO, "ENDPOINT: QP %u has number 0", i);
+			return pfc_why(why, n, -EPROTO, "ENDPOINT: QP %u has number 0", i);
 	}
 	if (!rd_ok(r))
-		return fail(why, n, -EAGAIN, "ENDPOINT truncated");
+		return pfc_why(why, n, -EAGAIN, "ENDPOINT truncated");
 	if (h->mtu < 1 || h->mtu > 5)
-		return fail(why, n, -EPROTO, "ENDPOINT: MTU code %u, expected 1..5 (256..4096)", h->mtu);
+		return pfc_why(why, n, -EPROTO, "ENDPOINT: MTU code %u, expected 1..5 (256..4096)", h->mtu);
 	if (h->len == 0)
-		return fail(why, n, -EPROTO, "ENDPOINT: empty peer buffer");
+		return pfc_why(why, n, -EPROTO, "ENDPOINT: empty peer buffer");
 	if (h->addr > UINT64_MAX - h->len)
-		return fail(why, n, -EPROTO, "ENDPOINT: buffer address range wraps");
+		return pfc_why(why, n, -EPROTO, "ENDPOINT: buffer address range wraps");
 	return 0;
 }
 
@@ -293,15 +278,15 @@ int xchg_endpoint_check(const struct xchg_hello *p, const struct xchg_hello *ep,
 	uint32_t i, max = 0;
 
 	if (ep->qps != p->qps)
-		return fail(why, n, -EPROTO, "peer's ENDPOINT has %u QPs, the agreed run %u", ep->qps,
-			    p->qps);
+		return pfc_why(why, n, -EPROTO, "peer's ENDPOINT has %u QPs, the agreed run %u", ep->qps,
+			       p->qps);
 	for (i = 0; i < p->nsizes; i++)
 		if (p->sizes[i] > max)
 			max = p->sizes[i];
 	if (ep->len < (uint64_t)p->qps * max)
-		return fail(why, n, -EPROTO,
-			    "peer buffer of %" PRIu64 " bytes cannot hold %u QPs x %" PRIu32 " bytes",
-			    ep->len, p->qps, max);
+		return pfc_why(why, n, -EPROTO,
+			       "peer buffer of %" PRIu64 " bytes cannot hold %u QPs x %" PRIu32 " bytes",
+			       ep->len, p->qps, max);
 	return 0;
 }
 
@@ -317,10 +302,10 @@ static int decode_counters(struct rd *body, struct xchg_msg *m, char *why, size_
 	c->completions = rd_be64(body);
 	c->errors = rd_be64(body);
 	if (rd_ok(body) && (c->flags & ~(uint32_t)XCHG_CTR_STOPPED))
-		return fail(why, n, -EPROTO, "%s: unknown flags 0x%" PRIx32, xchg_type_name(m->type),
-			    c->flags);
+		return pfc_why(why, n, -EPROTO, "%s: unknown flags 0x%" PRIx32, xchg_type_name(m->type),
+			       c->flags);
 	if (rd_ok(body) && c->phase >= TRAFFIC_MAX_SIZES)
-		return fail(why, n, -EPROTO, "%s for phase %" PRIu32, xchg_type_name(m->type), c->phase);
+		return pfc_why(why, n, -EPROTO, "%s for phase %" PRIu32, xchg_type_name(m->type), c->phase);
 	return 0;
 }
 
@@ -331,7 +316,7 @@ static int decode_abort(struct rd *body, struct xchg_msg *m, char *why, size_t n
 
 	rlen = rd_be16(body);
 	if (rd_ok(body) && rlen > XCHG_MAX_REASON)
-		return fail(why, n, -EPROTO, "ABORT reason of %u bytes (max %d)", rlen, XCHG_MAX_REASON);
+		return pfc_why(why, n, -EPROTO, "ABORT reason of %u bytes (max %d)", rlen, XCHG_MAX_REASON);
 	if (!rd_bytes(body, m->u.reason, rlen))
 		return 0;	/* reported as short by the caller */
 	/* The reason is printed on our terminal: printable ASCII only. */
@@ -355,8 +340,8 @@ static int decode_body(struct rd *body, struct xchg_msg *m, char *why, size_t n)
 	case XCHG_READY:
 		m->u.phase = rd_be32(body);
 		if (m->u.phase >= TRAFFIC_MAX_SIZES && rd_ok(body))
-			return fail(why, n, -EPROTO, "READY for phase %" PRIu32 " (max %d)", m->u.phase,
-				    TRAFFIC_MAX_SIZES - 1);
+			return pfc_why(why, n, -EPROTO, "READY for phase %" PRIu32 " (max %d)", m->u.phase,
+				       TRAFFIC_MAX_SIZES - 1);
 		return 0;
 	case XCHG_STATS:
 	case XCHG_DONE:
@@ -379,23 +364,23 @@ int xchg_decode(const void *buf, size_t len, struct xchg_msg *m, char *why, size
 		return rc;
 	rd_skip(&r, XCHG_HDR_LEN);
 	if (!rd_sub(&r, blen, &body))
-		return fail(why, n, -EAGAIN, "truncated %s: body has %zu of %" PRIu32 " bytes",
-			    xchg_type_name(type), len - XCHG_HDR_LEN, blen);
+		return pfc_why(why, n, -EAGAIN, "truncated %s: body has %zu of %" PRIu32 " bytes",
+			       xchg_type_name(type), len - XCHG_HDR_LEN, blen);
 	if (rd_left(&r))
-		return fail(why, n, -EPROTO, "%zu bytes after the %s message", rd_left(&r),
-			    xchg_type_name(type));
+		return pfc_why(why, n, -EPROTO, "%zu bytes after the %s message", rd_left(&r),
+			       xchg_type_name(type));
 	memset(m, 0, sizeof(*m));
 	m->type = type;
 	rc = decode_body(&body, m, why, n);
 	/* A field that ran past the body's end: the header's length was too short. */
 	if (rc == -EAGAIN || (!rc && !rd_ok(&body)))
-		return fail(why, n, -EPROTO, "%s body of %" PRIu32 " bytes is shorter than its fields",
-			    xchg_type_name(type), blen);
+		return pfc_why(why, n, -EPROTO, "%s body of %" PRIu32 " bytes is shorter than its fields",
+			       xchg_type_name(type), blen);
 	if (rc)
 		return rc;
 	if (rd_left(&body))
-		return fail(why, n, -EPROTO, "%s body has %zu bytes beyond its fields (lengths disagree)",
-			    xchg_type_name(type), rd_left(&body));
+		return pfc_why(why, n, -EPROTO, "%s body has %zu bytes beyond its fields (lengths disagree)",
+			       xchg_type_name(type), rd_left(&body));
 	return 0;
 }
 
@@ -435,33 +420,33 @@ int xchg_hello_compare(const struct xchg_hello *a, const struct xchg_hello *b, c
 	char sa[96], sb[96];
 
 	if (a->role == b->role)
-		return fail(why, n, -EPROTO, "both sides are %s: exactly one side gives HOST",
-			    a->role ? "clients" : "servers");
+		return pfc_why(why, n, -EPROTO, "both sides are %s: exactly one side gives HOST",
+			       a->role ? "clients" : "servers");
 	if (a->nsizes != b->nsizes ||
 	    memcmp(a->sizes, b->sizes, a->nsizes * sizeof(a->sizes[0]))) {
 		fmt_sizes(a, sa, sizeof(sa));
 		fmt_sizes(b, sb, sizeof(sb));
-		return fail(why, n, -EPROTO, "parameter mismatch: message size (-s/-a): here %s, peer %s",
-			    sa, sb);
+		return pfc_why(why, n, -EPROTO, "parameter mismatch: message size (-s/-a): here %s, peer %s",
+			       sa, sb);
 	}
 	if (a->qps != b->qps)
-		return fail(why, n, -EPROTO, "parameter mismatch: QPs (-q): here %u, peer %u", a->qps,
-			    b->qps);
+		return pfc_why(why, n, -EPROTO, "parameter mismatch: QPs (-q): here %u, peer %u", a->qps,
+			       b->qps);
 	if ((a->flags ^ b->flags) & XCHG_F_BIDIR)
-		return fail(why, n, -EPROTO, "parameter mismatch: mode: here %s, peer %s",
-			    mode_name(a->flags), mode_name(b->flags));
+		return pfc_why(why, n, -EPROTO, "parameter mismatch: mode: here %s, peer %s",
+			       mode_name(a->flags), mode_name(b->flags));
 	if ((a->flags ^ b->flags) & XCHG_F_IMM)
-		return fail(why, n, -EPROTO, "parameter mismatch: opcode: here %s, peer %s",
-			    a->flags & XCHG_F_IMM ? "WRITE_WITH_IMM (--imm)" : "WRITE",
-			    b->flags & XCHG_F_IMM ? "WRITE_WITH_IMM (--imm)" : "WRITE");
+		return pfc_why(why, n, -EPROTO, "parameter mismatch: opcode: here %s, peer %s",
+			       a->flags & XCHG_F_IMM ? "WRITE_WITH_IMM (--imm)" : "WRITE",
+			       b->flags & XCHG_F_IMM ? "WRITE_WITH_IMM (--imm)" : "WRITE");
 	if (((a->flags ^ b->flags) & XCHG_F_ITERS) || a->count != b->count)
-		return fail(why, n, -EPROTO,
-			    "parameter mismatch: run length: here %s %" PRIu64 ", peer %s %" PRIu64,
-			    a->flags & XCHG_F_ITERS ? "-n" : "-D (ns)", a->count,
-			    b->flags & XCHG_F_ITERS ? "-n" : "-D (ns)", b->count);
+		return pfc_why(why, n, -EPROTO,
+			       "parameter mismatch: run length: here %s %" PRIu64 ", peer %s %" PRIu64,
+			       a->flags & XCHG_F_ITERS ? "-n" : "-D (ns)", a->count,
+			       b->flags & XCHG_F_ITERS ? "-n" : "-D (ns)", b->count);
 	if (a->warmup_ns != b->warmup_ns)
-		return fail(why, n, -EPROTO,
-			    "parameter mismatch: --warmup: here %" PRIu64 " ns, peer %" PRIu64 " ns",
-			    a->warmup_ns, b->warmup_ns);
+		return pfc_why(why, n, -EPROTO,
+			       "parameter mismatch: --warmup: here %" PRIu64 " ns, peer %" PRIu64 " ns",
+			       a->warmup_ns, b->warmup_ns);
 	return 0;
 }

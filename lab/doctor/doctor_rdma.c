@@ -21,6 +21,7 @@
 
 #include "lab/doctor/doctor.h"
 #include "lib/hw/dcb.h"
+#include "lib/hw/pci.h"
 #include "lib/hw/sysfs.h"
 #include "lib/nl.h"
 #include "lib/util.h"
@@ -77,15 +78,10 @@ static int port_gids(const char *dev, int port, int tbl_len, char *list, size_t 
 /* PCI function under an RDMA device, or "" for a virtual one (rxe, siw). */
 static void rdma_pci_bdf(const char *dev, char *bdf, size_t len)
 {
-	char path[PATH_MAX], real[PATH_MAX], *base;
+	char why[160];
 
-	bdf[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", dev);
-	if (!realpath(path, real) || !strstr(real, "/pci"))
-		return;
-	base = strrchr(real, '/');
-	if (base && strlen(base + 1) == 12 && base[5] == ':' && base[8] == ':')
-		snprintf(bdf, len, "%s", base + 1);
+	if (hw_pci_class_bdf("infiniband", dev, bdf, len, why, sizeof(why)))
+		bdf[0] = '\0';
 }
 
 /* pfc_en of ifname; -EOPNOTSUPP when the netdev has no DCB (veth, rxe's netdev). */

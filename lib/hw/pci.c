@@ -222,23 +222,24 @@ static const char *bdf_of(char *link)
 	return hw_pci_parse_bdf(base, &dom, &bus, &dev, &fn) ? NULL : base;
 }
 
-int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size_t whylen)
+int hw_pci_class_bdf(const char *cls, const char *name, char *bdf, size_t len, char *why,
+		      size_t whylen)
 {
 	char path[PATH_MAX], link[PATH_MAX], *slash;
 	const char *b;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+	snprintf(path, sizeof(path), "/sys/class/%s/%s/device", cls, name);
 	if (!realpath(path, link)) {
 		if (errno != ENOENT) {
 			snprintf(why, whylen, "%s: %s", path, strerror(errno));
 			return -EOPNOTSUPP;
 		}
-		snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
+		snprintf(path, sizeof(path), "/sys/class/%s/%s", cls, name);
 		if (!realpath(path, link)) {
-			snprintf(why, whylen, "interface %s: no such interface", ifname);
+			snprintf(why, whylen, "%s %s: no such device", cls, name);
 			return -ENODEV;
 		}
-		snprintf(why, whylen, "virtual interface, no PCI function");
+		snprintf(why, whylen, "virtual device, no PCI function");
 		return -EOPNOTSUPP;
 	}
 	b = bdf_of(link);
@@ -255,6 +256,17 @@ int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size
 	}
 	snprintf(bdf, len, "%s", b);
 	return 0;
+}
+
+int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size_t whylen)
+{
+	int rc = hw_pci_class_bdf("net", ifname, bdf, len, why, whylen);
+
+	if (rc == -ENODEV)
+		snprintf(why, whylen, "interface %s: no such interface", ifname);
+	else if (rc == -EOPNOTSUPP && !strcmp(why, "virtual device, no PCI function"))
+		snprintf(why, whylen, "virtual interface, no PCI function");
+	return rc;
 }
 
 int hw_pci_dev_path(const char *bdf, char *out, size_t len, int *numa)

@@ -58,10 +58,13 @@ struct hw_pci_link {
  */
 int hw_pci_link_read(struct hw_pci *p, const char *bdf, struct hw_pci_link *l);
 
-/* The PCI function of network interface ifname ("0000:3b:00.0"): -ENODEV no such
- * interface, -EOPNOTSUPP a virtual one or one whose parent is not a PCI function (why
- * says which).
+/* The PCI function of device name in /sys/class/cls ("net", "infiniband"), e.g.
+ * "0000:3b:00.0": -ENODEV no such device, -EOPNOTSUPP a virtual one (rxe, veth) or one
+ * whose parent is not a PCI function (why says which).
  */
+int hw_pci_class_bdf(const char *cls, const char *name, char *bdf, size_t len, char *why,
+		     size_t whylen);
+/* The same for network interface ifname. */
 int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size_t whylen);
 
 /* The function's path below /sys/devices ("pci0000:16/0000:16:01.0/0000:17:00.0") and

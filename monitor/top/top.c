@@ -598,7 +598,12 @@ static const char *status_line(struct top_run *t, size_t sel, uint64_t now, char
 		uint64_t age;
 		enum top_host_state st = top_model_host_state(&t->m, i, now, &age);
 
-		if ((st == TOP_HOST_DOWN || st == TOP_HOST_STALE) && t->m.host[i].snap.status[0]) {
+		if (st == TOP_HOST_STALE) {
+			snprintf(buf, n, "%s: no sample for %.1f s; its last values stay",
+				 t->m.host[i].name, age / 1e9);
+			return buf;
+		}
+		if (st == TOP_HOST_DOWN && t->m.host[i].snap.status[0]) {
 			snprintf(buf, n, "%s: %s", t->m.host[i].name, t->m.host[i].snap.status);
 			return buf;
 		}

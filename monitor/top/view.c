@@ -201,17 +201,11 @@ static void draw_help(const struct top_ui *u)
 	attroff(A_REVERSE);
 }
 
-void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t nrows,
-		   const struct top_ui *u, const struct top_view_info *vi)
+/* The title line: mode, refresh, frozen/recording marks, focus, "? help". */
+static void title_line(const struct top_ui *u, const struct top_view_info *vi)
 {
-	bool show[NCOL];
-	int pw, nshow, sparkw = 0, y = 0, x, k;
-	size_t i, h, first = u->host < m->nhost ? u->host : 0;
-	char buf[512], cell[32];
-	int sec = -1;
+	char buf[512];
 
-	erase();
-	/* Title line. */
 	snprintf(buf, sizeof(buf), " pfclab top  %s  refresh %gs%s%s%s%s%s", vi->mode,
 		 u->refresh_ns / 1e9, u->frozen ? "  [FROZEN]" : "",
 		 vi->recording ? "  [REC]" : "", vi->where[0] ? "  " : "", vi->where,
@@ -226,13 +220,59 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		mvaddnstr(0, COLS - 8, "? help ", 7);
 	attroff(A_REVERSE);
 
+}
+
+/* A section's header row: its name, then the column titles under every host shown. */
+static void section_head(int y, enum top_section sec, const bool *show, int nshow, int stride)
+{
+	int k, x;
+
+	attron(A_BOLD | color(PAIR_CYAN, 0));
+	mvaddnstr(y, 0, top_section_name(sec), LABEL_W - 1);
+	for (k = 0; k < nshow; k++) {
+		x = LABEL_W + k * stride;
+		for (int c = 0; c < NCOL; c++) {
+			const char *t = c == COL_TOTAL ? "total" :
+					top_section_col(sec, c);
+
+			if (!show[c])
+				continue;
+			mvprintw(y, x, "%*.*s", CELL_W - 1, CELL_W - 1, t);
+			x += CELL_W;
+		}
+	}
+	attroff(A_BOLD | color(PAIR_CYAN, 0));
+}
+
+void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t nrows,
+		   const struct top_ui *u, const struct top_view_info *vi)
+{
+	bool show[NCOL];
+	int pw, nshow, sparkw = 0, y = 0, x, k;
+	size_t i, h, first = u->host < m->nhost ? u->host : 0;
+	char buf[512], cell[32];
+	int sec = -1;
+
+	erase();
+	title_line(u, vi);
+
 	/* Host blocks: as many as fit from the selected one; a sparkline when room is left. */
-	pw = panel_cols(COLS - LABEL_W, show);
-	nshow = (COLS - LABEL_W) / pw;
-	if (nshow < 1)
+	/* As many hosts as fit with at least three columns each (rx, tx, total), the
+	 * columns given up in give_up's order; one host when even that does not fit.
+	 */
+	for (nshow = (int)(m->nhost - first); nshow > 1; nshow--) {
+		int per = (COLS - LABEL_W) / nshow, ncol = 0;
+
+		pw = panel_cols(per, show);
+		for (k = 0; k < NCOL; k++)
+			ncol += show[k];
+		if (pw <= per && ncol >= 3)
+			break;
+	}
+	if (nshow <= 1) {
 		nshow = 1;
-	if ((size_t)nshow > m->nhost - first)
-		nshow = (int)(m->nhost - first);
+		pw = panel_cols(COLS - LABEL_W, show);
+	}
 	if (nshow == 1 || (size_t)nshow == m->nhost) {
 		int left = (COLS - LABEL_W) / (nshow ? nshow : 1) - pw;
 
@@ -262,21 +302,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 			continue;
 		if ((int)r->sec != sec) {
 			sec = (int)r->sec;
-			attron(A_BOLD | color(PAIR_CYAN, 0));
-			mvaddnstr(y, 0, top_section_name(r->sec), LABEL_W - 1);
-			for (k = 0; k < nshow; k++) {
-				x = LABEL_W + k * (pw + sparkw + (sparkw ? 1 : 0));
-				for (int c = 0; c < NCOL; c++) {
-					const char *t = c == COL_TOTAL ? "total" :
-							top_section_col(r->sec, c);
-
-					if (!show[c])
-						continue;
-					mvprintw(y, x, "%*.*s", CELL_W - 1, CELL_W - 1, t);
-					x += CELL_W;
-				}
-			}
-			attroff(A_BOLD | color(PAIR_CYAN, 0));
+			section_head(y, r->sec, show, nshow, pw + sparkw + (sparkw ? 1 : 0));
 			if (++y >= LINES - 1)
 				break;
 		}

@@ -469,6 +469,116 @@ static int write_status(struct point_run *r, const char *repdir, unsigned rep, u
 	return (int)i;
 }
 
+/* The pre or post commands of phase k, in the foreground; true when an essential one
+ * failed (the point stops).
+ */
+static bool fg_steps(struct point_run *r, int k, enum plan_role role)
+{
+	struct run_ctx *c = r->c;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->pl.n; i++) {
+		const struct plan_step *s = &r->pl.s[i];
+
+		if (s->phase != k || s->role != role)
+			continue;
+		rc = run_fg(r, s);
+		if (!rc)
+			continue;
+		if (role == PR_PRE)
+			run_log(c, "host %s: %s (%s) failed: %s%s", c->hosts[s->host].h->name, s->name,
+				s->argv[2], rc < 0 ? strerror(-rc) : "exit status",
+				s->essential ? "; essential, the point stops" : "");
+		else
+			run_log(c, "host %s: %s (%s) failed%s", c->hosts[s->host].h->name, s->name,
+				s->argv[2], s->essential ? "; essential, the point stops" : "");
+		if (s->essential) {
+			r->obs.essential_failed = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Phase k of the point: pre commands, injects, traffic (or waiting out its length), post
+ * commands. Returns true when the point stops here.
+ */
+static bool run_phase(struct point_run *r, size_t k)
+{
+	struct run_ctx *c = r->c;
+	const struct exp_phase *ph = &r->p->phases[k];
+	json_object *pj = json_object_new_object();
+	bool stopped, injects = false;
+	size_t h, i;
+
+	json_object_object_add(pj, "name", json_object_new_string(ph->name));
+	json_object_object_add(pj, "start_s", json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+	json_object_array_add(r->phases, pj);
+	run_log(c, "  phase %s", ph->name);
+	stopped = fg_steps(r, (int)k, PR_PRE);
+	for (i = 0; i < r->pl.n && !stopped; i++) {
+		if (r->pl.s[i].phase != (int)k || r->pl.s[i].role != PR_INJECT)
+			continue;
+		if (start_bg(r, i))
+			stopped = true;
+		injects = true;
+	}
+	if (injects)
+		msleep(300);
+	if (ph->has_traffic && !stopped) {
+		for (i = 0; i < r->pl.n && !stopped; i++)
+			if (r->pl.s[i].phase == (int)k && r->pl.s[i].role == PR_SERVER && start_bg(r, i))
+				stopped = true;
+		msleep(100);
+		for (i = 0; i < r->pl.n && !stopped; i++)
+			if (r->pl.s[i].phase == (int)k && r->pl.s[i].role == PR_CLIENT && start_bg(r, i))
+				stopped = true;
+		if (!stopped)
+			run_log(c, "  phase %s: traffic started (%zu sender%s)", ph->name,
+				ph->traffic.nfrom, ph->traffic.nfrom == 1 ? "" : "s");
+		bool done = !stopped && wait_phase(r, (int)k, ph->duration_ns + 60000000000ull, true);
+
+		if (done)
+			run_log(c, "  phase %s: traffic ended", ph->name);
+
+		/* when the traffic ended: its reports count time from its start (plots) */
+		json_object_object_add(pj, "traffic_end_s",
+				       json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+		if (!stopped && !done) {
+			if (!run_stop_requested && !r->obs.interrupted) {
+				bool any_lost = false;
+
+				for (h = 0; h < c->nhosts; h++)
+					any_lost |= r->lost[h];
+				if (!any_lost)
+					run_log(c, "  phase %s: traffic still running after its time limit; "
+						"stopped", ph->name);
+			}
+			stopped = run_stop_requested || r->obs.interrupted;
+			for (h = 0; h < c->nhosts; h++)
+				stopped |= r->lost[h];
+		}
+	} else if (!stopped) {
+		stopped = !wait_phase(r, (int)k, ph->duration_ns, false);
+	}
+	stop_bg(r, is_phase, (int)k);
+	for (i = 0; i < r->pl.n; i++) {
+		const struct plan_step *s = &r->pl.s[i];
+
+		if (s->phase != (int)k || (s->role != PR_CLIENT && s->role != PR_SERVER) || !r->bg[i].s)
+			continue;
+		if (r->bg[i].code && !r->bg[i].stopped && r->obs.traffic_exit < r->bg[i].code)
+			r->obs.traffic_exit = r->bg[i].code;
+	}
+	if (!stopped)
+		stopped = fg_steps(r, (int)k, PR_POST);
+	json_object_object_add(pj, "end_s", json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+	if (run_stop_requested)
+		r->obs.interrupted = stopped = true;
+	return stopped;
+}
+
 int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsigned attempt,
 	       bool *valid)
 {
@@ -534,100 +644,8 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 	}
 	msleep(c->e->monitor ? 200 : 0);
 	r.t0 = time_real_ns();
-	for (k = 0; k < p->nphases && !stopped; k++) {
-		const struct exp_phase *ph = &p->phases[k];
-		json_object *pj = json_object_new_object();
-		bool injects = false;
-
-		json_object_object_add(pj, "name", json_object_new_string(ph->name));
-		json_object_object_add(pj, "start_s", json_object_new_double((double)(time_real_ns() - r.t0) / 1e9));
-		json_object_array_add(r.phases, pj);
-		run_log(c, "  phase %s", ph->name);
-		for (i = 0; i < r.pl.n && !stopped; i++) {
-			const struct plan_step *s = &r.pl.s[i];
-
-			if (s->phase != (int)k || s->role != PR_PRE)
-				continue;
-			rc = run_fg(&r, s);
-			if (rc) {
-				run_log(c, "host %s: %s (%s) failed: %s%s", c->hosts[s->host].h->name, s->name,
-					s->argv[2], rc < 0 ? strerror(-rc) : "exit status",
-					s->essential ? "; essential, the point stops" : "");
-				if (s->essential) {
-					r.obs.essential_failed = true;
-					stopped = true;
-				}
-			}
-			rc = 0;
-		}
-		for (i = 0; i < r.pl.n && !stopped; i++) {
-			if (r.pl.s[i].phase != (int)k || r.pl.s[i].role != PR_INJECT)
-				continue;
-			if (start_bg(&r, i))
-				stopped = true;
-			injects = true;
-		}
-		if (injects)
-			msleep(300);
-		if (ph->has_traffic && !stopped) {
-			for (i = 0; i < r.pl.n && !stopped; i++)
-				if (r.pl.s[i].phase == (int)k && r.pl.s[i].role == PR_SERVER && start_bg(&r, i))
-					stopped = true;
-			msleep(100);
-			for (i = 0; i < r.pl.n && !stopped; i++)
-				if (r.pl.s[i].phase == (int)k && r.pl.s[i].role == PR_CLIENT && start_bg(&r, i))
-					stopped = true;
-			bool done = !stopped && wait_phase(&r, (int)k, ph->duration_ns + 60000000000ull, true);
-
-			/* when the traffic ended: its reports count time from its start (plots) */
-			json_object_object_add(pj, "traffic_end_s",
-					       json_object_new_double((double)(time_real_ns() - r.t0) / 1e9));
-			if (!stopped && !done) {
-				if (!run_stop_requested && !r.obs.interrupted) {
-					bool any_lost = false;
-
-					for (h = 0; h < c->nhosts; h++)
-						any_lost |= r.lost[h];
-					if (!any_lost)
-						run_log(c, "  phase %s: traffic still running after its time limit; "
-							"stopped", ph->name);
-				}
-				stopped = run_stop_requested || r.obs.interrupted;
-				for (h = 0; h < c->nhosts; h++)
-					stopped |= r.lost[h];
-			}
-		} else if (!stopped) {
-			stopped = !wait_phase(&r, (int)k, ph->duration_ns, false);
-		}
-		stop_bg(&r, is_phase, (int)k);
-		for (i = 0; i < r.pl.n; i++) {
-			const struct plan_step *s = &r.pl.s[i];
-
-			if (s->phase != (int)k || (s->role != PR_CLIENT && s->role != PR_SERVER) || !r.bg[i].s)
-				continue;
-			if (r.bg[i].code && !r.bg[i].stopped && r.obs.traffic_exit < r.bg[i].code)
-				r.obs.traffic_exit = r.bg[i].code;
-		}
-		for (i = 0; i < r.pl.n && !stopped; i++) {
-			const struct plan_step *s = &r.pl.s[i];
-
-			if (s->phase != (int)k || s->role != PR_POST)
-				continue;
-			rc = run_fg(&r, s);
-			if (rc) {
-				run_log(c, "host %s: %s (%s) failed%s", c->hosts[s->host].h->name, s->name,
-					s->argv[2], s->essential ? "; essential, the point stops" : "");
-				if (s->essential) {
-					r.obs.essential_failed = true;
-					stopped = true;
-				}
-			}
-			rc = 0;
-		}
-		json_object_object_add(pj, "end_s", json_object_new_double((double)(time_real_ns() - r.t0) / 1e9));
-		if (run_stop_requested)
-			r.obs.interrupted = stopped = true;
-	}
+	for (k = 0; k < p->nphases && !stopped; k++)
+		stopped = run_phase(&r, k);
 	if (!r.t0)
 		r.t0 = time_real_ns();
 	/* a moment for the last counters and frames, then stop monitor and capture */
@@ -659,6 +677,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 	if (run_stop_requested)
 		r.obs.interrupted = true;
 	rc = write_status(&r, repdir, rep, attempt, valid);
+	run_log(c, "point %s repetition %u: results written (%s)", p->id, rep, *valid ? "valid" : "invalid");
 	if (!rc && r.obs.interrupted)
 		rc = -EINTR;
 	for (h = 0; !rc && h < c->nhosts; h++)

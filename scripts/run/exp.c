@@ -507,6 +507,45 @@ static int traffic_key(struct pctx *c, const struct tkey *t, const struct ynode 
 	return rc;
 }
 
+/* What a traffic block must hold once read: both ends, distinct, with the devices and
+ * address they need, and ports that fit.
+ */
+static int traffic_check(struct pctx *c, const struct ynode *m, const char *key,
+			 const struct exp_traffic *tr)
+{
+	size_t i, j;
+
+	if (!ytree_get(m, "to"))
+		return perr(c, m->line, key, "no 'to:' host (the receiver)");
+	if (!ytree_get(m, "from"))
+		return perr(c, m->line, key, "no 'from:' host or list of hosts (the senders)");
+	for (j = 0; j < tr->nfrom; j++) {
+		if (tr->from[j] == tr->to)
+			return perr(c, ytree_get(m, "from")->line, key,
+				    "host '%s' is both sender and receiver", c->e->hosts[tr->to].name);
+		for (i = 0; i < j; i++)
+			if (tr->from[i] == tr->from[j])
+				return perr(c, ytree_get(m, "from")->line, key, "host '%s' is listed twice",
+					    c->e->hosts[tr->from[j]].name);
+	}
+	if (!c->e->hosts[tr->to].addr)
+		return perr(c, ytree_get(m, "to")->line, key,
+			    "host '%s' has no addr: (the address its traffic clients connect to)",
+			    c->e->hosts[tr->to].name);
+	for (j = 0; j < tr->nfrom; j++)
+		if (!c->e->hosts[tr->from[j]].rdma)
+			return perr(c, ytree_get(m, "from")->line, key, "host '%s' has no rdma: device",
+				    c->e->hosts[tr->from[j]].name);
+	if (!c->e->hosts[tr->to].rdma)
+		return perr(c, ytree_get(m, "to")->line, key, "host '%s' has no rdma: device",
+			    c->e->hosts[tr->to].name);
+	if (ytree_get(m, "duration") && ytree_get(m, "iters"))
+		return perr(c, ytree_get(m, "iters")->line, key, "give duration or iters, not both");
+	if (tr->port + tr->nfrom > 65535)
+		return perr(c, m->line, key, "port %u + %zu senders runs past 65535", tr->port, tr->nfrom);
+	return 0;
+}
+
 static int parse_traffic(struct pctx *c, const struct ynode *m, const char *key,
 			 struct exp_traffic *tr)
 {
@@ -601,34 +640,9 @@ static int parse_traffic(struct pctx *c, const struct ynode *m, const char *key,
 		if (rc)
 			return rc;
 	}
-	if (!ytree_get(m, "to"))
-		return perr(c, m->line, key, "no 'to:' host (the receiver)");
-	if (!ytree_get(m, "from"))
-		return perr(c, m->line, key, "no 'from:' host or list of hosts (the senders)");
-	for (j = 0; j < tr->nfrom; j++) {
-		if (tr->from[j] == tr->to)
-			return perr(c, ytree_get(m, "from")->line, key,
-				    "host '%s' is both sender and receiver", c->e->hosts[tr->to].name);
-		for (i = 0; i < j; i++)
-			if (tr->from[i] == tr->from[j])
-				return perr(c, ytree_get(m, "from")->line, key, "host '%s' is listed twice",
-					    c->e->hosts[tr->from[j]].name);
-	}
-	if (!c->e->hosts[tr->to].addr)
-		return perr(c, ytree_get(m, "to")->line, key,
-			    "host '%s' has no addr: (the address its traffic clients connect to)",
-			    c->e->hosts[tr->to].name);
-	for (j = 0; j < tr->nfrom; j++)
-		if (!c->e->hosts[tr->from[j]].rdma)
-			return perr(c, ytree_get(m, "from")->line, key, "host '%s' has no rdma: device",
-				    c->e->hosts[tr->from[j]].name);
-	if (!c->e->hosts[tr->to].rdma)
-		return perr(c, ytree_get(m, "to")->line, key, "host '%s' has no rdma: device",
-			    c->e->hosts[tr->to].name);
-	if (ytree_get(m, "duration") && ytree_get(m, "iters"))
-		return perr(c, ytree_get(m, "iters")->line, key, "give duration or iters, not both");
-	if (tr->port + tr->nfrom > 65535)
-		return perr(c, m->line, key, "port %u + %zu senders runs past 65535", tr->port, tr->nfrom);
+	rc = traffic_check(c, m, key, tr);
+	if (rc)
+		return rc;
 	tr->duration_ns = (iters_dur ? iters_dur : dur) + warm;
 	return 0;
 }
@@ -1000,20 +1014,31 @@ void exp_free(struct exp *e)
 	free(e);
 }
 
+/* A section that is either on/off or a map of these keys: 1 when it was on/off (*on set,
+ * nothing more to read), 0 for a map to read, or the error.
+ */
+static int section_open(struct pctx *c, const struct ynode *m, const char *name,
+			const char *const *keys, bool *on)
+{
+	int rc;
+
+	*on = true;
+	if (m->type == YN_SCALAR) {
+		rc = get_bool(c, m, name, on);
+		return rc ? rc : 1;
+	}
+	rc = want_type(c, m, YN_MAP, name);
+	return rc ? rc : known_keys(c, m, name, keys);
+}
+
 static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 {
 	static const char *const keys[] = { "interval", "sources", NULL };
 	const struct ynode *v;
-	int rc;
+	int rc = section_open(c, m, "monitor", keys, &e->monitor);
 
-	e->monitor = true;
-	if (m->type == YN_SCALAR)
-		return get_bool(c, m, "monitor", &e->monitor);
-	rc = want_type(c, m, YN_MAP, "monitor");
-	if (!rc)
-		rc = known_keys(c, m, "monitor", keys);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	if ((v = ytree_get(m, "interval"))) {
 		free(e->mon_interval);
 		e->mon_interval = NULL;
@@ -1058,16 +1083,10 @@ static int parse_capture(struct pctx *c, struct exp *e, const struct ynode *m)
 {
 	static const char *const keys[] = { "mode", "speed", NULL };
 	const struct ynode *v;
-	int rc;
+	int rc = section_open(c, m, "capture", keys, &e->capture);
 
-	e->capture = true;
-	if (m->type == YN_SCALAR)
-		return get_bool(c, m, "capture", &e->capture);
-	rc = want_type(c, m, YN_MAP, "capture");
-	if (!rc)
-		rc = known_keys(c, m, "capture", keys);
 	if (rc)
-		return rc;
+		return rc > 0 ? 0 : rc;
 	if ((v = ytree_get(m, "mode"))) {
 		free(e->capture_mode);
 		e->capture_mode = NULL;

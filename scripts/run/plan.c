@@ -131,6 +131,135 @@ static void traffic_common(const struct run_ctx *c, struct av *a, size_t h,
 		add(a, t->args[i]);
 }
 
+/* pfclab monitor on host h for the point's whole length (lim). */
+static void monitor_args(struct av *a, const struct run_ctx *c, size_t h, const char *lim)
+{
+	const struct exp_host *eh = c->hosts[h].h;
+	const struct exp *e = c->e;
+
+	add(a, c->hosts[h].pfclab);
+	add(a, "monitor");
+	add(a, "-i");
+	add(a, eh->netdev);
+	if (eh->rdma) {
+		add(a, "-d");
+		add(a, eh->rdma);
+	}
+	if (eh->gpu) {
+		add(a, "--gpu");
+		add(a, eh->gpu);
+	}
+	add(a, "--interval");
+	add(a, e->mon_interval);
+	if (e->cp && e->cp->host == h) {
+		char srcs[128];
+
+		cpoint_mon_sources(e, srcs, sizeof(srcs));
+		add(a, "--sources");
+		add(a, srcs);
+	} else if (e->mon_sources) {
+		add(a, "--sources");
+		add(a, e->mon_sources);
+	}
+	add(a, "--duration");
+	add(a, lim);
+	add(a, "-q");
+	add(a, "--record");
+	add(a, "monitor");
+}
+
+/* pfclab capture on host h for the point's whole length (lim). */
+static void capture_args(struct av *a, const struct run_ctx *c, size_t h, const char *lim)
+{
+	const struct exp_host *eh = c->hosts[h].h;
+	const struct exp *e = c->e;
+	size_t i;
+
+	add(a, c->hosts[h].pfclab);
+	add(a, "capture");
+	if (eh->ncapture_ifs) {
+		for (i = 0; i < eh->ncapture_ifs; i++) {
+			add(a, "-i");
+			add(a, eh->capture_ifs[i]);
+		}
+	} else {
+		add(a, "-i");
+		add(a, eh->netdev);
+	}
+	if (!strcmp(e->capture_mode, "ce"))
+		add(a, "--ce");
+	else if (!strcmp(e->capture_mode, "roce"))
+		add(a, "--roce");
+	if (e->capture_speed) {
+		add(a, "--speed");
+		add(a, e->capture_speed);
+	}
+	add(a, "--pcapng");
+	add(a, "-w");
+	add(a, "capture.pcapng");
+	add(a, "-q");
+	add(a, "--json");
+	add(a, "-D");
+	add(a, lim);
+}
+
+/* pfclab inject for one phase; its length (plim) unless the experiment gave one. */
+static void inject_args(struct av *a, const struct run_ctx *c, const struct exp_inject *in,
+			uint64_t plim)
+{
+	bool has_d = false;
+	char d[32];
+	size_t j;
+
+	add(a, c->hosts[in->host].pfclab);
+	add(a, "inject");
+	add(a, "-i");
+	add(a, in->iface ? in->iface : c->hosts[in->host].h->netdev);
+	for (j = 0; j < in->nargs; j++) {
+		if (!strcmp(in->args[j], "-D") || !strcmp(in->args[j], "-d") ||
+		    !strcmp(in->args[j], "--duration"))
+			has_d = true;
+		add(a, in->args[j]);
+	}
+	if (!has_d) {
+		dur_str(plim, d, sizeof(d));
+		add(a, "-D");
+		add(a, d);
+	}
+	add(a, in->kind);
+}
+
+/* The phase's pre or post commands, each "sh -c RUN" on its host. -ENOMEM or 0. */
+static int cmd_steps(struct plan *pl, enum plan_role role, int k, const struct exp_phase *ph,
+		     const char *what, const struct exp_cmd *cmd, size_t n)
+{
+	struct plan_step *s;
+	struct av a;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		s = new_step(pl, role, k, cmd[i].host);
+		if (!s)
+			return -ENOMEM;
+		memset(&a, 0, sizeof(a));
+		snprintf(s->name, sizeof(s->name), "%s-%.60s-%zu", what, ph->name, i);
+		snprintf(s->out, sizeof(s->out), "%s.out", s->name);
+		s->essential = cmd[i].essential;
+		s->limit_ns = 120000000000ull;
+		add(&a, "sh");
+		add(&a, "-c");
+		add(&a, cmd[i].run);
+		if (a.err) {
+			for (j = 0; a.v && a.v[j]; j++)
+				free(a.v[j]);
+			free(a.v);
+			return -ENOMEM;
+		}
+		s->argv = a.v;
+	}
+	return 0;
+}
+
 /* The congestion point's set-up (first of phase 0, essential) and restore (phase
  * nphases: run after the point however it ended, see exec.c). */
 static int cpoint_steps(const struct run_ctx *c, const struct exp_point *p, struct plan *pl,
@@ -203,42 +332,12 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 	} while (0)
 
 	for (h = 0; h < c->nhosts; h++) {
-		const struct exp_host *eh = c->hosts[h].h;
-
 		if (e->monitor) {
 			STEP(PR_MONITOR, -1, h);
 			snprintf(s->name, sizeof(s->name), "monitor");
 			snprintf(s->out, sizeof(s->out), "monitor.out");
 			s->limit_ns = limit;
-			add(&a, c->hosts[h].pfclab);
-			add(&a, "monitor");
-			add(&a, "-i");
-			add(&a, eh->netdev);
-			if (eh->rdma) {
-				add(&a, "-d");
-				add(&a, eh->rdma);
-			}
-			if (eh->gpu) {
-				add(&a, "--gpu");
-				add(&a, eh->gpu);
-			}
-			add(&a, "--interval");
-			add(&a, e->mon_interval);
-			if (e->cp && e->cp->host == h) {
-				char srcs[128];
-
-				cpoint_mon_sources(e, srcs, sizeof(srcs));
-				add(&a, "--sources");
-				add(&a, srcs);
-			} else if (e->mon_sources) {
-				add(&a, "--sources");
-				add(&a, e->mon_sources);
-			}
-			add(&a, "--duration");
-			add(&a, lim);
-			add(&a, "-q");
-			add(&a, "--record");
-			add(&a, "monitor");
+			monitor_args(&a, c, h, lim);
 			DONE();
 		}
 		if (e->capture) {
@@ -246,32 +345,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 			snprintf(s->name, sizeof(s->name), "capture");
 			snprintf(s->out, sizeof(s->out), "capture.json");
 			s->limit_ns = limit;
-			add(&a, c->hosts[h].pfclab);
-			add(&a, "capture");
-			if (eh->ncapture_ifs) {
-				for (i = 0; i < eh->ncapture_ifs; i++) {
-					add(&a, "-i");
-					add(&a, eh->capture_ifs[i]);
-				}
-			} else {
-				add(&a, "-i");
-				add(&a, eh->netdev);
-			}
-			if (!strcmp(e->capture_mode, "ce"))
-				add(&a, "--ce");
-			else if (!strcmp(e->capture_mode, "roce"))
-				add(&a, "--roce");
-			if (e->capture_speed) {
-				add(&a, "--speed");
-				add(&a, e->capture_speed);
-			}
-			add(&a, "--pcapng");
-			add(&a, "-w");
-			add(&a, "capture.pcapng");
-			add(&a, "-q");
-			add(&a, "--json");
-			add(&a, "-D");
-			add(&a, lim);
+			capture_args(&a, c, h, lim);
 			DONE();
 		}
 	}
@@ -281,42 +355,16 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 		const struct exp_phase *ph = &p->phases[k];
 		uint64_t plim = ph->duration_ns + 60000000000ull;
 
-		for (i = 0; i < ph->npre; i++) {
-			STEP(PR_PRE, (int)k, ph->pre[i].host);
-			snprintf(s->name, sizeof(s->name), "pre-%.60s-%zu", ph->name, i);
-			snprintf(s->out, sizeof(s->out), "%s.out", s->name);
-			s->essential = ph->pre[i].essential;
-			s->limit_ns = 120000000000ull;
-			add(&a, "sh");
-			add(&a, "-c");
-			add(&a, ph->pre[i].run);
-			DONE();
-		}
+		if (cmd_steps(pl, PR_PRE, (int)k, ph, "pre", ph->pre, ph->npre))
+			goto nomem;
 		for (i = 0; i < ph->ninject; i++) {
 			const struct exp_inject *in = &ph->inject[i];
-			bool has_d = false;
-			char d[32];
 
 			STEP(PR_INJECT, (int)k, in->host);
 			snprintf(s->name, sizeof(s->name), "inject-%.60s-%zu", ph->name, i);
 			snprintf(s->out, sizeof(s->out), "%s.out", s->name);
 			s->limit_ns = plim;
-			add(&a, c->hosts[in->host].pfclab);
-			add(&a, "inject");
-			add(&a, "-i");
-			add(&a, in->iface ? in->iface : c->hosts[in->host].h->netdev);
-			for (j = 0; j < in->nargs; j++) {
-				if (!strcmp(in->args[j], "-D") || !strcmp(in->args[j], "-d") ||
-				    !strcmp(in->args[j], "--duration"))
-					has_d = true;
-				add(&a, in->args[j]);
-			}
-			if (!has_d) {
-				dur_str(plim, d, sizeof(d));
-				add(&a, "-D");
-				add(&a, d);
-			}
-			add(&a, in->kind);
+			inject_args(&a, c, in, plim);
 			DONE();
 		}
 		if (ph->has_traffic) {
@@ -350,17 +398,8 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 				DONE();
 			}
 		}
-		for (i = 0; i < ph->npost; i++) {
-			STEP(PR_POST, (int)k, ph->post[i].host);
-			snprintf(s->name, sizeof(s->name), "post-%.60s-%zu", ph->name, i);
-			snprintf(s->out, sizeof(s->out), "%s.out", s->name);
-			s->essential = ph->post[i].essential;
-			s->limit_ns = 120000000000ull;
-			add(&a, "sh");
-			add(&a, "-c");
-			add(&a, ph->post[i].run);
-			DONE();
-		}
+		if (cmd_steps(pl, PR_POST, (int)k, ph, "post", ph->post, ph->npost))
+			goto nomem;
 	}
 #undef STEP
 #undef DONE

@@ -340,6 +340,42 @@ static int run_gnuplot(const char *gp, char *err, size_t errlen)
 	return 0;
 }
 
+/* The plot commands of the P_N panels, each reading its series from data/. */
+static void gp_panels(FILE *f, const struct panel *p, const char *dir, const char *pid,
+		      const char *rep, const char *const *stem)
+{
+	char path[PATH_MAX];
+	size_t i, k;
+
+	for (i = 0; i < P_N; i++) {
+		size_t used = 0;
+
+		fprintf(f, "set title ");
+		gp_quote(f, p[i].title);
+		fprintf(f, "\nset ylabel ");
+		gp_quote(f, p[i].ylabel);
+		fprintf(f, "\n%s", i == P_N - 1 ? "set xlabel \"s since the point started (runner's clock)\"\n" : "unset xlabel\n");
+		for (k = 0; k < p[i].n; k++)
+			used += p[i].s[k].n > 0;
+		if (!used) {
+			fprintf(f, "set label 99 \"n/a: not measured on these hosts\" at graph 0.5, graph 0.5 center\n"
+				   "set yrange [0:1]\nplot NaN notitle\nunset label 99\nset autoscale y\n");
+			continue;
+		}
+		fprintf(f, "set yrange [0:*]\nplot ");
+		for (k = 0, used = 0; k < p[i].n; k++) {
+			if (!p[i].s[k].n)
+				continue;
+			fprintf(f, "%s", used ? ", \\\n     " : "");
+			run_path(path, sizeof(path), "data/%s-%s-%s.dat", pid, rep, stem[i]);
+			fprintf(f, "\"%s/plots/%s\" index %zu using 1:2 with %s title ", dir, path, used++,
+				p[i].s[k].points ? "points pt 7 ps 0.6" : "lines lw 2");
+			gp_quote(f, p[i].s[k].name);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 static int plot_rep(const char *dir, const char *pid, const char *rep, json_object *man,
 		    const struct exp *e, char *err, size_t errlen)
 {
@@ -434,33 +470,7 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		gp_quote(f, json_object_get_string(n));
 		fprintf(f, " at %.3f, graph 0.95 left offset 0.3,0 tc rgb \"#555555\"\n", json_object_get_double(s));
 	}
-	for (i = 0; i < P_N; i++) {
-		size_t used = 0;
-
-		fprintf(f, "set title ");
-		gp_quote(f, p[i].title);
-		fprintf(f, "\nset ylabel ");
-		gp_quote(f, p[i].ylabel);
-		fprintf(f, "\n%s", i == P_N - 1 ? "set xlabel \"s since the point started (runner's clock)\"\n" : "unset xlabel\n");
-		for (k = 0; k < p[i].n; k++)
-			used += p[i].s[k].n > 0;
-		if (!used) {
-			fprintf(f, "set label 99 \"n/a: not measured on these hosts\" at graph 0.5, graph 0.5 center\n"
-				   "set yrange [0:1]\nplot NaN notitle\nunset label 99\nset autoscale y\n");
-			continue;
-		}
-		fprintf(f, "set yrange [0:*]\nplot ");
-		for (k = 0, used = 0; k < p[i].n; k++) {
-			if (!p[i].s[k].n)
-				continue;
-			fprintf(f, "%s", used ? ", \\\n     " : "");
-			run_path(path, sizeof(path), "data/%s-%s-%s.dat", pid, rep, stem[i]);
-			fprintf(f, "\"%s/plots/%s\" index %zu using 1:2 with %s title ", dir, path, used++,
-				p[i].s[k].points ? "points pt 7 ps 0.6" : "lines lw 2");
-			gp_quote(f, p[i].s[k].name);
-		}
-		fprintf(f, "\n");
-	}
+	gp_panels(f, p, dir, pid, rep, stem);
 	fprintf(f, "unset multiplot\n");
 	if (fclose(f)) {
 		rc = -EIO;

@@ -119,6 +119,95 @@ static bool traffic_name(const char *f, char *phase, size_t pl, char *role, char
 	return true;
 }
 
+/* The capture's frames on this host, from its review.json, into cap. */
+static void review_summary(const char *hdir, double dur, json_object *cap)
+{
+	char path[PATH_MAX];
+	json_object *rv;
+	size_t i;
+
+	run_path(path, sizeof(path), "%s/review.json", hdir);
+	rv = json_object_from_file(path);
+	if (rv) {
+		json_object *kinds, *pause, *prios, *flows, *k;
+		json_object *pfc = json_object_new_object();
+		double ce = 0;
+
+		if (json_object_object_get_ex(rv, "kinds", &kinds)) {
+			json_object_object_add(cap, "pfc_frames", json_object_object_get_ex(kinds, "pfc", &k) ? json_object_get(k) : NULL);
+			json_object_object_add(cap, "pause_frames", json_object_object_get_ex(kinds, "pause", &k) ? json_object_get(k) : NULL);
+			json_object_object_add(cap, "cnp", json_object_object_get_ex(kinds, "cnp", &k) ? json_object_get(k) : NULL);
+			json_object_object_add(cap, "roce", json_object_object_get_ex(kinds, "roce", &k) ? json_object_get(k) : NULL);
+		}
+		if (json_object_object_get_ex(rv, "ecn_flows", &flows)) {
+			for (i = 0; i < json_object_array_length(flows); i++)
+				if (json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
+					ce += json_object_get_double(k);
+			json_object_object_add(cap, "roce_ce", json_object_new_int64((int64_t)ce));
+		}
+		if (json_object_object_get_ex(rv, "pause", &pause) &&
+		    json_object_object_get_ex(pause, "priorities", &prios)) {
+			for (i = 0; i < json_object_array_length(prios); i++) {
+				json_object *e = json_object_array_get_idx(prios, i), *pr, *kd, *ps, *x;
+				json_object *one = json_object_new_object();
+				char key[32];
+
+				if (!json_object_object_get_ex(e, "priority", &pr) ||
+				    !json_object_object_get_ex(e, "kind", &kd)) {
+					json_object_put(one);
+					continue;
+				}
+				if (!strcmp(json_object_get_string(kd), "pfc"))
+					run_path(key, sizeof(key), "prio%d", json_object_get_int(pr));
+				else
+					run_path(key, sizeof(key), "pause");
+				json_object_object_add(one, "frames", json_object_object_get_ex(e, "frames", &x) ? json_object_get(x) : NULL);
+				json_object_object_add(one, "xoff", json_object_object_get_ex(e, "xoff", &x) ? json_object_get(x) : NULL);
+				json_object_object_add(one, "xon", json_object_object_get_ex(e, "xon", &x) ? json_object_get(x) : NULL);
+				json_object_object_add(one, "paused_s", json_object_object_get_ex(e, "paused_s", &ps) ? json_object_get(ps) : NULL);
+				json_object_object_add(one, "paused_share",
+						       num(ps && dur > 0 ? json_object_get_double(ps) / dur : NAN,
+							   ps != NULL && dur > 0));
+				json_object_object_add(pfc, key, one);
+			}
+		}
+		json_object_object_add(cap, "pfc", pfc);
+		json_object_put(rv);
+	} else {
+		json_object_object_add(cap, "review", json_object_new_string("n/a: no review.json"));
+	}
+}
+
+/* Throughput per phase and direction: a client's tx is client -> server; with -b the
+ * server's tx goes back.
+ */
+static void traffic_summary(const char *hdir, const char *host, json_object *tput)
+{
+	char path[PATH_MAX];
+	char **files;
+	size_t i, nf;
+
+	nf = list_dir(hdir, "traffic-", false, &files);
+	for (i = 0; i < nf; i++) {
+		char phase[128], role[8], peer[128], dirn[300];
+		struct rec_traffic t;
+		json_object *ph;
+
+		if (!traffic_name(files[i], phase, sizeof(phase), role, peer, sizeof(peer)))
+			continue;
+		run_path(path, sizeof(path), "%s/%s", hdir, files[i]);
+		if (rec_traffic_read(path, &t) || !t.tx_valid || (!strcmp(role, "server") && t.tx_bytes == 0))
+			continue;
+		run_path(dirn, sizeof(dirn), "%s->%s", host, peer);
+		if (!json_object_object_get_ex(tput, phase, &ph)) {
+			ph = json_object_new_object();
+			json_object_object_add(tput, phase, ph);
+		}
+		json_object_object_add(ph, dirn, json_object_new_double(t.tx_gbps));
+	}
+	free_list(files, nf);
+}
+
 static void host_summary(const char *hdir, const char *host, const char *gpu, double dur,
 			 json_object *ho, json_object *tput)
 {
@@ -134,10 +223,9 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 	};
 	struct rec_counter rc[ARRAY_SIZE(names)];
 	struct rec_monitor m;
-	json_object *mon = json_object_new_object(), *o, *cap = json_object_new_object(), *rv;
+	json_object *mon = json_object_new_object(), *o, *cap = json_object_new_object();
 	char path[PATH_MAX];
-	char **files;
-	size_t i, nf;
+	size_t i;
 	double v;
 	bool ok;
 	int p;
@@ -191,57 +279,7 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 	json_object_object_add(mon, "gpu_pcie", o);
 	json_object_object_add(ho, "counters", mon);
 
-	/* frames seen by the capture on this host, from the review */
-	run_path(path, sizeof(path), "%s/review.json", hdir);
-	rv = json_object_from_file(path);
-	if (rv) {
-		json_object *kinds, *pause, *prios, *flows, *k;
-		json_object *pfc = json_object_new_object();
-		double ce = 0;
-
-		if (json_object_object_get_ex(rv, "kinds", &kinds)) {
-			json_object_object_add(cap, "pfc_frames", json_object_object_get_ex(kinds, "pfc", &k) ? json_object_get(k) : NULL);
-			json_object_object_add(cap, "pause_frames", json_object_object_get_ex(kinds, "pause", &k) ? json_object_get(k) : NULL);
-			json_object_object_add(cap, "cnp", json_object_object_get_ex(kinds, "cnp", &k) ? json_object_get(k) : NULL);
-			json_object_object_add(cap, "roce", json_object_object_get_ex(kinds, "roce", &k) ? json_object_get(k) : NULL);
-		}
-		if (json_object_object_get_ex(rv, "ecn_flows", &flows)) {
-			for (i = 0; i < json_object_array_length(flows); i++)
-				if (json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
-					ce += json_object_get_double(k);
-			json_object_object_add(cap, "roce_ce", json_object_new_int64((int64_t)ce));
-		}
-		if (json_object_object_get_ex(rv, "pause", &pause) &&
-		    json_object_object_get_ex(pause, "priorities", &prios)) {
-			for (i = 0; i < json_object_array_length(prios); i++) {
-				json_object *e = json_object_array_get_idx(prios, i), *pr, *kd, *ps, *x;
-				json_object *one = json_object_new_object();
-				char key[32];
-
-				if (!json_object_object_get_ex(e, "priority", &pr) ||
-				    !json_object_object_get_ex(e, "kind", &kd)) {
-					json_object_put(one);
-					continue;
-				}
-				if (!strcmp(json_object_get_string(kd), "pfc"))
-					run_path(key, sizeof(key), "prio%d", json_object_get_int(pr));
-				else
-					run_path(key, sizeof(key), "pause");
-				json_object_object_add(one, "frames", json_object_object_get_ex(e, "frames", &x) ? json_object_get(x) : NULL);
-				json_object_object_add(one, "xoff", json_object_object_get_ex(e, "xoff", &x) ? json_object_get(x) : NULL);
-				json_object_object_add(one, "xon", json_object_object_get_ex(e, "xon", &x) ? json_object_get(x) : NULL);
-				json_object_object_add(one, "paused_s", json_object_object_get_ex(e, "paused_s", &ps) ? json_object_get(ps) : NULL);
-				json_object_object_add(one, "paused_share",
-						       num(ps && dur > 0 ? json_object_get_double(ps) / dur : NAN,
-							   ps != NULL && dur > 0));
-				json_object_object_add(pfc, key, one);
-			}
-		}
-		json_object_object_add(cap, "pfc", pfc);
-		json_object_put(rv);
-	} else {
-		json_object_object_add(cap, "review", json_object_new_string("n/a: no review.json"));
-	}
+	review_summary(hdir, dur, cap);
 	{
 		uint64_t drops;
 
@@ -251,26 +289,7 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 	}
 	json_object_object_add(ho, "capture", cap);
 
-	/* throughput: a client's tx is client -> server; with -b the server's tx goes back */
-	nf = list_dir(hdir, "traffic-", false, &files);
-	for (i = 0; i < nf; i++) {
-		char phase[128], role[8], peer[128], dirn[300];
-		struct rec_traffic t;
-		json_object *ph;
-
-		if (!traffic_name(files[i], phase, sizeof(phase), role, peer, sizeof(peer)))
-			continue;
-		run_path(path, sizeof(path), "%s/%s", hdir, files[i]);
-		if (rec_traffic_read(path, &t) || !t.tx_valid || (!strcmp(role, "server") && t.tx_bytes == 0))
-			continue;
-		run_path(dirn, sizeof(dirn), "%s->%s", host, peer);
-		if (!json_object_object_get_ex(tput, phase, &ph)) {
-			ph = json_object_new_object();
-			json_object_object_add(tput, phase, ph);
-		}
-		json_object_object_add(ph, dirn, json_object_new_double(t.tx_gbps));
-	}
-	free_list(files, nf);
+	traffic_summary(hdir, host, tput);
 }
 
 struct spread {
@@ -470,6 +489,92 @@ static void text_rep(FILE *f, json_object *rep)
 	}
 }
 
+/* summary.txt: the run's verdict, then per point each repetition and the aggregates. */
+static void text_summary(FILE *f, const char *name, const char *status, size_t valid_n,
+			 size_t total_n, json_object *points)
+{
+	size_t i, j;
+
+	fprintf(f, "%s: %s, %zu of %zu repetitions valid", name, status, valid_n, total_n);
+	fprintf(f, "\n");
+	for (i = 0; i < json_object_array_length(points); i++) {
+		json_object *pj = json_object_array_get_idx(points, i), *reps, *agg, *lb, *pt;
+
+		json_object_object_get_ex(pj, "point", &pt);
+		json_object_object_get_ex(pj, "label", &lb);
+		fprintf(f, "point %s%s%s\n", json_object_get_string(pt), *json_object_get_string(lb) ? ": " : "",
+			json_object_get_string(lb));
+		json_object_object_get_ex(pj, "repetitions", &reps);
+		for (j = 0; j < json_object_array_length(reps); j++)
+			text_rep(f, json_object_array_get_idx(reps, j));
+		json_object_object_get_ex(pj, "over_valid_repetitions", &agg);
+		if (json_object_array_length(reps) > 1) {
+			json_object_object_foreach(agg, k, o) {
+				json_object *mean, *mn, *mx, *n;
+
+				json_object_object_get_ex(o, "mean", &mean);
+				json_object_object_get_ex(o, "min", &mn);
+				json_object_object_get_ex(o, "max", &mx);
+				json_object_object_get_ex(o, "n", &n);
+				fprintf(f, "  over %d valid: %-40s mean %.4g min %.4g max %.4g\n", json_object_get_int(n), k,
+					json_object_get_double(mean), json_object_get_double(mn), json_object_get_double(mx));
+			}
+		}
+	}
+}
+
+/* The repetitions of one point (folder ppath) into reps; the valid ones also into agg. */
+static void point_reps(const struct exp *e, const char *ppath, json_object *reps,
+		       json_object *agg, size_t *valid_n, size_t *total_n)
+{
+	json_object *x;
+	char **rl;
+	size_t nr, j;
+
+	nr = list_dir(ppath, "rep", true, &rl);
+	for (j = 0; j < nr; j++) {
+		json_object *rep, *st, *hosts, *tput;
+		char rpath[PATH_MAX];
+		double dur;
+		size_t h;
+
+		if (!is_rep(rl[j]))
+			continue;
+		run_path(rpath, sizeof(rpath), "%s/%s/status.json", ppath, rl[j]);
+		st = json_object_from_file(rpath);
+		if (!st)
+			continue; /* never finished writing: nothing to judge */
+		rep = json_object_new_object();
+		json_object_object_add(rep, "repetition", json_object_new_int(atoi(rl[j] + 3)));
+		json_object_object_add(rep, "attempt", json_object_object_get_ex(st, "attempt", &x) ? json_object_get(x) : NULL);
+		json_object_object_add(rep, "valid", json_object_object_get_ex(st, "valid", &x) ? json_object_get(x) : json_object_new_boolean(0));
+		json_object_object_add(rep, "reasons", json_object_object_get_ex(st, "reasons", &x) ? json_object_get(x) : json_object_new_array());
+		json_object_object_add(rep, "phases", json_object_object_get_ex(st, "phases", &x) ? json_object_get(x) : NULL);
+		dur = point_duration(st);
+		json_object_object_add(rep, "duration_s", json_object_new_double(dur));
+		hosts = json_object_new_object();
+		tput = json_object_new_object();
+		for (h = 0; h < e->nhosts; h++) {
+			json_object *ho = json_object_new_object();
+			char hdir[PATH_MAX];
+
+			run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
+			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, ho, tput);
+			json_object_object_add(hosts, e->hosts[h].name, ho);
+		}
+		json_object_object_add(rep, "throughput_gbps", tput);
+		json_object_object_add(rep, "hosts", hosts);
+		(*total_n)++;
+		if (json_object_object_get_ex(st, "valid", &x) && json_object_get_boolean(x)) {
+			(*valid_n)++;
+			aggregate(agg, rep);
+		}
+		json_object_array_add(reps, rep);
+		json_object_put(st);
+	}
+	free_list(rl, nr);
+}
+
 int summary_make(const char *dir, char *err, size_t errlen)
 {
 	json_object *sum = json_object_new_object(), *points = json_object_new_array(), *man, *x;
@@ -497,8 +602,8 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	for (i = 0; i < npts; i++) {
 		json_object *pj = json_object_new_object(), *reps = json_object_new_array();
 		json_object *agg = json_object_new_object();
-		char ppath[PATH_MAX], **rl;
-		size_t nr, pidx;
+		char ppath[PATH_MAX];
+		size_t pidx;
 		struct exp_point ep;
 		bool have_point;
 
@@ -514,48 +619,7 @@ int summary_make(const char *dir, char *err, size_t errlen)
 				json_object_object_add(vals, e->sweep[j].name, json_object_new_string(ep.values[j]));
 			json_object_object_add(pj, "values", vals);
 		}
-		nr = list_dir(ppath, "rep", true, &rl);
-		for (j = 0; j < nr; j++) {
-			json_object *rep, *st, *hosts, *tput;
-			char rpath[PATH_MAX];
-			double dur;
-			size_t h;
-
-			if (!is_rep(rl[j]))
-				continue;
-			run_path(rpath, sizeof(rpath), "%s/%s/status.json", ppath, rl[j]);
-			st = json_object_from_file(rpath);
-			if (!st)
-				continue; /* never finished writing: nothing to judge */
-			rep = json_object_new_object();
-			json_object_object_add(rep, "repetition", json_object_new_int(atoi(rl[j] + 3)));
-			json_object_object_add(rep, "attempt", json_object_object_get_ex(st, "attempt", &x) ? json_object_get(x) : NULL);
-			json_object_object_add(rep, "valid", json_object_object_get_ex(st, "valid", &x) ? json_object_get(x) : json_object_new_boolean(0));
-			json_object_object_add(rep, "reasons", json_object_object_get_ex(st, "reasons", &x) ? json_object_get(x) : json_object_new_array());
-			json_object_object_add(rep, "phases", json_object_object_get_ex(st, "phases", &x) ? json_object_get(x) : NULL);
-			dur = point_duration(st);
-			json_object_object_add(rep, "duration_s", json_object_new_double(dur));
-			hosts = json_object_new_object();
-			tput = json_object_new_object();
-			for (h = 0; h < e->nhosts; h++) {
-				json_object *ho = json_object_new_object();
-				char hdir[PATH_MAX];
-
-				run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
-				host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, ho, tput);
-				json_object_object_add(hosts, e->hosts[h].name, ho);
-			}
-			json_object_object_add(rep, "throughput_gbps", tput);
-			json_object_object_add(rep, "hosts", hosts);
-			total_n++;
-			if (json_object_object_get_ex(st, "valid", &x) && json_object_get_boolean(x)) {
-				valid_n++;
-				aggregate(agg, rep);
-			}
-			json_object_array_add(reps, rep);
-			json_object_put(st);
-		}
-		free_list(rl, nr);
+		point_reps(e, ppath, reps, agg, &valid_n, &total_n);
 		json_object_object_add(pj, "repetitions", reps);
 		json_object_object_add(pj, "over_valid_repetitions", agg);
 		json_object_array_add(points, pj);
@@ -579,34 +643,8 @@ int summary_make(const char *dir, char *err, size_t errlen)
 		run_path(err, errlen, "%s: cannot write: %s", path, strerror(errno));
 		goto out;
 	}
-	fprintf(f, "%s: %s, %zu of %zu repetitions valid", e->name,
-		man && json_object_object_get_ex(man, "status", &x) ? json_object_get_string(x) : "status n/a",
-		valid_n, total_n);
-	fprintf(f, "\n");
-	for (i = 0; i < json_object_array_length(points); i++) {
-		json_object *pj = json_object_array_get_idx(points, i), *reps, *agg, *lb, *pt;
-
-		json_object_object_get_ex(pj, "point", &pt);
-		json_object_object_get_ex(pj, "label", &lb);
-		fprintf(f, "point %s%s%s\n", json_object_get_string(pt), *json_object_get_string(lb) ? ": " : "",
-			json_object_get_string(lb));
-		json_object_object_get_ex(pj, "repetitions", &reps);
-		for (j = 0; j < json_object_array_length(reps); j++)
-			text_rep(f, json_object_array_get_idx(reps, j));
-		json_object_object_get_ex(pj, "over_valid_repetitions", &agg);
-		if (json_object_array_length(reps) > 1) {
-			json_object_object_foreach(agg, k, o) {
-				json_object *mean, *mn, *mx, *n;
-
-				json_object_object_get_ex(o, "mean", &mean);
-				json_object_object_get_ex(o, "min", &mn);
-				json_object_object_get_ex(o, "max", &mx);
-				json_object_object_get_ex(o, "n", &n);
-				fprintf(f, "  over %d valid: %-40s mean %.4g min %.4g max %.4g\n", json_object_get_int(n), k,
-					json_object_get_double(mean), json_object_get_double(mn), json_object_get_double(mx));
-			}
-		}
-	}
+	text_summary(f, e->name, man && json_object_object_get_ex(man, "status", &x) ?
+		     json_object_get_string(x) : "status n/a", valid_n, total_n, points);
 	dcqcn_summary(dir, e, f);
 	if (fclose(f)) {
 		rc = -EIO;

@@ -53,7 +53,7 @@ PFCLAB_GOLDEN=$PFCLAB_ROOT/tests/golden perl -e '
 		print $o pack("n", length($x)), $x;
 	}' || { fail $name "cannot make the frames"; finish; }
 
-ip netns exec "$NSB" "$PFCLAB" capture -i pfchb -f "" -q --json -c $N -d 20s -w "$tmp/cap.pcap" \
+ip netns exec "$NSB" "$PFCLAB" capture -i pfchb -f "" -q --json -c $N -D 20s -w "$tmp/cap.pcap" \
 	>"$tmp/cap.json" 2>"$tmp/cap.err" &
 cap=$!
 defer kill "$cap"

@@ -100,11 +100,14 @@ fi
 
 # --no-immediate, stopped by SIGINT right after the last frame: the kernel's partly
 # filled block is still collected, all 500 frames counted
-inb capture -i pfcob --no-immediate -q --json -d 30s >"$tmp/ni.json" 2>"$tmp/ni.err" &
+# started directly (not through a function), so that $! is capture itself: ip netns
+# exec execs it, and SIGINT reaches it
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcob --no-immediate -q --json -D 30s \
+	>"$tmp/ni.json" 2>"$tmp/ni.err" &
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/ni.err" && break; sleep 0.1; done
-ina inject --quiet -i pfcoa -c 500 -r 100000 pfc --prio 4 -q 9
+ina inject --quiet -i pfcoa -c 500 -r 100000 pfc --prio 4 --quanta 9
 kill -INT "$cap"
 wait "$cap"
 rc=$?

@@ -29,11 +29,11 @@ got=$(tf "$tmp/roce.pcap" -e infiniband.bth.psn -e ip.dsfield.dscp -e udp.srcpor
 if [ "$got" = "1234 26 50000 1" ]; then ok "inject roce --psn 1234 --dscp 26 --sport 50000 --ecn ect1: each field as given"
 else fail "inject roce --psn --dscp --sport --ecn ect1" "tshark psn dscp sport ecn: $got"; fi
 # -c 0: until --duration; written frames are stamped at --rate, so 1 s holds 1000
-inj "$tmp/c0.pcap" pause -c 0 -d 1s -r 1000
+inj "$tmp/c0.pcap" pause -c 0 -D 1s -r 1000
 n=$(tf "$tmp/c0.pcap" -e frame.number | wc -l)
 span=$("$PFCLAB" review --json "$tmp/c0.pcap" | jq '.last_s - .first_s')
-if [ "$n" = 1000 ] && awk -v s="$span" 'BEGIN { exit !(s > 0.998999 && s < 0.999001) }'; then ok "inject -c 0 -d 1s -r 1000 -w: 1000 frames over 0.999 s"
-else fail "inject -c 0 -d 1s -r 1000 -w" "$n frames over $span s"; fi
+if [ "$n" = 1000 ] && awk -v s="$span" 'BEGIN { exit !(s > 0.998999 && s < 0.999001) }'; then ok "inject -c 0 -D 1s -r 1000 -w: 1000 frames over 0.999 s"
+else fail "inject -c 0 -D 1s -r 1000 -w" "$n frames over $span s"; fi
 
 # ---- review --top, pfclab version --------------------------------------------------------
 rows() { "$PFCLAB" review "$@" "$PFCLAB_ROOT/tests/golden/cnp_qps/input.pcap" |
@@ -72,7 +72,7 @@ waitlisten() { for _ in $(seq 100); do grep -q listening "$1" && return 0; sleep
 # cuts each 586-byte RoCEv2 packet to 64 bytes; -B 4M accepted; --speed 25G with
 # --pcapng is stored as the interface's speed, which review then uses
 inb "$PFCLAB" capture -i pfob -f 'udp dst port 4791 or ether[14:2] == 0x0101' -s 64 -B 4M --speed 25G \
-	--pcapng -q --json -w "$tmp/f.pcapng" -c 30 -d 20s >"$tmp/f.json" 2>"$tmp/f.err" &
+	--pcapng -q --json -w "$tmp/f.pcapng" -c 30 -D 20s >"$tmp/f.json" 2>"$tmp/f.err" &
 cpid=$!
 waitlisten "$tmp/f.err"
 ina "$PFCLAB" inject --quiet -i pfoa pause -c 10 && ina "$PFCLAB" inject --quiet -i pfoa pfc -c 10 &&
@@ -86,10 +86,10 @@ else
 	fail "capture -f -s -B --speed" "review $got, record/wire lengths '$caps': $(head -c 200 "$tmp/f.err")"
 fi
 # -G 1s: a capture of 2.5 s rotates into 3 files; together they hold every frame
-inb "$PFCLAB" capture -i pfob -q -G 1s -w "$tmp/g.pcap" -d 2500ms >"$tmp/g.out" 2>"$tmp/g.err" &
+inb "$PFCLAB" capture -i pfob -q -G 1s -w "$tmp/g.pcap" -D 2500ms >"$tmp/g.out" 2>"$tmp/g.err" &
 cpid=$!
 waitlisten "$tmp/g.err"
-ina "$PFCLAB" inject --quiet -i pfoa pause -q 10 -c 200 -r 100
+ina "$PFCLAB" inject --quiet -i pfoa pause --quanta 10 -c 200 -r 100
 wait $cpid
 files=$(ls "$tmp"/g.pcap* | wc -l)
 tot=$("$PFCLAB" review --json "$tmp"/g.pcap* | jq '.kinds.pause')
@@ -97,7 +97,7 @@ if [ "$files" = 3 ] && [ "$tot" = 200 ]; then ok "capture -G 1s over 2.5 s: 3 fi
 else fail "capture -G 1s" "$files files, $tot frames: $(ls "$tmp"/g.pcap* | tr '\n' ' ')"; fi
 # two -i at once: the frames of each link counted on their own interface; --interval
 # 200ms live counts on stderr
-inb "$PFCLAB" capture -i pfob -i pfod --interval 200ms --json -d 2s >"$tmp/two.json" 2>"$tmp/two.err" &
+inb "$PFCLAB" capture -i pfob -i pfod --interval 200ms --json -D 2s >"$tmp/two.json" 2>"$tmp/two.err" &
 cpid=$!
 waitlisten "$tmp/two.err"
 ina "$PFCLAB" inject --quiet -i pfoa pause -c 30 && ina "$PFCLAB" inject --quiet -i pfoc pfc -c 40
@@ -119,9 +119,9 @@ else fail "capture --list" "$(echo "$l" | head -n 5 | tr '\n' '|')"; fi
 
 # cnp-on-ce --cnp-dscp 10 --peer-qp 0x77: the CNPs answering 5 CE packets carry DSCP 10
 # and go to QP 0x77 (packets 50 ms apart, far above the 50 us --cnp-gap)
-inb "$PFCLAB" inject -i pfob cnp-on-ce --cnp-dscp 10 --peer-qp 0x77 -d 4s >"$tmp/np.out" 2>&1 &
+inb "$PFCLAB" inject -i pfob cnp-on-ce --cnp-dscp 10 --peer-qp 0x77 -D 4s >"$tmp/np.out" 2>&1 &
 npid=$!
-ina "$PFCLAB" capture -i pfoa -q -w "$tmp/np.pcap" -d 3500ms >/dev/null 2>"$tmp/npcap.err" &
+ina "$PFCLAB" capture -i pfoa -q -w "$tmp/np.pcap" -D 3500ms >/dev/null 2>"$tmp/npcap.err" &
 cpid=$!
 waitlisten "$tmp/npcap.err"
 sleep 0.5
@@ -132,7 +132,7 @@ if [ "$got" = "5 10 0x000077" ] || [ "$got" = "5 10 0x77" ]; then ok "cnp-on-ce 
 else fail "cnp-on-ce --cnp-dscp --peer-qp" "tshark count dscp qp: '$got'; $(tail -n 1 "$tmp/np.out")"; fi
 
 # pfc-on-backlog --poll: 10 ms for 1 s is at most 101 polls; the default 1 ms many more
-polls() { ina "$PFCLAB" inject -i pfoa pfc-on-backlog --qdisc-dev pfoa -d 1s "$@" 2>&1 |
+polls() { ina "$PFCLAB" inject -i pfoa pfc-on-backlog --qdisc-dev pfoa -D 1s "$@" 2>&1 |
 	sed -n 's/.* polls \([0-9]*\) .*/\1/p'; }
 p10=$(polls --poll 10ms) p1=$(polls)
 # a late wakeup costs polls, never adds one: 10 ms gives 50..101 on a loaded machine

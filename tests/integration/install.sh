@@ -5,7 +5,7 @@
 # patch series, the virtual lab and the READMEs; no source file. The installed pieces
 # run from where they landed, and `make uninstall` takes every file away again.
 source "$(dirname "$0")/../lib.sh"
-plan 4
+plan 11
 stage=$(mktemp -d)
 defer rm -rf "$stage"
 pfx=$stage/opt/pfc

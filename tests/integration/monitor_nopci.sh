@@ -6,6 +6,7 @@
 # namespace: /sys/bus and /proc/bus hidden under empty tmpfs mounts (no linux-sysfs, no
 # linux-proc method) and CAP_SYS_RAWIO dropped (no intel-conf1/2 port access).
 source "$(dirname "$0")/../lib.sh"
+plan 1
 name="monitor without PCI access: pci source n/a, 3 samples, exit 0"
 need_root "$name" || finish
 need_cmd "$name" unshare setpriv || finish

@@ -4,6 +4,7 @@
 # prints results, with its standard output on /dev/full, exits 1 with one line naming
 # the cause (the front door checks standard output once after each command).
 source "$(dirname "$0")/../lib.sh"
+plan 7
 [ -w /dev/full ] || { skip "stdout on /dev/full" "no /dev/full"; finish; }
 pcap=$PFCLAB_ROOT/tests/golden/cnp_qps/input.pcap
 want="writing standard output: No space left on device"

@@ -5,7 +5,7 @@
 # marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
 # its last values, while the other keeps updating.
 source "$(dirname "$0")/../lib.sh"
-plan 8
+plan 10
 name=top_hosts
 need_root $name || finish
 need_cmd $name tmux ip ssh /usr/sbin/sshd || finish
@@ -59,6 +59,24 @@ else
 	fail "$name: both hosts up" "$(screen | head -2) h2: $(screen | tail -1)"
 	finish
 fi
+# At 80x24 both still fit, with fewer columns each.
+T resize-window -t "$S" -x 80 -y 24
+sleep 0.6
+head80=$(screen | sed -n 2p)
+# tab: the selected host is drawn first; tab again wraps to h1.
+T send-keys -t "$S" Tab
+sleep 0.4
+tab1=$(screen | sed -n 2p)
+T send-keys -t "$S" Tab
+sleep 0.4
+tab2=$(screen | sed -n 2p)
+T resize-window -t "$S" -x 160 -y 30
+sleep 0.6
+[[ $head80 =~ h1\ ok.*h2\ ok ]] && ok "$name: both hosts side by side at 80x24" ||
+	fail "$name: 80x24" "$head80"
+[[ $tab1 =~ ^1/2\ hosts\ +h2\ ok ]] && [[ $tab2 =~ h1\ ok.*h2\ ok ]] &&
+	ok "$name: tab selects the host drawn first, and wraps" ||
+	fail "$name: tab" "'$tab1' then '$tab2'"
 a=$(link_total h2)
 sleep 0.6
 b=$(link_total h2)
