@@ -161,11 +161,32 @@ static bool driver_match(const char *list, const char *driver)
 	return !strcmp(list, "*") || pfc_list_has(list, driver, strlen(driver));
 }
 
-/* Match raw against pat; {p} takes one digit, {n} one or more. The capture goes to cap. */
+/* A qdisc name character ({h}): hex handle digits, "root", "p1-2" (by parent). */
+static bool handle_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_';
+}
+
+/* Match raw against pat; {p} takes one digit, {n} one or more, {h} a qdisc name (letters,
+ * digits, '-', '_'; no dot). The capture goes to cap.
+ */
 static bool raw_match(const char *pat, const char *raw, char *cap, size_t capsz)
 {
 	cap[0] = '\0';
 	while (*pat) {
+		if (!strncmp(pat, "{h}", 3)) {
+			size_t n = 0;
+
+			while (handle_char(raw[n]))
+				n++;
+			if (n == 0 || n >= capsz)
+				return false;
+			memcpy(cap, raw, n);
+			cap[n] = '\0';
+			raw += n;
+			pat += 3;
+			continue;
+		}
 		if (!strncmp(pat, "{p}", 3) || !strncmp(pat, "{n}", 3)) {
 			size_t n = 0;
 			bool one = pat[1] == 'p';
@@ -186,7 +207,8 @@ static bool raw_match(const char *pat, const char *raw, char *cap, size_t capsz)
 	return *raw == '\0';
 }
 
-static void expand(const char *tmpl, const char *cap, int index, char *out, size_t size)
+static void expand(const char *tmpl, const char *cap, int index, const char *dev, char *out,
+		   size_t size)
 {
 	size_t o = 0;
 
@@ -194,8 +216,11 @@ static void expand(const char *tmpl, const char *cap, int index, char *out, size
 		const char *sub = NULL;
 		char num[16];
 
-		if (!strncmp(tmpl, "{p}", 3) || !strncmp(tmpl, "{n}", 3)) {
+		if (!strncmp(tmpl, "{p}", 3) || !strncmp(tmpl, "{n}", 3) ||
+		    !strncmp(tmpl, "{h}", 3)) {
 			sub = cap;
+		} else if (!strncmp(tmpl, "{d}", 3)) {
+			sub = dev ? dev : "";
 		} else if (!strncmp(tmpl, "{i}", 3)) {
 			snprintf(num, sizeof(num), "%d", index < 0 ? 0 : index);
 			sub = num;
@@ -218,8 +243,15 @@ static void expand(const char *tmpl, const char *cap, int index, char *out, size
 int mon_catalog_lookup(const struct mon_catalog *c, const char *source, const char *driver,
 		       const char *raw, int index, struct mon_catalog_hit *hit)
 {
+	return mon_catalog_lookup_dev(c, source, driver, NULL, raw, index, hit);
+}
+
+int mon_catalog_lookup_dev(const struct mon_catalog *c, const char *source, const char *driver,
+			   const char *dev, const char *raw, int index,
+			   struct mon_catalog_hit *hit)
+{
 	size_t i;
-	char cap[16];
+	char cap[32];
 
 	if (!c)
 		return 0;
@@ -230,7 +262,7 @@ int mon_catalog_lookup(const struct mon_catalog *c, const char *source, const ch
 			continue;
 		if (!raw_match(r->raw, raw, cap, sizeof(cap)))
 			continue;
-		expand(r->metric, cap, index, hit->metric, sizeof(hit->metric));
+		expand(r->metric, cap, index, dev, hit->metric, sizeof(hit->metric));
 		hit->unit = r->unit;
 		hit->kind = r->kind;
 		hit->width = r->width;

@@ -32,5 +32,9 @@ struct mon_catalog_hit {
  */
 int mon_catalog_lookup(const struct mon_catalog *c, const char *source, const char *driver,
 		       const char *raw, int index, struct mon_catalog_hit *hit);
+/* The same, with dev replacing {d} in the metric name (NULL: empty). */
+int mon_catalog_lookup_dev(const struct mon_catalog *c, const char *source, const char *driver,
+			   const char *dev, const char *raw, int index,
+			   struct mon_catalog_hit *hit);
 
 #endif

@@ -91,7 +91,7 @@ static int parse_rdma(void *dst, const char *v, char *why, size_t len)
 
 static int parse_sources(void *dst, const char *v, char *why, size_t len)
 {
-	static const char known[] = "ethtool,pause,dcb,link,pci,rdma,nvml";
+	static const char known[] = "ethtool,pause,dcb,link,pci,rdma,nvml,qdisc";
 	const char *p = v, *e;
 	size_t l;
 
@@ -100,7 +100,7 @@ static int parse_sources(void *dst, const char *v, char *why, size_t len)
 		l = e ? (size_t)(e - p) : strlen(p);
 		if (!pfc_list_has(known, p, l)) {
 			snprintf(why, len, "unknown source '%.*s'; known: ethtool, pause, dcb, "
-				 "link, pci, rdma, nvml", (int)l, p);
+				 "link, pci, rdma, nvml, qdisc", (int)l, p);
 			return -1;
 		}
 		if (!e)
@@ -181,7 +181,8 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "at the end, print samples, overruns and CPU time per sample\n"
 			  "(recording's share apart)" },
 		{ "sources", 0, OPT_FN, .dst = &o->sources, .fn = parse_sources, .arg = "LIST",
-		  .help = "only these sources: ethtool,pause,dcb,link,pci,rdma,nvml" },
+		  .help = "only these sources: ethtool,pause,dcb,link,pci,rdma,nvml,qdisc (qdisc: "
+			  "every qdisc of IFACE, only when named)" },
 		{ "catalog", 0, OPT_STR, .dst = &o->catalog, .arg = "FILE",
 		  .help = "use FILE instead of the built-in counter catalog" },
 		OPT_END

@@ -150,8 +150,8 @@ static int col_add(struct mon_engine *e, size_t src, const struct mon_field *f)
 	c->kind = f->kind;
 	c->width = f->width ? f->width : 64;
 	c->src = (uint16_t)src;
-	if (mon_catalog_lookup(e->cfg.catalog, s->ops->name, s->driver, f->raw, s->index,
-			       &hit)) {
+	if (mon_catalog_lookup_dev(e->cfg.catalog, s->ops->name, s->driver, s->dev, f->raw,
+				   s->index, &hit)) {
 		snprintf(c->metric, sizeof(c->metric), "%s", hit.metric);
 		if (*hit.unit)
 			c->unit = hit.unit;

@@ -12,7 +12,7 @@
 #include "lib/util.h"
 
 static const char doctor_usage[] =
-	"Usage: pfclab doctor [--json] [--section NAME]\n"
+	"Usage: pfclab doctor [--json] [--section NAME] [--congestion-point DEV]\n"
 	"\n"
 	"Preflight report for this host: what stands between it and a GPUDirect RDMA\n"
 	"congestion experiment. One line per item: OK, INFO, WARN or FAIL, with the fix.\n"
@@ -20,7 +20,8 @@ static const char doctor_usage[] =
 	"Sections: kernel (release, IOMMU), nvidia (driver, open or proprietary modules,\n"
 	"nvidia-peermem, memory_peers), gpu (model, BAR1 vs video memory, Resizable BAR,\n"
 	"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
-	"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m).\n"
+	"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m),\n"
+	"cpoint (with --congestion-point DEV: DEV forwards, an ECN-marking qdisc on it).\n"
 	"\n"
 	"Options:\n";
 static const char doctor_tail[] =
@@ -52,7 +53,8 @@ static void count(const struct doctor_report *r, const char *const *want, int nw
 }
 
 /* Findings in section order (kernel, nvidia, gpu, rdma, qos, pci), in check order within. */
-static const char *const section_order[] = { "kernel", "nvidia", "gpu", "rdma", "qos", "pci" };
+static const char *const section_order[] = { "kernel", "nvidia", "gpu", "rdma", "qos", "pci",
+					     "cpoint" };
 
 struct sections {
 	const char *want[8];
@@ -69,7 +71,7 @@ static int parse_section(void *dst, const char *v, char *why, size_t len)
 			s->want[s->n++] = section_order[i];
 			return 0;
 		}
-	snprintf(why, len, "not a section (kernel, nvidia, gpu, rdma, qos, pci)");
+	snprintf(why, len, "not a section (kernel, nvidia, gpu, rdma, qos, pci, cpoint)");
 	return -1;
 }
 
@@ -127,10 +129,14 @@ int doctor_main(int argc, char **argv)
 	static struct doctor_report rep;
 	struct sections sec = { .n = 0 };
 	bool json = false;
+	const char *cpoint = NULL;
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, .dst = &json, .help = "print the report as one JSON object" },
 		{ "section", 's', OPT_FN, .dst = &sec, .fn = parse_section, .arg = "NAME",
 		  .help = "only this section (repeatable)" },
+		{ "congestion-point", 0, OPT_STR, .dst = &cpoint, .arg = "DEV",
+		  .help = "this host is the software congestion point; DEV its port towards the "
+			  "receiver" },
 		OPT_END
 	};
 	const struct opt_cmd cmd = { "doctor", doctor_usage, doctor_tail, opts, .extra = NULL };
@@ -151,6 +157,8 @@ int doctor_main(int argc, char **argv)
 	doctor_check_gpumem(&rep);
 	doctor_check_rdma(&rep);
 	doctor_check_pci(&rep);
+	if (cpoint)
+		doctor_check_cpoint(&rep, cpoint);
 	render(&rep, want, nwant, json);
 	count(&rep, want, nwant, c);
 	return c[DOCTOR_FAIL] ? 1 : 0;

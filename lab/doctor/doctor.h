@@ -14,7 +14,7 @@
 enum doctor_level { DOCTOR_OK, DOCTOR_INFO, DOCTOR_WARN, DOCTOR_FAIL };
 
 struct doctor_finding {
-	char section[16];	/* "kernel", "nvidia", "gpu", "rdma", "qos", "pci" */
+	char section[16];	/* "kernel", "nvidia", "gpu", "rdma", "qos", "pci", "cpoint" */
 	char item[48];		/* "iommu", "GPU 0000:17:00.0", "rxe0 port 1 gids" */
 	enum doctor_level level;
 	char detail[384];	/* what was seen */
@@ -52,6 +52,8 @@ void doctor_check_kernel(struct doctor_report *r);
 void doctor_check_nvidia(struct doctor_report *r);
 void doctor_check_rdma(struct doctor_report *r);
 void doctor_check_pci(struct doctor_report *r);
+/* The host as the software congestion point, DEV its port towards the receiver. */
+void doctor_check_cpoint(struct doctor_report *r, const char *dev);
 
 /* Which way a NIC reaches GPU memory here, from these facts (doctor_gpumem.c). */
 struct doctor_gpumem_facts {

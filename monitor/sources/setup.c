@@ -54,6 +54,9 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 			rc |= mon_engine_add(e, &src_link_ops, w->iface, 0, -1) < 0;
 		if (wanted(w->only, "pci"))
 			rc |= mon_engine_add(e, &src_pci_ops, w->iface, 0, -1) < 0;
+		/* Every qdisc of the interface: only when asked for by name. */
+		if (w->qdisc || (w->only && wanted(w->only, "qdisc")))
+			rc |= mon_engine_add(e, &src_qdisc_ops, w->iface, 0, -1) < 0;
 	}
 	if (w->frames)
 		rc |= mon_engine_add(e, &src_frames_ops, w->frames, 0, -1) < 0;

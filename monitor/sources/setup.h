@@ -8,13 +8,15 @@
 #include "monitor/sampler.h"
 
 struct mon_sources_want {
-	const char *iface;	/* ethtool, pause, dcb, link, pci on it; NULL: none */
+	const char *iface;	/* ethtool, pause, dcb, link, pci (qdisc when named in only)
+				 * on it; NULL: none */
 	const char *rdma;	/* RDMA hw counters; NULL: none */
 	unsigned rdma_port;
 	int gpu;		/* NVML and PCI of GPU N; < 0: none */
 	uint64_t gpu_cadence_ns;	/* NVML reader thread's cadence; 0: its default */
 	const char *frames;	/* capture interface for "frames"; NULL: none */
 	const char *only;	/* comma list of source names ("ethtool,link"); NULL: all */
+	bool qdisc;		/* the qdisc source on iface even when only does not name it */
 };
 
 /* The NVML reader's cadence: asked_ns when given, else 10 ms, or the sampling interval

@@ -18,6 +18,7 @@ extern const struct mon_src_ops src_rdma_nl_ops;	/* "rdma" */
 extern const struct mon_src_ops src_link_ops;		/* "link" */
 extern const struct mon_src_ops src_nvml_ops;		/* "nvml" */
 extern const struct mon_src_ops src_pci_ops;		/* "pci" */
+extern const struct mon_src_ops src_qdisc_ops;		/* "qdisc" */
 
 /* Field list helpers shared by the sources. */
 int src_fields_reserve(struct mon_src *s, size_t n);
@@ -70,6 +71,42 @@ struct src_link_stats {
 	size_t nv;
 };
 int src_link_parse_stats(struct rd *payload, struct src_link_stats *out);
+
+/* --- rtnetlink RTM_NEWQDISC reply (struct tcmsg + TCA_KIND, TCA_OPTIONS, TCA_STATS2) */
+struct src_qdisc_stats {
+	uint32_t ifindex, handle, parent;
+	char kind[16];
+	bool have_basic, have_pkt64, have_queue, have_red, have_codel, have_htb;
+	bool have_red_parms, have_ecn;
+	uint64_t bytes, packets;
+	uint32_t qlen, backlog, drops, requeues, overlimits;	/* struct gnet_stats_queue */
+	uint32_t early, pdrop, other, marked;	/* RED; marked is codel's ecn_mark too */
+	uint32_t drop_overlimit, ce_mark;	/* codel, fq_codel */
+	uint32_t direct_packets;		/* htb */
+	uint32_t limit, qth_min, qth_max;	/* RED options */
+	uint8_t ecn;				/* ECN marking on (RED, codel, fq_codel) */
+	uint8_t red_flags;			/* TC_RED_ECN, TC_RED_HARDDROP, ... */
+};
+/* -EBADMSG for a truncated header, a missing or unterminated kind, or a statistics or
+ * options attribute shorter than its uapi struct.
+ */
+int src_qdisc_parse(struct rd *payload, struct src_qdisc_stats *out);
+/* The qdisc's name in field and metric names: its handle's major in hex ("1", "8001"),
+ * "root" for a handle-less root, else "p<parent major>-<minor>".
+ */
+void src_qdisc_name(const struct src_qdisc_stats *q, char *buf, size_t size);
+/* One value of a qdisc, named as in the field list ("<name>.<value>"). */
+struct src_qdisc_val {
+	const char *name;
+	enum mon_kind kind;
+	uint8_t width;
+	const char *unit;
+	bool valid;
+	uint64_t v;
+};
+/* The values a qdisc of this kind has, in field order; returns how many (out may be NULL). */
+size_t src_qdisc_values(const struct src_qdisc_stats *q, struct src_qdisc_val *out,
+			size_t max);
 
 /* --- PCI sysfs text: the TOTAL_ERR_* line of aer_dev_correctable / _nonfatal / _fatal
  * (the link speed text is parsed by lib/hw/pci.h).

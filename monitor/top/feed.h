@@ -45,6 +45,7 @@ struct top_local_cfg {
 	unsigned rdma_port;
 	int gpu;
 	const char *frames;		/* capture interface, NULL: none */
+	bool qdisc;			/* the qdisc source on iface too */
 	uint64_t interval_ns;
 	const char *catalog;		/* NULL: built in */
 	int argc;

@@ -33,7 +33,7 @@ struct top_opts {
 	const char *replay, *record_dir, *interval_s, *experiment;
 	unsigned rdma_port;
 	int gpu;
-	bool frames_on, paused;
+	bool frames_on, paused, qdisc;
 	uint64_t interval_ns, refresh_ns, stale_ns, start_ns;
 	double tolerance;
 	const char *hosts[TOP_MAX_HOSTS];
@@ -134,6 +134,8 @@ static const struct opt top_opts_tab[] = {
 	  .help = "NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)" },
 	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
 	  .help = "also count captured PAUSE/PFC, CNP and CE-marked frames" },
+	{ "qdisc", 0, OPT_FLAG, .dst = &T.qdisc,
+	  .help = "also the qdiscs of IFACE (backlog, drops, ECN marks): a Qdisc row each" },
 	{ "interval", 'I', OPT_FN, .fn = interval_fn, .arg = "DUR",
 	  .help = "sampling interval, >= 1ms (default 1s)" },
 	{ "refresh", 0, OPT_DUR, TOP_REFRESH_MIN_NS, TOP_REFRESH_MAX_NS, &T.refresh_ns,
@@ -436,6 +438,7 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 				.gpu = h->gpu_s && !parse_u32(h->gpu_s, 0, 63, &gpu) ? (int)gpu : -1,
 				.frames = frames, .interval_ns = o->interval_ns,
 				.catalog = o->catalog, .argc = argc, .argv = argv,
+				.qdisc = o->qdisc,
 			};
 
 			t->is_local[i] = true;

@@ -650,6 +650,18 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 		r.t0 = time_real_ns();
 	/* a moment for the last counters and frames, then stop monitor and capture */
 	msleep(stopped ? 0 : 200);
+	/* The congestion point's restore runs however the point ended (cpoint.h). */
+	for (i = 0; i < r.pl.n; i++) {
+		const struct plan_step *s = &r.pl.s[i];
+
+		if (s->role != PR_POST || s->phase != (int)p->nphases || r.lost[s->host])
+			continue;
+		if (run_fg(&r, s)) {
+			run_log(c, "host %s: %s failed: the bottleneck was not put back (see its "
+				"%s.err)", c->hosts[s->host].h->name, s->name, s->name);
+			r.obs.essential_failed = true;
+		}
+	}
 	stop_bg(&r, is_any, 0);
 	for (h = 0; h < c->nhosts; h++) {
 		if (r.lost[h])
@@ -672,8 +684,11 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 		if (r.lost[h])
 			rc = -EHOSTDOWN;
 out:
+	/* only what was started: a zeroed entry's fds read 0, and closing them would close
+	 * this process's stdin (the next pipe would then get fd 0) */
 	for (i = 0; r.bg && i < r.pl.n; i++)
-		remote_proc_close(&r.bg[i].p);
+		if (r.bg[i].s)
+			remote_proc_close(&r.bg[i].p);
 	json_object_put(r.phases);
 	free(r.bg);
 	free(r.hostdir);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cpoint.h"
 #include "exp.h"
 #include "lib/util.h"
 
@@ -958,6 +959,17 @@ int exp_point_build(const struct exp *e, size_t idx, struct exp_point *p, char *
 			}
 		p->duration_ns += p->phases[i].duration_ns;
 	}
+	if (e->cp) {
+		char *su, *re, dev[32];
+
+		rc = cpoint_commands(e, p, &su, &re, dev, sizeof(dev), err, errlen);
+		if (rc) {
+			exp_point_free(p);
+			return rc;
+		}
+		free(su);
+		free(re);
+	}
 	return 0;
 }
 
@@ -998,6 +1010,7 @@ void exp_free(struct exp *e)
 	free(e->file);
 	free(e->text);
 	ytree_free(e->root);
+	cpoint_free(e->cp);
 	free(e);
 }
 
@@ -1035,7 +1048,7 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 	}
 	if ((v = ytree_get(m, "sources"))) {
 		static const char *const ok[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
-						  "nvml", NULL };
+						  "nvml", "qdisc", NULL };
 		char **l;
 		size_t n, i, j, len = 1;
 
@@ -1047,7 +1060,7 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 				;
 			if (!ok[j]) {
 				rc = perr(c, v->line, "monitor.sources", "'%s' is not a source; give ethtool, "
-					  "pause, dcb, link, pci, rdma or nvml", l[i]);
+					  "pause, dcb, link, pci, rdma, nvml or qdisc", l[i]);
 				strv_free(l, n);
 				return rc;
 			}
@@ -1168,7 +1181,7 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 {
 	static const char *const keys[] = { "name", "description", "launcher", "hosts", "monitor",
 					    "capture", "sweep", "repetitions", "retries", "phases",
-					    NULL };
+					    "bottleneck", NULL };
 	struct exp *e = calloc(1, sizeof(*e));
 	struct pctx c = { .e = e, .err = err, .errlen = errlen };
 	const struct ynode *v, *r;
@@ -1264,6 +1277,9 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 	if ((v = ytree_get(r, "capture")) && (rc = parse_capture(&c, e, v)))
 		goto fail;
 	if ((v = ytree_get(r, "sweep")) && (rc = parse_sweep(&c, e, v)))
+		goto fail;
+	rc = cpoint_parse(e, &e->cp, err, errlen);
+	if (rc)
 		goto fail;
 	/* every point resolved once: a bad value in any of them is an error now */
 	for (i = 0; i < exp_point_count(e); i++) {

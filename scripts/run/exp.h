@@ -87,6 +87,8 @@ struct exp_sweep_var {
 
 enum exp_launcher { EXP_LOCAL, EXP_SSH, EXP_SLURM };
 
+struct exp_cpoint; /* cpoint.h: the bottleneck: block, NULL when none */
+
 struct exp {
 	char *file;	/* base name used in messages */
 	char *text;	/* the file as read (copied into the results, hashed) */
@@ -106,6 +108,7 @@ struct exp {
 	struct exp_sweep_var sweep[EXP_MAX_SWEEP];
 	size_t nsweep;
 	struct ynode *root;
+	struct exp_cpoint *cp;
 };
 
 /* One point of the sweep with its phases resolved (${var} substituted). */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpoint.h"
 #include "run.h"
 
 const char *plan_role_name(enum plan_role r)
@@ -150,7 +151,13 @@ static void monitor_args(struct av *a, const struct run_ctx *c, size_t h, const 
 	}
 	add(a, "--interval");
 	add(a, e->mon_interval);
-	if (e->mon_sources) {
+	if (e->cp && e->cp->host == h) {
+		char srcs[128];
+
+		cpoint_mon_sources(e, srcs, sizeof(srcs));
+		add(a, "--sources");
+		add(a, srcs);
+	} else if (e->mon_sources) {
 		add(a, "--sources");
 		add(a, e->mon_sources);
 	}
@@ -253,6 +260,48 @@ static int cmd_steps(struct plan *pl, enum plan_role role, int k, const struct e
 	return 0;
 }
 
+/* The congestion point's set-up (first of phase 0, essential) and restore (phase
+ * nphases: run after the point however it ended, see exec.c). */
+static int cpoint_steps(const struct run_ctx *c, const struct exp_point *p, struct plan *pl,
+			int unused)
+{
+	char *cmd[2], dev[32], err[EXP_ERR_LEN];
+	size_t i, j;
+	int rc = cpoint_commands(c->e, p, &cmd[0], &cmd[1], dev, sizeof(dev), err, sizeof(err));
+
+	(void)unused;
+	if (rc)
+		return rc;
+	for (i = 0; i < 2 && !rc; i++) {
+		struct plan_step *s = new_step(pl, i ? PR_POST : PR_PRE, i ? (int)p->nphases : 0,
+					       c->e->cp->host);
+		struct av a = { 0 };
+
+		if (!s) {
+			rc = -ENOMEM;
+			break;
+		}
+		snprintf(s->name, sizeof(s->name), "%s", i ? CPOINT_RESTORE : CPOINT_SETUP);
+		snprintf(s->out, sizeof(s->out), "%s.out", s->name);
+		s->essential = true;
+		s->limit_ns = 60000000000ull;
+		add(&a, "sh");
+		add(&a, "-c");
+		add(&a, cmd[i]);
+		if (a.err) {
+			for (j = 0; a.v && a.v[j]; j++)
+				free(a.v[j]);
+			free(a.v);
+			rc = a.err;
+			break;
+		}
+		s->argv = a.v;
+	}
+	free(cmd[0]);
+	free(cmd[1]);
+	return rc;
+}
+
 int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *pl)
 {
 	const struct exp *e = c->e;
@@ -300,6 +349,8 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 			DONE();
 		}
 	}
+	if (e->cp && cpoint_steps(c, p, pl, 0))
+		goto nomem;
 	for (k = 0; k < p->nphases; k++) {
 		const struct exp_phase *ph = &p->phases[k];
 		uint64_t plim = ph->duration_ns + 60000000000ull;
@@ -471,8 +522,12 @@ int plan_print(struct run_ctx *c, FILE *f)
 				if (pl.s[j].phase == (int)k && pl.s[j].role == PR_POST)
 					print_step(f, c, &pl.s[j]);
 		}
-		fprintf(f, "  stop: kill -INT monitor and capture on every host%s\n",
-			c->lops->writes_results ? "" : "; copy each host's folder back (tar over the launcher)");
+		fprintf(f, "  stop: kill -INT monitor and capture on every host\n");
+		for (j = 0; j < pl.n; j++)
+			if (pl.s[j].phase == (int)p.nphases)
+				print_step(f, c, &pl.s[j]);
+		if (!c->lops->writes_results)
+			fprintf(f, "  copy each host's folder back (tar over the launcher)\n");
 		fprintf(f, "  review, on this host: %s review --json capture.pcapng > review.json; "
 			"%s review --timeline 10ms capture.pcapng > review-timeline.csv\n", c->self, c->self);
 		plan_free(&pl);

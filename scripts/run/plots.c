@@ -15,6 +15,7 @@
 
 #include "lib/util.h"
 #include "records.h"
+#include "dcqcn.h"
 #include "run.h"
 
 struct series {
@@ -620,6 +621,9 @@ int plots_make(const char *dir, char *err, size_t errlen)
 			json_object_object_get_ex(json_object_array_get_idx(reps, j), "repetition", &r);
 			snprintf(rep, sizeof(rep), "rep%d", json_object_get_int(r));
 			rc = plot_rep(dir, json_object_get_string(id), rep, man, e, err, errlen);
+			if (!rc)
+				rc = dcqcn_plot(dir, json_object_get_string(id), rep, man, e, err,
+						errlen);
 		}
 	}
 	if (!rc && json_object_array_length(points) > 1)

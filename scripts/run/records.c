@@ -32,6 +32,7 @@ struct mon_scan {
 	struct rec_counter *c;
 	size_t nc;
 	json_object *prev; /* previous sample's values */
+	json_object *gauges; /* metric names of the record's gauges (meta.json), or NULL */
 	const char *gauge;
 	double gsum;
 	size_t gn;
@@ -88,7 +89,9 @@ static void mon_line(json_object *o, void *arg)
 		json_object *r = NULL, *pv = NULL;
 		bool has_rate = rates && json_object_object_get_ex(rates, key, &r) && r;
 
+		/* a gauge (a queue's backlog) may go down: that is no reset */
 		if (val && s->prev && json_object_object_get_ex(s->prev, key, &pv) && pv && !has_rate &&
+		    !(s->gauges && json_object_object_get_ex(s->gauges, key, NULL)) &&
 		    json_object_get_uint64(val) < json_object_get_uint64(pv))
 			s->m->resets++;
 		if (!has_rate)
@@ -106,6 +109,26 @@ static void mon_line(json_object *o, void *arg)
 	s->prev = json_object_get(vals);
 }
 
+/* The names (metric, else key) of the gauges among a record's columns. */
+static json_object *gauges_of(const char *meta)
+{
+	json_object *m = json_object_from_file(meta), *cols, *g = json_object_new_object();
+	size_t i;
+
+	if (m && json_object_object_get_ex(m, "columns", &cols))
+		for (i = 0; i < json_object_array_length(cols); i++) {
+			json_object *c = json_object_array_get_idx(cols, i), *k, *n;
+
+			if (!json_object_object_get_ex(c, "kind", &k) ||
+			    strcmp(json_object_get_string(k), "gauge") ||
+			    !json_object_object_get_ex(c, "name", &n))
+				continue;
+			json_object_object_add(g, json_object_get_string(n), NULL);
+		}
+	json_object_put(m);
+	return g;
+}
+
 int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
 		     size_t ncounters)
 {
@@ -119,9 +142,12 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 		counters[i].delta = 0;
 		counters[i].valid = false;
 	}
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	s.gauges = gauges_of(path);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	rc = rec_jsonl_each(path, mon_line, &s);
 	json_object_put(s.prev);
+	json_object_put(s.gauges);
 	return rc;
 }
 

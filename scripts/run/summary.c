@@ -16,6 +16,7 @@
 
 #include "lib/util.h"
 #include "records.h"
+#include "dcqcn.h"
 #include "run.h"
 
 static json_object *num(double v, bool valid)
@@ -644,6 +645,7 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	}
 	text_summary(f, e->name, man && json_object_object_get_ex(man, "status", &x) ?
 		     json_object_get_string(x) : "status n/a", valid_n, total_n, points);
+	dcqcn_summary(dir, e, f);
 	if (fclose(f)) {
 		rc = -EIO;
 		run_path(err, errlen, "%s: write error", path);

@@ -31,7 +31,7 @@ static void test_errors(void **state)
 		  "exp.yaml:5: phases[0].duration: '10 s' is not a duration; give e.g. 500ms, 10s or 2m" },
 		{ "name: t\nhost:\n  a: {netdev: va}\n",
 		  "exp.yaml:2: experiment: unknown key 'host'; known keys: name, description, launcher, hosts, "
-		  "monitor, capture, sweep, repetitions, retries, phases" },
+		  "monitor, capture, sweep, repetitions, retries, phases, bottleneck" },
 		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\nphases:\n  - traffic: {from: a, to: c}\n",
 		  "exp.yaml:5: phases[0].traffic.to: no host 'c' under hosts:" },
 		{ "hosts:\n  a: {netdev: va}\n",
@@ -58,7 +58,16 @@ static void test_errors(void **state)
 		  "phases:\n  - traffic: {from: b, to: a, qp: 300}\n",
 		  "exp.yaml:6: phases[0].traffic.qp: '300' is not a whole number in 1..256" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 10ms, sources: [ethtool, foo]}\n",
-		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give ethtool, pause, dcb, link, pci, rdma or nvml" },
+		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give ethtool, pause, dcb, link, pci, rdma, nvml or qdisc" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: z, rate: 1mbit}\nphases:\n  - duration: 1s\n",
+		  "exp.yaml:4: bottleneck.host: 'z' is not in hosts:" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: a, rate: fast}\nphases:\n  - duration: 1s\n",
+		  "exp.yaml:4: bottleneck.rate: 'fast' is not a rate; give e.g. 100mbit or 1gbit" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: a, rate: 1mbit, min: \"${m}\"}\n"
+		  "sweep:\n  m: [30000, 95000]\nphases:\n  - duration: 1s\n",
+		  "exp.yaml:4: bottleneck.max: '90000' must lie above min and not above limit" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: a, rate: 1mbit, qdisc: codel}\nphases:\n  - duration: 1s\n",
+		  "exp.yaml:4: bottleneck.qdisc: 'codel' is not a bottleneck; give red or tail-drop" },
 	};
 	size_t i;
 
