@@ -297,6 +297,7 @@ struct top_host_spec {
 
 struct top_run {
 	struct top_opts o;
+	bool bad_input; /* the error is the user's input (exit 2), as in 'pfclab run' */
 	struct top_host_spec spec[TOP_MAX_HOSTS];
 	size_t nspec;
 	struct exp *exp;
@@ -337,8 +338,10 @@ static int hosts_from_experiment(struct top_run *t, char *err, size_t errlen)
 	size_t i;
 	int rc = exp_load(o->experiment, &t->exp, err, errlen);
 
-	if (rc)
+	if (rc) {
+		t->bad_input = true; /* a missing, unreadable or bad experiment file */
 		return rc;
+	}
 	if (!o->interval_s && t->exp->mon_interval_ns)
 		t->o.interval_ns = t->exp->mon_interval_ns;
 	if (t->exp->nhosts > TOP_MAX_HOSTS) {
@@ -732,7 +735,7 @@ int top_main(int argc, char **argv)
 	rc = start_feeds(t, argc, argv, err, sizeof(err));
 	if (rc) {
 		pfc_err("%s", err[0] ? err : strerror(-rc));
-		rc = 1;
+		rc = t->bad_input ? 2 : 1;
 	} else {
 		rc = loop(t);
 	}

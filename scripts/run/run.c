@@ -172,6 +172,23 @@ static int run_opts_parse(int argc, char **argv, struct run_ctx *c, const char *
 	return first;
 }
 
+/* DIR holds a 'pfclab run' results folder (its experiment.yaml and manifest.json); says
+ * so on stderr when not. */
+static bool results_folder(const char *dir, const char *opt)
+{
+	char path[PATH_MAX];
+
+	run_path(path, sizeof(path), "%s/manifest.json", dir);
+	if (!access(path, R_OK)) {
+		run_path(path, sizeof(path), "%s/experiment.yaml", dir);
+		if (!access(path, R_OK))
+			return true;
+	}
+	pfc_err("%s %s: not a 'pfclab run' results folder (no readable %s); give a folder "
+		"made by pfclab run, e.g. results/latest", opt, dir, path);
+	return false;
+}
+
 static int report(const char *dir, bool plots, bool print)
 {
 	char err[1024], path[PATH_MAX];
@@ -563,6 +580,8 @@ int run_main(int argc, char **argv)
 			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
 			return 2;
 		}
+		if (!results_folder(report_dir, "--report"))
+			return 2;
 		return report(report_dir, c.o.plots, true);
 	}
 	if (c.o.resume) {
@@ -570,6 +589,8 @@ int run_main(int argc, char **argv)
 			pfc_err("--resume DIR reads DIR/experiment.yaml; give no other file");
 			return 2;
 		}
+		if (!results_folder(c.o.resume, "--resume"))
+			return 2;
 		run_path(exp_path, sizeof(exp_path), "%s/experiment.yaml", c.o.resume);
 	} else {
 		if (first + 1 != argc) {
