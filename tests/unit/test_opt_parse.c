@@ -57,7 +57,8 @@ static const struct opt_cmd cmd = { "test", "Usage: pfclab test\n", NULL, opts, 
 /* Runs opt_parse on a space-separated command line; the message (if any) in msg. */
 static int run(const char *line, char *msg, size_t len)
 {
-	char buf[256], *argv[32], *save = NULL, *tok;
+	static char buf[256]; /* the parsed values point into it after run() returns */
+	char *argv[32], *save = NULL, *tok;
 	FILE *old = stderr, *tmp = tmpfile();
 	int argc = 0, rc;
 	size_t n;
