@@ -123,22 +123,6 @@ static int line_printf(struct mon_rec *r, const char *fmt, ...)
 	return line_put(r, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* One complete line in one write(); a short write is finished, never interleaved. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int out_reserve(struct rec_out *o, size_t n)
 {
@@ -174,7 +158,7 @@ static int out_flush(struct rec_out *o)
 
 	if (!o->len || o->fd < 0)
 		return 0;
-	rc = write_all(o->fd, o->buf, o->len);
+	rc = pfc_write_all(o->fd, o->buf, o->len);
 	if (rc) {
 		if (ftruncate(o->fd, o->done))
 			(void)0; /* the reader then sees one cut line at the end, as after kill -9 */
@@ -382,9 +366,9 @@ static int meta_write(struct mon_rec *r, bool finished)
 		json_object_put(m);
 		return rec_fail(r, rc, "%s", tmp);
 	}
-	rc = write_all(fd, txt, strlen(txt));
+	rc = pfc_write_all(fd, txt, strlen(txt));
 	if (!rc)
-		rc = write_all(fd, "\n", 1);
+		rc = pfc_write_all(fd, "\n", 1);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	close(fd);
@@ -535,26 +519,6 @@ static int csv_segment_open(struct mon_rec *r)
 	return meta_write(r, false);
 }
 
-/* mkdir -p: the run folder may be new, with new parents. */
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int mon_rec_check_dir(const char *dir)
 {
 	static const char *const names[] = { "meta.json", "samples.csv", "samples.jsonl" };
@@ -611,7 +575,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	r->csv_fd = r->jsonl_fd = r->csv.fd = r->jsonl.fd = -1;
 	r->first_wall_ns = time_real_ns();
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
-	rc = mkdir_p(dir);
+	rc = pfc_mkdir_p(dir); /* the run folder may be new, with new parents */
 	if (rc)
 		return rec_fail(r, rc, "creating run folder %s", dir);
 	if (argv) {
