@@ -16,7 +16,7 @@ before=$(tc qdisc show dev "$VLAB_IF_B")
 cat >"$VLAB_OUT/exp.yaml" <<EXP
 name: vlab-cpoint
 launcher: local
-retries: 1
+retries: 0
 hosts:
   a: {addr: $VLAB_IP_A, rdma: $VLAB_DEV_A, netdev: $VLAB_IF_A}
   b: {addr: $VLAB_IP_B, rdma: $VLAB_DEV_B, netdev: $VLAB_IF_B}
