@@ -55,21 +55,7 @@ static void series_add(struct series *s, double t, double v)
 {
 	if (!s || !isfinite(t) || !isfinite(v))
 		return;
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		double *nt = realloc(s->t, nc * sizeof(*nt)), *nv;
-
-		if (!nt)
-			return;
-		s->t = nt;
-		nv = realloc(s->v, nc * sizeof(*nv));
-		if (!nv)
-			return;
-		s->v = nv;
-		s->cap = nc;
-	}
-	s->t[s->n] = t;
-	s->v[s->n++] = v;
+	run_tv_push(&s->t, &s->v, &s->n, &s->cap, t, v);
 }
 
 static void panels_free(struct panel *p)

@@ -237,3 +237,22 @@ int rec_traffic_read(const char *path, struct rec_traffic *t)
 		t->rx_valid = false;
 	return rc;
 }
+
+void run_tv_push(double **t, double **v, size_t *n, size_t *cap, double tt, double vv)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		double *nt = realloc(*t, nc * sizeof(*nt)), *nv;
+
+		if (!nt)
+			return;
+		*t = nt;
+		nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return;
+		*v = nv;
+		*cap = nc;
+	}
+	(*t)[*n] = tt;
+	(*v)[(*n)++] = vv;
+}

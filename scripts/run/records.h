@@ -51,4 +51,8 @@ struct rec_traffic {
 };
 int rec_traffic_read(const char *path, struct rec_traffic *t);
 
+/* Appends (t, v) to a time series held as two arrays of n values in cap slots, growing
+ * both together; a point that finds no memory is dropped (the plot misses one point). */
+void run_tv_push(double **t, double **v, size_t *n, size_t *cap, double tt, double vv);
+
 #endif
