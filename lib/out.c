@@ -304,3 +304,11 @@ int out_end_report(struct out *o)
 		return ferror(o->f) ? check(o->f) : 0;
 	return end(o, true);
 }
+
+void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v)
+{
+	if (o->json)
+		add(o, key, json_object_new_uint64(v));
+	else
+		fprintf(o->f, "%s%s %llu", sep, key, (unsigned long long)v);
+}

@@ -97,4 +97,7 @@ void out_uint_scaled(struct out *o, const char *key, const char *fmt, uint64_t v
  */
 int out_end_report(struct out *o);
 
+/* A count labelled by its key: JSON key: v, text sep, key, a space and v ("  pfc 12"). */
+void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v);
+
 #endif

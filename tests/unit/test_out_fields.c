@@ -111,6 +111,19 @@ static void test_units(void **state)
 	      "\"empty_share\":null,\"link_bps\":25000000000,\"json_only_s\":2.0}");
 }
 
+static void labelled(struct out *o)
+{
+	out_text(o, "kinds    ");
+	out_uint_kv(o, " ", "pause", 3);
+	out_uint_kv(o, "  ", "pfc", 12);
+}
+
+static void test_kv(void **state)
+{
+	(void)state;
+	check(labelled, "kinds     pause 3  pfc 12", "{\"pause\":3,\"pfc\":12}");
+}
+
 /* Arrays of plain values: keys are ignored inside them. */
 static void plain_array(struct out *o)
 {
@@ -134,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_na_fmt),
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_array),
 	};
 
