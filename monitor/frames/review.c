@@ -379,10 +379,14 @@ static void render_flow(struct out *o, const void *rec)
 	out_obj_close(o);
 }
 
-/* One table of records (CNP pairs or flows): the text's top rows, JSON all of them. */
+typedef int (*rec_cmp_fn)(const void *, const void *);
+typedef void (*rec_row_fn)(struct out *, const void *);
+
+/* One table of records (CNP pairs or flows): the text's top rows, biggest first; JSON
+ * every record, in table order.
+ */
 static void render_table(struct out *o, const char *key, const struct frames_table *t,
-			 int (*cmp)(const void *, const void *), void (*row)(struct out *,
-			 const void *), unsigned top)
+			 rec_cmp_fn cmp, rec_row_fn row, unsigned top)
 {
 	void **v = table_list(t, o->json ? NULL : cmp);
 	size_t i;
