@@ -335,10 +335,7 @@ static void sample_value(struct out *o, const char *name, const struct mon_col *
 
 	out_obj_open(o, name);
 	out_text(o, "  %-40s", name);
-	if (v->flags & MON_V_VALID)
-		out_uint(o, "value", gauge ? " %20" PRIu64 : NULL, v->raw);
-	else
-		out_na(o, "value", gauge ? "                  n/a" : NULL);
+	out_uint_na(o, "value", gauge ? " %20" PRIu64 : NULL, v->raw, v->flags & MON_V_VALID);
 	if (!gauge) {
 		counter_cells(c, v, d, r, sizeof(d));
 		if (v->flags & MON_V_DELTA) {

@@ -70,26 +70,13 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 	out_end_lines(&o);
 }
 
-/* A number, or null / "n/a" right-aligned in a column of the given width. */
-static void cell_double(struct out *o, const char *key, const char *fmt, int width, double v)
+/* A rate, or null / "n/a" in the column's width when it could not be computed. */
+static void cell_rate(struct out *o, const char *key, const char *fmt, double v)
 {
-	if (isnan(v)) {
-		out_na(o, key, NULL);
-		out_text(o, " %*s", width, "n/a");
-	} else {
+	if (isnan(v))
+		out_na_fmt(o, key, fmt);
+	else
 		out_double_digits(o, key, fmt, DIGITS, v);
-	}
-}
-
-static void cell_uint(struct out *o, const char *key, const char *fmt, int width, bool valid,
-		      uint64_t v)
-{
-	if (valid) {
-		out_uint(o, key, fmt, v);
-	} else {
-		out_na(o, key, NULL);
-		out_text(o, " %*s", width, "n/a");
-	}
 }
 
 /* One direction: a JSON object (null when the direction carries no traffic), a table row. */
@@ -111,10 +98,10 @@ static void report_dir(struct out *o, const struct traffic_row *r, const char *n
 	out_uint(o, "bytes", " %15" PRIu64, d->bytes);
 	out_uint(o, "msgs", " %12" PRIu64, d->msgs);
 	out_double_digits(o, "seconds", NULL, DIGITS, d->secs);
-	cell_double(o, "gbps", " %10.3f", 10, traffic_dir_gbps(d));
-	cell_double(o, "mpps", " %13.4f", 13, traffic_dir_mpps(d));
-	cell_uint(o, "completions", " %12" PRIu64, 12, d->cqes_valid, d->cqes);
-	cell_uint(o, "errors", " %7" PRIu64, 7, d->errors_valid, d->errors);
+	cell_rate(o, "gbps", " %10.3f", traffic_dir_gbps(d));
+	cell_rate(o, "mpps", " %13.4f", traffic_dir_mpps(d));
+	out_uint_na(o, "completions", " %12" PRIu64, d->cqes, d->cqes_valid);
+	out_uint_na(o, "errors", " %7" PRIu64, d->errors, d->errors_valid);
 	out_text(o, "\n");
 	out_obj_close(o);
 }
