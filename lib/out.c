@@ -312,3 +312,41 @@ void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v)
 	else
 		fprintf(o->f, "%s%s %llu", sep, key, (unsigned long long)v);
 }
+
+void out_begin_file(struct out *o, FILE *f, bool json)
+{
+	out_begin(o, json);
+	o->f = f;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v)
+{
+	char buf[48];
+
+	if (o->json) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		add(o, key, json_object_new_double_s(v, buf));
+	} else if (fmt) {
+		fprintf(o->f, fmt, v);
+	}
+}
+
+#pragma GCC diagnostic pop
+
+bool out_has(const struct out *o, const char *key)
+{
+	struct json_object *top = o->json && o->depth > 0 ? o->stack[o->depth - 1] : NULL;
+
+	return top && key && json_object_is_type(top, json_type_object) &&
+	       json_object_object_get_ex(top, key, NULL);
+}
+
+int out_end_lines(struct out *o)
+{
+	if (!o->json)
+		return check(o->f);
+	return end(o, false);
+}

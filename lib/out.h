@@ -100,4 +100,21 @@ int out_end_report(struct out *o);
 /* A count labelled by its key: JSON key: v, text sep, key, a space and v ("  pfc 12"). */
 void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v);
 
+/* Like out_begin, writing to f instead of standard output (the text form, and the JSON
+ * object's line at out_end).
+ */
+void out_begin_file(struct out *o, FILE *f, bool json);
+/* As out_double, the JSON number written with `digits` significant digits ("%.6g" for 6)
+ * instead of json-c's 17; the text form is fmt's, as always.
+ */
+void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v);
+/* JSON: whether the innermost object already holds key (so a later field can yield to an
+ * earlier one); text: false.
+ */
+bool out_has(const struct out *o, const char *key);
+/* Ends a record whose text form wrote its own line ends (none, one or several lines):
+ * JSON as out_end; text adds nothing and flushes. Returns out_end's value.
+ */
+int out_end_lines(struct out *o);
+
 #endif
