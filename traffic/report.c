@@ -46,6 +46,8 @@ static json_object *num_or_null(double v)
 
 void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 {
+	char tc[16], sl[16];
+
 	if (json) {
 		json_object *o = json_object_new_object();
 
@@ -60,8 +62,8 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 		json_object_object_add(o, "opcode", json_object_new_string(ri->imm ? "RDMA_WRITE_WITH_IMM" : "RDMA_WRITE"));
 		json_object_object_add(o, "qps", json_object_new_int((int)ri->qps));
 		json_object_object_add(o, "mtu", json_object_new_int((int)ri->mtu));
-		json_object_object_add(o, "tclass", json_object_new_int(ri->tclass));
-		json_object_object_add(o, "sl", json_object_new_int((int)ri->sl));
+		json_object_object_add(o, "tclass", ri->tclass < 0 ? NULL : json_object_new_int(ri->tclass));
+		json_object_object_add(o, "sl", ri->sl < 0 ? NULL : json_object_new_int(ri->sl));
 		json_object_object_add(o, "mem", json_object_new_string(ri->mem));
 		json_object_object_add(o, "mem_desc", json_object_new_string(ri->mem_desc));
 		json_object_object_add(o, "mem_registration",
@@ -75,9 +77,11 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 	}
 	fprintf(f, "pfclab traffic %s: %s port %u GID[%d] %s <-> %s\n", ri->role, ri->dev, ri->port,
 		ri->gid_index, ri->gid, ri->peer);
-	fprintf(f, "  RC %s, %s, %u QP%s, MTU %u, tclass %d, SL %u, memory %s (%s%s%s)",
+	snprintf(tc, sizeof(tc), ri->tclass < 0 ? "n/a" : "%d", ri->tclass);
+	snprintf(sl, sizeof(sl), ri->sl < 0 ? "n/a" : "%d", ri->sl);
+	fprintf(f, "  RC %s, %s, %u QP%s, MTU %u, tclass %s, SL %s, memory %s (%s%s%s)",
 		ri->imm ? "WRITE_WITH_IMM" : "WRITE", ri->bidir ? "bidirectional" : "one-way",
-		ri->qps, ri->qps == 1 ? "" : "s", ri->mtu, ri->tclass, ri->sl, ri->mem, ri->mem_desc,
+		ri->qps, ri->qps == 1 ? "" : "s", ri->mtu, tc, sl, ri->mem, ri->mem_desc,
 		ri->mem_path && strcmp(ri->mem_path, ri->mem) ? ", registered via " : "",
 		ri->mem_path && strcmp(ri->mem_path, ri->mem) ? ri->mem_path : "");
 	if (ri->rate_gbps > 0)
