@@ -203,7 +203,7 @@ fi
 #      the QP with "transport retry counter exceeded": exactly --retry and 1 (with the cut
 #      made of three sysctl writes, spurious timeouts in that window gave 2 for --retry 1,
 #      6 and 8 for --retry 5).
-#    Measured (cut -> exit of the client, 4 boots, 3 to 10 runs each kind): N 14 --retry 1
+#    Measured (cut -> exit of the client, 4 boots, 9 or 10 runs of each): N 14 --retry 1
 #    102 .. 491 ms, --retry 5 360 .. 605 ms; N 19 --retry 1 3.11 .. 4.76 s, its first
 #    timeout 2.27 .. 2.47 s before the exit.
 acc=/proc/sys/net/ipv4/conf
