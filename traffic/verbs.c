@@ -407,15 +407,19 @@ int traffic_verbs_query_path(struct traffic_verbs *tv, int *sl, int *tclass)
 	for (i = 0; i < tv->nqps; i++) {
 		memset(&a, 0, sizeof(a));
 		err = ibv_query_qp(tv->qps[i].qp, &a, IBV_QP_AV, &ia);
-		if (err)
+		if (err) {
+			*sl = *tclass = -1;
 			return fail(tv, -err, "%s: ibv_query_qp (address vector) of QP 0x%x: %s",
 				    o->dev, tv->qps[i].qp->qp_num, strerror(err));
+		}
 		s = a.ah_attr.sl;
 		t = a.ah_attr.is_global ? a.ah_attr.grh.traffic_class : -1;
-		if (i && (s != *sl || t != *tclass))
-			return fail(tv, -EPROTO, "%s: QP 0x%x holds SL %d, traffic class %d, but QP 0x%x SL %d, traffic class %d",
-				    o->dev, tv->qps[i].qp->qp_num, s, t, tv->qps[0].qp->qp_num,
-				    *sl, *tclass);
+		if (i && (s != *sl || t != *tclass)) {
+			fail(tv, -EPROTO, "%s: QP 0x%x holds SL %d, traffic class %d, but QP 0x%x SL %d, traffic class %d",
+			     o->dev, tv->qps[i].qp->qp_num, s, t, tv->qps[0].qp->qp_num, *sl, *tclass);
+			*sl = *tclass = -1;
+			return -EPROTO;
+		}
 		*sl = s;
 		*tclass = t;
 	}
