@@ -194,18 +194,18 @@ fi
 #      out while traffic flows (harmless: the next ACK gives the QP its retries back, but
 #      with --retry 0 such a timeout ended a healthy run before any cut), and after the
 #      cut the first timeout comes when the running one ends: with N 19 0.75 .. 2.48 s
-#      after the cut (9 runs), not a whole 2.14 s after the last ACK. Only the timeouts
+#      after the cut (12 runs), not a whole 2.14 s after the last ACK. Only the timeouts
 #      after it last a full one from their retransmission, so the QP gives up between
-#      retry x T and (retry + 1) x T (+ the wheel's lateness) after the cut: sooner than
-#      (retry + 1) x T, which is what "rxe gives up too early" was;
+#      retry x T and (retry + 1) x T (+ the wheel's lateness) after the cut, often
+#      sooner than the (retry + 1) x T one would expect;
 #    - every timeout with packets outstanding counts one completer_retry_err and, while
 #      --retry allows, retransmits; the one after that counts retry_exceeded_err and ends
 #      the QP with "transport retry counter exceeded": exactly --retry and 1 (with the cut
 #      made of three sysctl writes, spurious timeouts in that window gave 2 for --retry 1,
 #      6 and 8 for --retry 5).
-#    Measured (cut -> exit of the client, 4 boots, 9 or 10 runs of each): N 14 --retry 1
-#    102 .. 491 ms, --retry 5 360 .. 605 ms; N 19 --retry 1 3.11 .. 4.76 s, its first
-#    timeout 2.27 .. 2.47 s before the exit.
+#    Measured (cut -> exit of the client, 5 boots, 12 or 13 runs of each): N 14 --retry 1
+#    93 .. 491 ms, --retry 5 359 .. 605 ms; N 19 --retry 1 3.11 .. 4.76 s, its first
+#    timeout 2.22 .. 2.47 s before the exit.
 acc=/proc/sys/net/ipv4/conf
 echo 0 >"$acc/$VLAB_IF_A/accept_local"
 echo 0 >"$acc/$VLAB_IF_B/accept_local"
