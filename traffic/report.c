@@ -47,8 +47,10 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 	out_text(&o, "  RC %s, %s", ri->imm ? "WRITE_WITH_IMM" : "WRITE", mode);
 	out_uint(&o, "qps", ri->qps == 1 ? ", %" PRIu64 " QP" : ", %" PRIu64 " QPs", ri->qps);
 	out_uint(&o, "mtu", ", MTU %" PRIu64, ri->mtu);
-	out_int(&o, "tclass", ", tclass %" PRId64, ri->tclass);
-	out_uint(&o, "sl", ", SL %" PRIu64, ri->sl);
+	/* as the device reports them; n/a when it could not */
+	out_uint_na(&o, "tclass", ", tclass %" PRIu64, (uint64_t)(ri->tclass < 0 ? 0 : ri->tclass),
+		    ri->tclass >= 0);
+	out_uint_na(&o, "sl", ", SL %" PRIu64, (uint64_t)(ri->sl < 0 ? 0 : ri->sl), ri->sl >= 0);
 	out_str(&o, "mem", ", memory %s", ri->mem);
 	out_str(&o, "mem_desc", " (%s", ri->mem_desc);
 	if (ri->mem_path)

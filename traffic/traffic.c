@@ -567,10 +567,21 @@ static int run_traffic(const struct traffic_opts *o)
 		.dev = o->dev, .port = o->ib_port, .gid_index = r->tv.gid_index,
 		.gid = r->tv.gid_str, .peer = r->peer, .role = o->host ? "client" : "server",
 		.bidir = o->bidir, .imm = o->imm, .qps = o->qps,
-		.mtu = 128u << r->tv.mtu, .tclass = o->tclass < 0 ? 0 : o->tclass, .sl = o->sl,
+		.mtu = 128u << r->tv.mtu,
 		.mem = o->mem, .mem_desc = r->tv.buf.desc, .mem_path = r->tv.buf.path,
 		.rate_gbps = o->rate_gbps, .rate_how = r->tv.rate_how,
 	};
+	/* The start line shows the SL and traffic class the device reports for the QPs, a
+	 * check of -S/--tclass independent of the options; n/a when it cannot tell. A device
+	 * may keep less than it was given: Soft-RoCE (rxe) keeps no SL and reports 0. */
+	if (traffic_verbs_query_path(&r->tv, &ri.sl, &ri.tclass))
+		pfc_warn("SL and traffic class not known: %s", r->tv.why);
+	else if (ri.sl != (int)o->sl)
+		pfc_warn("%s reports SL %d for its QPs, not the %u asked for (-S): the device does not keep it",
+			 o->dev, ri.sl, o->sl);
+	if (ri.tclass >= 0 && ri.tclass != (o->tclass < 0 ? 0 : o->tclass))
+		pfc_warn("%s reports traffic class %d for its QPs, not the %d asked for (--tclass/--dscp)",
+			 o->dev, ri.tclass, o->tclass < 0 ? 0 : o->tclass);
 	if (!o->quiet || o->json)
 		traffic_report_start(stdout, o->json, &ri);
 	for (p = 0; p < o->nsizes; p++) {
