@@ -22,6 +22,10 @@ mkdir -m 700 "$tmp/xdg"
 export XDG_RUNTIME_DIR=$tmp/xdg
 defer 'for s in "$tmp"/xdg/pfclab-ssh/cm-*; do ssh -o ControlPath="$s" -O exit x; done'
 
+# qp_timeout 18 (1.07 s per try): two emulated guests on a busy host can leave a
+# request unacknowledged longer than the default 67 ms times the retries (seen under load:
+# the client's QP in error, 'Work Request Flushed': the symptom rxe shows when its ACK
+# timeout is shorter than the path's delay, measured by tests/vlab/stress/rxe_repeat.sh)
 cat >"$tmp/guests.yaml" <<EOF
 name: vlab-ssh
 launcher: ssh
@@ -33,15 +37,20 @@ monitor: {interval: 200ms}
 capture: {mode: roce}
 phases:
   - name: bidir
-    traffic: {from: a, to: b, bidirectional: true, size: 64K, duration: 1s}
+    traffic: {from: a, to: b, bidirectional: true, size: 64K, duration: 1s, qp_timeout: 18}
 EOF
 start=$(date +%s)
 "$PFCLAB" run -F "$VLAB_SSH_CONFIG" -o "$tmp/res" --no-plots -q "$tmp/guests.yaml" >"$tmp/run.out" 2>&1
 rc=$?
 echo "run_ssh_guests: pfclab run took $(($(date +%s) - start)) s" >&2
 expect run_ssh_guests_exit "$rc" 0
-[ $rc -eq 0 ] || tail -n 20 "$tmp/run.out" >&2
 rep=$tmp/res/points/p000/rep0
+if [ $rc -ne 0 ]; then # what the run and each traffic process said (the folder goes away)
+	tail -n 20 "$tmp/run.out" >&2
+	for f in "$rep"/*/traffic-*.err "$rep"/*/traffic-*.jsonl; do
+		[ -f "$f" ] && { echo "== $f"; tail -n 8 "$f"; } >&2
+	done
+fi
 expect run_ssh_guests_valid "$(jq -r .valid "$rep/status.json" 2>/dev/null)" true
 v=$("$PFCLAB" version | cut -d' ' -f2)
 expect run_ssh_guests_versions "$(jq -r '[.hosts.a.before.pfclab_version // .hosts.a.pfclab_version, .hosts.b.before.pfclab_version // .hosts.b.pfclab_version] | join(" ")' "$tmp/res/manifest.json" 2>/dev/null)" "$v $v"
