@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* record.c: writes a monitor run to a folder so that a kill -9 at any moment leaves
  * every complete line parseable: CSV rows and JSON lines are built in memory, gathered
- * for up to FLUSH_NS or FLUSH_BYTES and handed to the kernel whole on O_APPEND files
- * (a failed write is cut back to the last whole line); meta.json is replaced by
+ * for up to FLUSH_NS or FLUSH_BYTES and handed whole to a writer thread, which puts
+ * them on O_APPEND files (a failed write is cut back to the last whole line), so that
+ * a slow disk never holds up the sampling loop; meta.json is replaced by
  * write-to-temporary, fsync, rename. A full disk stops the recording: the space kept
  * in a small reserve file is given back so that meta.json can still be finished.
  */
@@ -10,12 +11,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -29,12 +32,26 @@
 #define FLUSH_NS    100000000ULL
 #define FLUSH_BYTES (64u * 1024)
 #define RESERVE_BYTES (256u * 1024) /* meta.json with a few thousand columns */
+/* Batches handed to the writer and not yet written: up to 1.6 s of samples. A
+ * disk that stays slower than that makes the sampling loop wait (intervals are then
+ * missed and counted) rather than lose samples or grow memory without bound.
+ */
+#define REC_QLEN 16
 
-struct rec_out {
-	int fd;
+struct rec_buf {
 	char *buf;
 	size_t len, cap;
+};
+
+struct rec_file {
+	int fd;
 	off_t done;		/* bytes in the file that hold whole lines */
+};
+
+/* One batch: the same samples' CSV rows and JSON lines. */
+struct rec_job {
+	struct rec_buf csv, jsonl;
+	uint64_t samples;
 };
 
 struct mon_rec {
@@ -42,9 +59,22 @@ struct mon_rec {
 	char dir[4096];
 	int csv_fd;
 	int jsonl_fd;
-	struct rec_out csv, jsonl;
-	uint64_t pending;	/* samples in the buffers, not yet written */
-	uint64_t flushed_ns;	/* sample time of the last flush */
+	struct rec_file csv, jsonl;	/* the writer's while it runs, else the caller's */
+	/* The batch queue: job[qhead] .. job[qhead + qn - 1] wait for (or are in) the
+	 * writer; cur = job[qhead + qn] is being filled by the sampling thread.
+	 */
+	struct rec_job job[REC_QLEN];
+	struct rec_job *cur;
+	unsigned qhead, qn;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;	/* writer: a batch or the stop is there */
+	pthread_cond_t idle;	/* sampler: a batch was written */
+	pthread_t th;
+	bool wrunning, wstop;
+	int wfailed;		/* the writer's first failure (-errno), read atomically */
+	char werr[512];		/* its message, set before wfailed */
+	uint64_t wcpu_ns;	/* the writer's CPU, taken when it ends */
+	uint64_t flushed_ns;	/* sample time of the last hand-off */
 	bool failed;		/* a write failed: nothing more is recorded */
 	bool reserve;		/* <dir>/.reserve holds RESERVE_BYTES */
 	char failure[512];	/* the first failure, for meta.json */
@@ -124,7 +154,7 @@ static int line_printf(struct mon_rec *r, const char *fmt, ...)
 }
 
 
-static int out_reserve(struct rec_out *o, size_t n)
+static int out_reserve(struct rec_buf *o, size_t n)
 {
 	if (o->len + n > o->cap) {
 		size_t ncap = (o->len + n) * 2 > FLUSH_BYTES * 2 ? (o->len + n) * 2 :
@@ -139,7 +169,7 @@ static int out_reserve(struct rec_out *o, size_t n)
 	return 0;
 }
 
-static int out_put(struct rec_out *o, const char *s, size_t n)
+static int out_put(struct rec_buf *o, const char *s, size_t n)
 {
 	int rc = out_reserve(o, n);
 
@@ -152,20 +182,20 @@ static int out_put(struct rec_out *o, const char *s, size_t n)
 
 /* Hands the buffered lines to the kernel; on failure the file is cut back to its last
  * whole line, so that a reader never meets half a row. */
-static int out_flush(struct rec_out *o)
+static int out_flush(struct rec_file *f, struct rec_buf *o)
 {
 	int rc;
 
-	if (!o->len || o->fd < 0)
+	if (!o->len || f->fd < 0)
 		return 0;
-	rc = pfc_write_all(o->fd, o->buf, o->len);
+	rc = pfc_write_all(f->fd, o->buf, o->len);
 	if (rc) {
-		if (ftruncate(o->fd, o->done))
+		if (ftruncate(f->fd, f->done))
 			(void)0; /* the reader then sees one cut line at the end, as after kill -9 */
 		o->len = 0;
 		return rc;
 	}
-	o->done += (off_t)o->len;
+	f->done += (off_t)o->len;
 	o->len = 0;
 	return 0;
 }
@@ -454,29 +484,155 @@ static int rec_stop(struct mon_rec *r, int rc)
 	return rc;
 }
 
-/* Writes out what the buffers hold; the samples in them count as recorded once both
- * files have them. */
-static int rec_flush(struct mon_rec *r)
+/* Writes one batch; the samples in it count as recorded once both files have them.
+ * On failure msg says which file and why, and both files are left holding the same
+ * whole samples.
+ */
+static int job_write(struct mon_rec *r, struct rec_job *j, char *msg, size_t msgsz)
 {
-	off_t csv_done;
+	off_t csv_done = r->csv.done;
 	int rc;
 
-	if (r->failed)
-		return -EIO;
-	csv_done = r->csv.done;
-	rc = out_flush(&r->csv);
-	if (rc)
-		return rec_stop(r, rec_fail(r, rc, "%s: writing samples.csv", r->dir));
-	rc = out_flush(&r->jsonl);
+	rc = out_flush(&r->csv, &j->csv);
+	if (rc) {
+		snprintf(msg, msgsz, "%.440s: writing samples.csv: %s", r->dir, strerror(-rc));
+		return rc;
+	}
+	rc = out_flush(&r->jsonl, &j->jsonl);
 	if (rc) {
 		/* the rows just written to the CSV go too: both files hold the same samples */
 		if (!ftruncate(r->csv.fd, csv_done))
 			r->csv.done = csv_done;
-		return rec_stop(r, rec_fail(r, rc, "%s: writing samples.jsonl", r->dir));
+		snprintf(msg, msgsz, "%.440s: writing samples.jsonl: %s", r->dir, strerror(-rc));
 	}
-	r->samples += r->pending;
-	r->pending = 0;
-	return 0;
+	return rc;
+}
+
+/* Writes (or, after a failure, drops) job[qhead], then retires it. Called with mu held
+ * when the writer thread runs, alone otherwise.
+ */
+static void job_retire(struct mon_rec *r, bool locked)
+{
+	struct rec_job *j = &r->job[r->qhead];
+	int rc = 0;
+
+	if (!__atomic_load_n(&r->wfailed, __ATOMIC_ACQUIRE)) {
+		char msg[sizeof(r->werr)];
+
+		if (locked)
+			pthread_mutex_unlock(&r->mu);
+		rc = job_write(r, j, msg, sizeof(msg));
+		if (locked)
+			pthread_mutex_lock(&r->mu);
+		if (rc) {
+			memcpy(r->werr, msg, sizeof(msg));
+			__atomic_store_n(&r->wfailed, rc, __ATOMIC_RELEASE);
+		} else {
+			r->samples += j->samples;
+		}
+	}
+	j->csv.len = j->jsonl.len = 0;
+	j->samples = 0;
+	r->qhead = (r->qhead + 1) % REC_QLEN;
+	r->qn--;
+}
+
+static void *writer_main(void *arg)
+{
+	struct mon_rec *r = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->qn && !r->wstop)
+			pthread_cond_wait(&r->wake, &r->mu);
+		if (!r->qn)
+			break;	/* stopped, and every batch written */
+		job_retire(r, true);
+		pthread_cond_broadcast(&r->idle);
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		r->wcpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return NULL;
+}
+
+/* A failure the writer met ends the recording here, with its message. */
+static int rec_check(struct mon_rec *r)
+{
+	int rc = __atomic_load_n(&r->wfailed, __ATOMIC_ACQUIRE);
+
+	if (rc && !r->failed) {
+		snprintf(r->err, sizeof(r->err), "%s", r->werr);
+		return rec_stop(r, rc);
+	}
+	return r->failed ? -EIO : 0;
+}
+
+/* Queues the batch being filled and starts a new one; waits only while REC_QLEN
+ * batches are still unwritten. Without a writer thread the batch is written here.
+ */
+static void rec_handoff(struct mon_rec *r)
+{
+	struct rec_job *j = r->cur;
+
+	if (!j->csv.len && !j->jsonl.len && !j->samples)
+		return;
+	if (!r->wrunning) {
+		r->qn++;
+		job_retire(r, false);
+		r->cur = &r->job[r->qhead];
+		return;
+	}
+	pthread_mutex_lock(&r->mu);
+	r->qn++;
+	pthread_cond_signal(&r->wake);
+	while (r->qn == REC_QLEN)
+		pthread_cond_wait(&r->idle, &r->mu);
+	r->cur = &r->job[(r->qhead + r->qn) % REC_QLEN];
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Writes out everything handed over so far and waits for it: the files then hold
+ * every sample taken (for meta.json's counts, a new segment, the end). */
+static int rec_flush(struct mon_rec *r)
+{
+	int rc = rec_check(r);
+
+	if (rc)
+		return rc;
+	rec_handoff(r);
+	if (r->wrunning) {
+		pthread_mutex_lock(&r->mu);
+		while (r->qn)
+			pthread_cond_wait(&r->idle, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return rec_check(r);
+}
+
+static void writer_stop(struct mon_rec *r)
+{
+	if (!r->wrunning)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->wstop = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->th, NULL);
+	r->wrunning = false;
+}
+
+uint64_t mon_rec_cpu_ns(const struct mon_rec *r)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (!r->wrunning)
+		return r->wcpu_ns;
+	if (pthread_getcpuclockid(r->th, &cid) || clock_gettime(cid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int csv_segment_open(struct mon_rec *r)
@@ -509,11 +665,11 @@ static int csv_segment_open(struct mon_rec *r)
 		csv_field(r, col_name(c, n, i));
 	}
 	line_put(r, "\n", 1);
-	rc = out_put(&r->csv, r->line, r->len);
-	if (!rc)
-		rc = out_flush(&r->csv);
+	/* the writer is idle (rec_flush above): the header goes out from here */
+	rc = pfc_write_all(r->csv_fd, r->line, r->len);
 	if (rc)
 		return rec_fail(r, rc, "%s", path);
+	r->csv.done = (off_t)r->len;
 	r->csv_ncol = n;
 	r->layout = mon_engine_layout(r->e);
 	return meta_write(r, false);
@@ -573,6 +729,10 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	*out = r;
 	r->e = e;
 	r->csv_fd = r->jsonl_fd = r->csv.fd = r->jsonl.fd = -1;
+	r->cur = &r->job[0];
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	pthread_cond_init(&r->idle, NULL);
 	r->first_wall_ns = time_real_ns();
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	rc = pfc_mkdir_p(dir); /* the run folder may be new, with new parents */
@@ -590,7 +750,11 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		return rec_fail(r, -errno, "%s", path);
 	r->jsonl.fd = r->jsonl_fd;
 	rc = csv_segment_open(r);
-	return rc;
+	if (rc)
+		return rc;
+	/* Without the thread (no resources for one) batches are written in the loop. */
+	r->wrunning = pthread_create(&r->th, NULL, writer_main, r) == 0;
+	return 0;
 }
 
 static int jsonl_write(struct mon_rec *r, json_object *o)
@@ -598,9 +762,9 @@ static int jsonl_write(struct mon_rec *r, json_object *o)
 	const char *t = out_json_text(o, false);
 	int rc;
 
-	rc = out_put(&r->jsonl, t, strlen(t));
+	rc = out_put(&r->cur->jsonl, t, strlen(t));
 	if (!rc)
-		rc = out_put(&r->jsonl, "\n", 1);
+		rc = out_put(&r->cur->jsonl, "\n", 1);
 	if (rc)
 		return rec_fail(r, rc, "%s/samples.jsonl", r->dir);
 	return 0;
@@ -611,7 +775,7 @@ static int jsonl_write(struct mon_rec *r, json_object *o)
 
 static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 {
-	struct rec_out *o = &r->csv;
+	struct rec_buf *o = &r->cur->csv;
 	char gbuf[1024], *p;
 	size_t i, n = r->csv_ncol < s->ncol ? r->csv_ncol : s->ncol;
 	int rc;
@@ -672,7 +836,7 @@ static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 {
 	static const char head[] = "{\"type\":\"sample\",\"seq\":";
-	struct rec_out *o = &r->jsonl;
+	struct rec_buf *o = &r->cur->jsonl;
 	const struct mon_col *c;
 	size_t i, n, need = sizeof(head) + 5 * NUM_MAX + 64;
 	bool first;
@@ -738,8 +902,9 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 	size_t n;
 	int rc;
 
-	if (r->failed)
-		return -EIO;
+	rc = rec_check(r);
+	if (rc)
+		return rc;
 	if (mon_engine_layout(r->e) != r->layout) {
 		rc = csv_segment_open(r);
 		if (rc)
@@ -756,15 +921,14 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 		rc = sample_json(r, s);
 	if (rc)
 		return rec_stop(r, rec_fail(r, rc, "%s: recording", r->dir));
-	r->pending++;
+	r->cur->samples++;
 	r->last = s;
 	if (!r->flushed_ns)
 		r->flushed_ns = s->mono_ns;
-	if (r->csv.len + r->jsonl.len >= FLUSH_BYTES || s->mono_ns - r->flushed_ns >= FLUSH_NS) {
+	if (r->cur->csv.len + r->cur->jsonl.len >= FLUSH_BYTES ||
+	    s->mono_ns - r->flushed_ns >= FLUSH_NS) {
 		r->flushed_ns = s->mono_ns;
-		rc = rec_flush(r);
-		if (rc)
-			return rec_stop(r, rc);
+		rec_handoff(r);
 	}
 	return 0;
 }
@@ -800,10 +964,12 @@ int mon_rec_event(struct mon_rec *r, const struct mon_event *ev)
 int mon_rec_close(struct mon_rec *r)
 {
 	int rc = 0, frc;
+	size_t i;
 
 	if (!r)
 		return 0;
 	frc = r->failed ? -EIO : rec_flush(r);
+	writer_stop(r);
 	/* after a full disk the reserve makes room for the final meta.json */
 	reserve_give_back(r);
 	if (r->jsonl_fd >= 0 && r->csv_fd >= 0)
@@ -815,8 +981,13 @@ int mon_rec_close(struct mon_rec *r)
 	if (r->argv)
 		json_object_put(r->argv);
 	tmpl_free(r);
-	free(r->csv.buf);
-	free(r->jsonl.buf);
+	for (i = 0; i < REC_QLEN; i++) {
+		free(r->job[i].csv.buf);
+		free(r->job[i].jsonl.buf);
+	}
+	pthread_cond_destroy(&r->idle);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->mu);
 	free(r->line);
 	free(r);
 	return rc ? rc : frc;
