@@ -427,6 +427,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
 	uint64_t t0, n = 0, work_ns = 0, rec_ns = 0;
+	bool meas;
 	double cpu0;
 	int failed, rc;
 	size_t i;
@@ -463,18 +464,19 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			pfc_errno((int)-w, "waiting for the sampling timer");
 			return 1;
 		}
-		if (x->o.stats)
+		meas = x->o.stats && mon_engine_cpu_due(x->e);
+		if (meas)
 			work_ns -= thread_cpu_ns();
 		mon_engine_sample(x->e, &s);
 		n++;
 		if (x->rec && !x->rec_failed) {
-			if (x->o.stats)
+			if (meas)
 				rec_ns -= thread_cpu_ns();
 			if (mon_rec_sample(x->rec, s)) {
 				pfc_err("%s; recording stopped", mon_rec_error(x->rec));
 				x->rec_failed = true;
 			}
-			if (x->o.stats)
+			if (meas)
 				rec_ns += thread_cpu_ns();
 		}
 		if (!x->o.quiet) {
@@ -483,7 +485,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			else
 				render_text(x, s);
 		}
-		if (x->o.stats)
+		if (meas)
 			work_ns += thread_cpu_ns();
 		if (x->rec_failed)
 			break; /* the record is what was asked for: end the run, exit 1 */
@@ -505,8 +507,10 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			" overruns, CPU %.1f us per sample, %.2f%% of one core (reading, "
 			"computing and writing: %.1f us per sample; the rest is the timer wakeup)\n",
 			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
-			wall > 0 ? 100.0 * cpu / wall : 0.0, (double)work_ns / 1e3 / (double)n);
-		print_src_stats(x, n, wall, rec_ns);
+			wall > 0 ? 100.0 * cpu / wall : 0.0,
+			(double)mon_engine_cpu_scale(x->e, work_ns) / 1e3 / (double)n);
+		print_src_stats(x, n, wall, mon_engine_cpu_scale(x->e, rec_ns) +
+				(x->rec ? mon_rec_cpu_ns(x->rec) : 0));
 	}
 	return x->rec_failed ? 1 : 0;
 }
