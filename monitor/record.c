@@ -37,6 +37,8 @@
  * missed and counted) rather than lose samples or grow memory without bound.
  */
 #define REC_QLEN 16
+/* Room for one number and its separators. */
+#define NUM_MAX 40
 
 struct rec_buf {
 	char *buf;
@@ -92,6 +94,7 @@ struct mon_rec {
 	 * per-column number objects (NULL while the value is null).
 	 */
 	size_t jn;
+	size_t jneed;		/* room one JSON line needs at most for these names */
 	char **jkey;		/* per column, its name as a JSON string and a colon */
 	char **jsrc;		/* per source, "source:device" as a JSON string */
 	size_t nsrc;
@@ -459,9 +462,12 @@ static int tmpl_build(struct mon_rec *r)
 	if (!r->jkey || !r->jsrc)
 		return rec_fail(r, -ENOMEM, "recording");
 	r->jn = n;
-	for (i = 0; i < n; i++)
+	r->jneed = 0;
+	for (i = 0; i < n; i++) {
 		if (!(r->jkey[i] = json_str(col_name(c, n, i), ":")))
 			return rec_fail(r, -ENOMEM, "recording");
+		r->jneed += 2 * (strlen(r->jkey[i]) + NUM_MAX);
+	}
 	for (i = 0; i < r->nsrc; i++) {
 		const struct mon_src *src = mon_engine_src(r->e, i);
 		char k[160];
@@ -469,6 +475,7 @@ static int tmpl_build(struct mon_rec *r)
 		snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
 		if (!(r->jsrc[i] = json_str(k, "")))
 			return rec_fail(r, -ENOMEM, "recording");
+		r->jneed += strlen(r->jsrc[i]) + 1;
 	}
 	return 0;
 }
@@ -770,8 +777,6 @@ static int jsonl_write(struct mon_rec *r, json_object *o)
 	return 0;
 }
 
-/* Room for one number and its separators. */
-#define NUM_MAX 40
 
 static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 {
@@ -846,11 +851,7 @@ static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 	c = mon_engine_cols(r->e, &n);
 	n = n < s->ncol ? n : s->ncol;
 	n = n < r->jn ? n : r->jn;
-	for (i = 0; i < r->nsrc; i++)
-		need += strlen(r->jsrc[i]) + 1;
-	for (i = 0; i < n; i++)
-		need += 2 * (strlen(r->jkey[i]) + NUM_MAX);
-	rc = out_reserve(o, need);
+	rc = out_reserve(o, need + r->jneed);
 	if (rc)
 		return rc;
 	p = o->buf + o->len;
