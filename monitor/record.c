@@ -2,8 +2,9 @@
 /* record.c: writes a monitor run to a folder so that a kill -9 at any moment leaves
  * every complete line parseable: CSV rows and JSON lines are built in memory, gathered
  * for up to FLUSH_NS or FLUSH_BYTES and handed whole to a writer thread, which puts
- * them on O_APPEND files (a failed write is cut back to the last whole line), so that
- * a slow disk never holds up the sampling loop; meta.json is replaced by
+ * them on O_APPEND files in pieces of whole samples (a failed write is cut back to the
+ * last whole sample in both files), so that a slow disk never holds up the sampling
+ * loop and the loop wakes the writer ten times a second at most; meta.json is replaced by
  * write-to-temporary, fsync, rename. A full disk stops the recording: the space kept
  * in a small reserve file is given back so that meta.json can still be finished.
  */
@@ -28,9 +29,13 @@
 #include "monitor/record.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
-/* Lines waiting for one write(): at 1 ms, about 100 samples per system call. */
+/* Lines gathered before they go to the writer: 100 ms, or less when samples are large
+ * (memory stays bounded: REC_QLEN batches of FLUSH_BYTES at most, plus one sample).
+ * The writer hands them to the kernel PIECE_BYTES at a time, in whole samples.
+ */
 #define FLUSH_NS    100000000ULL
-#define FLUSH_BYTES (64u * 1024)
+#define FLUSH_BYTES (1024u * 1024)
+#define PIECE_BYTES (64u * 1024)
 #define RESERVE_BYTES (256u * 1024) /* meta.json with a few thousand columns */
 /* Batches handed to the writer and not yet written: up to 1.6 s of samples. A
  * disk that stays slower than that makes the sampling loop wait (intervals are then
@@ -50,10 +55,14 @@ struct rec_file {
 	off_t done;		/* bytes in the file that hold whole lines */
 };
 
-/* One batch: the same samples' CSV rows and JSON lines. */
+/* One batch: the same samples' CSV rows and JSON lines (events too), and where each
+ * sample ends in both.
+ */
 struct rec_job {
 	struct rec_buf csv, jsonl;
 	uint64_t samples;
+	size_t *cend, *jend;	/* per sample: csv.len and jsonl.len after it */
+	size_t ecap;
 };
 
 struct mon_rec {
@@ -62,12 +71,15 @@ struct mon_rec {
 	int csv_fd;
 	int jsonl_fd;
 	struct rec_file csv, jsonl;	/* the writer's while it runs, else the caller's */
-	/* The batch queue: job[qhead] .. job[qhead + qn - 1] wait for (or are in) the
-	 * writer; cur = job[qhead + qn] is being filled by the sampling thread.
+	/* The batches: cur is being filled by the sampling thread; fifo[qhead] ..
+	 * fifo[qhead + qn - 1] wait for (or are in) the writer; the rest are free, on a
+	 * stack, so that the same two buffers take turns while the disk keeps up (no
+	 * fresh memory to fault in).
 	 */
 	struct rec_job job[REC_QLEN];
 	struct rec_job *cur;
-	unsigned qhead, qn;
+	unsigned fifo[REC_QLEN], qhead, qn;
+	unsigned freel[REC_QLEN], nfree;
 	pthread_mutex_t mu;
 	pthread_cond_t wake;	/* writer: a batch or the stop is there */
 	pthread_cond_t idle;	/* sampler: a batch was written */
@@ -160,8 +172,8 @@ static int line_printf(struct mon_rec *r, const char *fmt, ...)
 static int out_reserve(struct rec_buf *o, size_t n)
 {
 	if (o->len + n > o->cap) {
-		size_t ncap = (o->len + n) * 2 > FLUSH_BYTES * 2 ? (o->len + n) * 2 :
-			      FLUSH_BYTES * 2;
+		size_t ncap = (o->len + n) * 2 > PIECE_BYTES * 2 ? (o->len + n) * 2 :
+			      PIECE_BYTES * 2;
 		char *p = realloc(o->buf, ncap);
 
 		if (!p)
@@ -180,26 +192,6 @@ static int out_put(struct rec_buf *o, const char *s, size_t n)
 		return rc;
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
-	return 0;
-}
-
-/* Hands the buffered lines to the kernel; on failure the file is cut back to its last
- * whole line, so that a reader never meets half a row. */
-static int out_flush(struct rec_file *f, struct rec_buf *o)
-{
-	int rc;
-
-	if (!o->len || f->fd < 0)
-		return 0;
-	rc = pfc_write_all(f->fd, o->buf, o->len);
-	if (rc) {
-		if (ftruncate(f->fd, f->done))
-			(void)0; /* the reader then sees one cut line at the end, as after kill -9 */
-		o->len = 0;
-		return rc;
-	}
-	f->done += (off_t)o->len;
-	o->len = 0;
 	return 0;
 }
 
@@ -491,63 +483,85 @@ static int rec_stop(struct mon_rec *r, int rc)
 	return rc;
 }
 
-/* Writes one batch; the samples in it count as recorded once both files have them.
- * On failure msg says which file and why, and both files are left holding the same
- * whole samples.
+/* Writes one batch in pieces of whole samples (CSV rows, then the same samples' JSON
+ * lines); *nsamp gets the samples both files now hold. On failure msg says which file
+ * and why, and both files are cut back to the end of the last piece written whole.
  */
-static int job_write(struct mon_rec *r, struct rec_job *j, char *msg, size_t msgsz)
+static int job_write(struct mon_rec *r, struct rec_job *j, uint64_t *nsamp, char *msg,
+		     size_t msgsz)
 {
-	off_t csv_done = r->csv.done;
-	int rc;
+	size_t c0 = 0, j0 = 0, i = 0;
+	int rc = 0;
 
-	rc = out_flush(&r->csv, &j->csv);
-	if (rc) {
-		snprintf(msg, msgsz, "%.440s: writing samples.csv: %s", r->dir, strerror(-rc));
-		return rc;
+	*nsamp = 0;
+	while (i < j->samples || j0 < j->jsonl.len) {
+		size_t k = i, c1, j1;
+
+		while (k < j->samples && (k == i || j->cend[k] - c0 + j->jend[k] - j0 <=
+					   PIECE_BYTES))
+			k++;
+		c1 = k ? j->cend[k - 1] : 0;
+		/* event lines after the last sample go with the last piece */
+		j1 = k == j->samples ? j->jsonl.len : j->jend[k - 1];
+		rc = pfc_write_all(r->csv.fd, j->csv.buf + c0, c1 - c0);
+		if (rc) {
+			snprintf(msg, msgsz, "%.440s: writing samples.csv: %s", r->dir,
+				 strerror(-rc));
+			break;
+		}
+		rc = pfc_write_all(r->jsonl.fd, j->jsonl.buf + j0, j1 - j0);
+		if (rc) {
+			snprintf(msg, msgsz, "%.440s: writing samples.jsonl: %s", r->dir,
+				 strerror(-rc));
+			break;
+		}
+		r->csv.done += (off_t)(c1 - c0);
+		r->jsonl.done += (off_t)(j1 - j0);
+		*nsamp += k - i;
+		c0 = c1;
+		j0 = j1;
+		i = k;
 	}
-	rc = out_flush(&r->jsonl, &j->jsonl);
 	if (rc) {
-		/* the rows just written to the CSV go too: both files hold the same samples */
-		if (!ftruncate(r->csv.fd, csv_done))
-			r->csv.done = csv_done;
-		snprintf(msg, msgsz, "%.440s: writing samples.jsonl: %s", r->dir, strerror(-rc));
+		/* the reader then sees the same whole samples in both (if a cut fails, one
+		 * cut line at the end, as after kill -9) */
+		if (ftruncate(r->csv.fd, r->csv.done) || ftruncate(r->jsonl.fd, r->jsonl.done))
+			(void)0;
 	}
 	return rc;
 }
 
-/* Writes (or, after a failure, drops) job[qhead], then retires it. Called with mu held
- * when the writer thread runs, alone otherwise.
+/* Writes (or, after a failure, drops) batch j and empties it. Called with mu held when
+ * the writer thread runs, alone otherwise.
  */
-static void job_retire(struct mon_rec *r, bool locked)
+static void job_retire(struct mon_rec *r, struct rec_job *j, bool locked)
 {
-	struct rec_job *j = &r->job[r->qhead];
 	int rc = 0;
 
 	if (!__atomic_load_n(&r->wfailed, __ATOMIC_ACQUIRE)) {
 		char msg[sizeof(r->werr)];
+		uint64_t n;
 
 		if (locked)
 			pthread_mutex_unlock(&r->mu);
-		rc = job_write(r, j, msg, sizeof(msg));
+		rc = job_write(r, j, &n, msg, sizeof(msg));
 		if (locked)
 			pthread_mutex_lock(&r->mu);
+		r->samples += n;
 		if (rc) {
 			memcpy(r->werr, msg, sizeof(msg));
 			__atomic_store_n(&r->wfailed, rc, __ATOMIC_RELEASE);
-		} else {
-			r->samples += j->samples;
 		}
 	}
 	j->csv.len = j->jsonl.len = 0;
 	j->samples = 0;
-	r->qhead = (r->qhead + 1) % REC_QLEN;
-	r->qn--;
 }
 
 static void *writer_main(void *arg)
 {
 	struct mon_rec *r = arg;
 	struct timespec ts;
+	unsigned idx;
 
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
@@ -555,7 +569,11 @@ static void *writer_main(void *arg)
 			pthread_cond_wait(&r->wake, &r->mu);
 		if (!r->qn)
 			break;	/* stopped, and every batch written */
-		job_retire(r, true);
+		idx = r->fifo[r->qhead];
+		job_retire(r, &r->job[idx], true);
+		r->qhead = (r->qhead + 1) % REC_QLEN;
+		r->qn--;
+		r->freel[r->nfree++] = idx;
 		pthread_cond_broadcast(&r->idle);
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -576,8 +594,8 @@ static int rec_check(struct mon_rec *r)
 	return r->failed ? -EIO : 0;
 }
 
-/* Queues the batch being filled and starts a new one; waits only while REC_QLEN
- * batches are still unwritten. Without a writer thread the batch is written here.
+/* Queues the batch being filled and starts a new one; waits only while all REC_QLEN
+ * batches are unwritten. Without a writer thread the batch is written here.
  */
 static void rec_handoff(struct mon_rec *r)
 {
@@ -586,17 +604,16 @@ static void rec_handoff(struct mon_rec *r)
 	if (!j->csv.len && !j->jsonl.len && !j->samples)
 		return;
 	if (!r->wrunning) {
-		r->qn++;
-		job_retire(r, false);
-		r->cur = &r->job[r->qhead];
+		job_retire(r, j, false);
 		return;
 	}
 	pthread_mutex_lock(&r->mu);
+	r->fifo[(r->qhead + r->qn) % REC_QLEN] = (unsigned)(j - r->job);
 	r->qn++;
 	pthread_cond_signal(&r->wake);
-	while (r->qn == REC_QLEN)
+	while (!r->nfree)
 		pthread_cond_wait(&r->idle, &r->mu);
-	r->cur = &r->job[(r->qhead + r->qn) % REC_QLEN];
+	r->cur = &r->job[r->freel[--r->nfree]];
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -737,6 +754,8 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	r->e = e;
 	r->csv_fd = r->jsonl_fd = r->csv.fd = r->jsonl.fd = -1;
 	r->cur = &r->job[0];
+	for (i = REC_QLEN - 1; i > 0; i--)
+		r->freel[r->nfree++] = (unsigned)i;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->wake, NULL);
 	pthread_cond_init(&r->idle, NULL);
@@ -900,6 +919,7 @@ static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 {
+	struct rec_job *j;
 	size_t n;
 	int rc;
 
@@ -922,7 +942,22 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 		rc = sample_json(r, s);
 	if (rc)
 		return rec_stop(r, rec_fail(r, rc, "%s: recording", r->dir));
-	r->cur->samples++;
+	j = r->cur;
+	if (j->samples == j->ecap) {
+		size_t ncap = j->ecap ? j->ecap * 2 : 128;
+		size_t *ce = realloc(j->cend, ncap * sizeof(*ce)), *je;
+
+		if (ce)
+			j->cend = ce;
+		je = ce ? realloc(j->jend, ncap * sizeof(*je)) : NULL;
+		if (!je)
+			return rec_stop(r, rec_fail(r, -ENOMEM, "%s: recording", r->dir));
+		j->jend = je;
+		j->ecap = ncap;
+	}
+	j->cend[j->samples] = j->csv.len;
+	j->jend[j->samples] = j->jsonl.len;
+	j->samples++;
 	r->last = s;
 	if (!r->flushed_ns)
 		r->flushed_ns = s->mono_ns;
@@ -985,6 +1020,8 @@ int mon_rec_close(struct mon_rec *r)
 	for (i = 0; i < REC_QLEN; i++) {
 		free(r->job[i].csv.buf);
 		free(r->job[i].jsonl.buf);
+		free(r->job[i].cend);
+		free(r->job[i].jend);
 	}
 	pthread_cond_destroy(&r->idle);
 	pthread_cond_destroy(&r->wake);
