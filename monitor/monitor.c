@@ -508,7 +508,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			"computing and writing: %.1f us per sample; the rest is the timer wakeup)\n",
 			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
 			wall > 0 ? 100.0 * cpu / wall : 0.0,
-			(double)mon_engine_cpu_scale(x->e, work_ns) / 1e3 / (double)n);
+			(double)(mon_engine_cpu_scale(x->e, work_ns) +
+				 (x->rec ? mon_rec_cpu_ns(x->rec) : 0)) / 1e3 / (double)n);
 		print_src_stats(x, n, wall, mon_engine_cpu_scale(x->e, rec_ns) +
 				(x->rec ? mon_rec_cpu_ns(x->rec) : 0));
 	}
