@@ -505,7 +505,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 
 		fprintf(stderr, "pfclab monitor: %" PRIu64 " samples in %.3f s, %" PRIu64
 			" overruns, CPU %.1f us per sample, %.2f%% of one core (reading, "
-			"computing and writing: %.1f us per sample; the rest is the timer wakeup)\n",
+			"computing and writing: %.1f us per sample; the rest is the timer wakeup and "
+			"the sources' own threads)\n",
 			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
 			wall > 0 ? 100.0 * cpu / wall : 0.0,
 			(double)(mon_engine_cpu_scale(x->e, work_ns) +
