@@ -509,7 +509,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			"the sources' own threads)\n",
 			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
 			wall > 0 ? 100.0 * cpu / wall : 0.0,
-			(double)(mon_engine_cpu_scale(x->e, work_ns) +
+			(double)(mon_engine_cpu_scale(x->e, work_ns > mon_engine_cpu_probes(x->e) ?
+				 work_ns - mon_engine_cpu_probes(x->e) : 0) +
 				 (x->rec ? mon_rec_cpu_ns(x->rec) : 0)) / 1e3 / (double)n);
 		print_src_stats(x, n, wall, mon_engine_cpu_scale(x->e, rec_ns) +
 				(x->rec ? mon_rec_cpu_ns(x->rec) : 0));
