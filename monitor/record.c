@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -753,6 +754,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 {
 	struct mon_rec *r = calloc(1, sizeof(*r));
 	char path[4200];
+	sigset_t all, old;
 	int i, rc;
 
 	if (!r)
@@ -785,8 +787,14 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	rc = csv_segment_open(r);
 	if (rc)
 		return rc;
-	/* Without the thread (no resources for one) batches are written in the loop. */
+	/* Without the thread (no resources for one) batches are written in the loop. It
+	 * takes no signals: SIGINT and SIGTERM go to the sampling thread, whose wait they
+	 * end at once.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	r->wrunning = pthread_create(&r->th, NULL, writer_main, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 

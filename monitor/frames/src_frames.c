@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,7 @@ static int frames_init(struct mon_src *s)
 	struct frames_cap_opts o = { .nifs = 1, .snaplen = 128, .buffer_bytes = 16u << 20,
 				     .immediate = true };
 	struct frames_priv *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
 	int rc;
 
 	if (!p)
@@ -127,7 +129,11 @@ static int frames_init(struct mon_src *s)
 		frames_close(s);
 		return rc == -ENODEV ? -ENODEV : rc;
 	}
+	/* the capture thread takes no signals: they go to the sampling thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&p->th, NULL, capture_thread, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%s: cannot start the capture thread: %s",
 			 s->dev, strerror(rc));
