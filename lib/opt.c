@@ -60,8 +60,44 @@ static void fmt_dur(uint64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 "%s", ns / u[i].div, u[i].unit);
 }
 
+/* Up to most example durations that lie in [min, max], in the order of their size
+ * ("500us, 10ms, 30s"); the first of the list are preferred.
+ */
+static void dur_examples(uint64_t min, uint64_t max, size_t most, char *buf, size_t len)
+{
+	static const struct { uint64_t ns; const char *text; } ex[] = {
+		{ 10000000ULL, "10ms" }, { 30000000000ULL, "30s" }, { 500000ULL, "500us" },
+		{ 300000000000ULL, "5m" }, { 250000000ULL, "250ms" }, { 2000000000ULL, "2s" },
+		{ 3600000000000ULL, "1h" },
+	};
+	const size_t n_ex = sizeof(ex) / sizeof(ex[0]);
+	bool take[sizeof(ex) / sizeof(ex[0])] = { false };
+	size_t i, n = 0, off = 0;
+	uint64_t last = 0;
+
+	for (i = 0; i < n_ex && n < most; i++)
+		if (ex[i].ns >= min && ex[i].ns <= max) {
+			take[i] = true;
+			n++;
+		}
+	buf[0] = '\0';
+	while (n--) {			/* the smallest taken one above the last written */
+		size_t best = n_ex;
+
+		for (i = 0; i < n_ex; i++)
+			if (take[i] && ex[i].ns > last && (best == n_ex || ex[i].ns < ex[best].ns))
+				best = i;
+		last = ex[best].ns;
+		if (off >= len)
+			break;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+					ex[best].text);
+	}
+}
+
 static const char *kind_want(const struct opt *o, char *buf, size_t len)
 {
+	char ex[64];
 	char lo[32], hi[32];
 
 	switch (o->kind) {
@@ -80,11 +116,13 @@ static const char *kind_want(const struct opt *o, char *buf, size_t len)
 	case OPT_DUR:
 		fmt_dur(o->min, lo, sizeof(lo));
 		fmt_dur(o->max, hi, sizeof(hi));
+		dur_examples(o->min, o->max, o->max == UINT64_MAX ? 4 : 3, ex, sizeof(ex));
 		if (o->max == UINT64_MAX)
-			snprintf(buf, len, "expected a duration >= %s (e.g. 500us, 10ms, 30s, 5m)", lo);
+			snprintf(buf, len, "expected a duration >= %s%s%s%s", lo, *ex ? " (e.g. " : "",
+				 ex, *ex ? ")" : "");
 		else
-			snprintf(buf, len, "expected a duration from %s to %s (e.g. 500us, 10ms, "
-				 "30s)", lo, hi);
+			snprintf(buf, len, "expected a duration from %s to %s%s%s%s", lo, hi,
+				 *ex ? " (e.g. " : "", ex, *ex ? ")" : "");
 		return buf;
 	default:
 		return "invalid value";

@@ -198,3 +198,155 @@ int out_stdout_check(void)
 {
 	return check(stdout);
 }
+
+static bool one_of(char c, const char *set)
+{
+	for (; *set; set++)
+		if (c == *set)
+			return true;
+	return false;
+}
+
+/* fmt with "n/a" in place of each conversion, in that conversion's width and alignment
+ * (flags other than '-', precision and length modifiers do not apply to a word).
+ */
+static void na_text(FILE *f, const char *fmt)
+{
+	const char *p = fmt;
+
+	while (*p) {
+		bool left = false;
+		int width = 0;
+
+		if (*p != '%' || p[1] == '%') {
+			fputc(*p, f);
+			p += *p == '%' ? 2 : 1;
+			continue;
+		}
+		for (p++; one_of(*p, "-+ #0'"); p++)
+			left |= *p == '-';
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (width < 4096)
+				width = width * 10 + (*p - '0');
+		if (*p == '.')
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		while (one_of(*p, "hlLqjzt"))
+			p++;
+		if (*p)
+			p++;	/* the conversion itself */
+		fprintf(f, left ? "%-*s" : "%*s", width, "n/a");
+	}
+}
+
+void out_na_fmt(struct out *o, const char *key, const char *fmt)
+{
+	if (o->json)
+		add(o, key, NULL);
+	else if (fmt)
+		na_text(o->f, fmt);
+}
+
+void out_uint_na(struct out *o, const char *key, const char *fmt, uint64_t v, bool valid)
+{
+	if (valid)
+		out_uint(o, key, fmt, v);
+	else
+		out_na_fmt(o, key, fmt);
+}
+
+void out_double_na(struct out *o, const char *key, const char *fmt, double v, bool valid)
+{
+	if (valid)
+		out_double(o, key, fmt, v);
+	else
+		out_na_fmt(o, key, fmt);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+void out_ns(struct out *o, const char *key, const char *fmt, uint64_t ns, double text_unit_ns,
+	    bool valid)
+{
+	if (!valid)
+		out_na_fmt(o, key, fmt);
+	else if (o->json)
+		add(o, key, json_object_new_double((double)ns / 1e9));
+	else if (fmt)
+		fprintf(o->f, fmt, (double)ns / text_unit_ns);
+}
+
+void out_share(struct out *o, const char *key, const char *fmt, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		out_na_fmt(o, key, fmt);
+	else if (o->json)
+		add(o, key, json_object_new_double((double)part / (double)whole));
+	else if (fmt)
+		fprintf(o->f, fmt, 100.0 * (double)part / (double)whole);
+}
+
+void out_uint_scaled(struct out *o, const char *key, const char *fmt, uint64_t v,
+		     double text_div)
+{
+	if (o->json)
+		add(o, key, json_object_new_uint64(v));
+	else if (fmt)
+		fprintf(o->f, fmt, (double)v / text_div);
+}
+
+#pragma GCC diagnostic pop
+
+int out_end_report(struct out *o)
+{
+	if (!o->json)
+		return ferror(o->f) ? check(o->f) : 0;
+	return end(o, true);
+}
+
+void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v)
+{
+	if (o->json)
+		add(o, key, json_object_new_uint64(v));
+	else
+		fprintf(o->f, "%s%s %llu", sep, key, (unsigned long long)v);
+}
+
+void out_begin_file(struct out *o, FILE *f, bool json)
+{
+	out_begin(o, json);
+	o->f = f;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v)
+{
+	char buf[48];
+
+	if (o->json) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		add(o, key, json_object_new_double_s(v, buf));
+	} else if (fmt) {
+		fprintf(o->f, fmt, v);
+	}
+}
+
+#pragma GCC diagnostic pop
+
+bool out_has(const struct out *o, const char *key)
+{
+	struct json_object *top = o->json && o->depth > 0 ? o->stack[o->depth - 1] : NULL;
+
+	return top && key && json_object_is_type(top, json_type_object) &&
+	       json_object_object_get_ex(top, key, NULL);
+}
+
+int out_end_lines(struct out *o)
+{
+	if (!o->json)
+		return check(o->f);
+	return end(o, false);
+}

@@ -70,4 +70,51 @@ struct json_object *out_take(struct out *o);
  */
 int out_stdout_check(void);
 
+/* Fields with units and validity (review, capture). A field whose value could not be
+ * read is n/a: JSON null; text "n/a" in the place and width of fmt's conversion
+ * (" %11.3f" prints " " and "n/a" right-aligned in 11 columns), so tables stay aligned.
+ */
+void out_na_fmt(struct out *o, const char *key, const char *fmt);
+/* out_uint, out_double; out_na_fmt where !valid. */
+void out_uint_na(struct out *o, const char *key, const char *fmt, uint64_t v, bool valid);
+void out_double_na(struct out *o, const char *key, const char *fmt, double v, bool valid);
+/* A duration: JSON seconds (a double), text fmt applied to ns / text_unit_ns as a double
+ * (1e6: milliseconds, 1e3: microseconds); out_na_fmt where !valid.
+ */
+void out_ns(struct out *o, const char *key, const char *fmt, uint64_t ns, double text_unit_ns,
+	    bool valid);
+/* A share: JSON the fraction part / whole, text fmt applied to the percentage
+ * 100 * part / whole; out_na_fmt when whole is 0.
+ */
+void out_share(struct out *o, const char *key, const char *fmt, uint64_t part, uint64_t whole);
+/* An integer that the text shows scaled: JSON v, text fmt applied to v / text_div as a
+ * double ("%.0f Gb/s" of a speed in bit/s with 1e9).
+ */
+void out_uint_scaled(struct out *o, const char *key, const char *fmt, uint64_t v,
+		     double text_div);
+/* Ends a report whose text form ends its own lines: JSON pretty (out_end_pretty), text
+ * nothing added. Returns out_json_print's value, or the text's write error.
+ */
+int out_end_report(struct out *o);
+
+/* A count labelled by its key: JSON key: v, text sep, key, a space and v ("  pfc 12"). */
+void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v);
+
+/* Like out_begin, writing to f instead of standard output (the text form, and the JSON
+ * object's line at out_end).
+ */
+void out_begin_file(struct out *o, FILE *f, bool json);
+/* As out_double, the JSON number written with `digits` significant digits ("%.6g" for 6)
+ * instead of json-c's 17; the text form is fmt's, as always.
+ */
+void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v);
+/* JSON: whether the innermost object already holds key (so a later field can yield to an
+ * earlier one); text: false.
+ */
+bool out_has(const struct out *o, const char *key);
+/* Ends a record whose text form wrote its own line ends (none, one or several lines):
+ * JSON as out_end; text adds nothing and flushes. Returns out_end's value.
+ */
+int out_end_lines(struct out *o);
+
 #endif

@@ -12,8 +12,6 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include <json-c/json.h>
-
 #include "lib/out.h"
 #include "lib/opt.h"
 #include "lib/util.h"
@@ -212,19 +210,21 @@ static void on_event(void *arg, const struct mon_event *ev)
 	if (ev->type != MON_EV_LAYOUT || !x->o.quiet)
 		pfc_warn("%s", ev->msg);
 	if (x->o.json && !x->o.quiet) {
-		/* Machine readers see events in the same stream as the samples. */
-		json_object *o = json_object_new_object();
+		/* Machine readers see events in the same stream as the samples; people read
+		 * them on standard error above.
+		 */
+		struct out o;
 
-		json_object_object_add(o, "event", json_object_new_string(mon_event_name(ev->type)));
-		json_object_object_add(o, "seq", json_object_new_uint64(ev->seq));
-		json_object_object_add(o, "mono_ns", json_object_new_uint64(ev->mono_ns));
+		out_begin(&o, true);
+		out_str(&o, "event", NULL, mon_event_name(ev->type));
+		out_uint(&o, "seq", NULL, ev->seq);
+		out_uint(&o, "mono_ns", NULL, ev->mono_ns);
 		if (ev->src) {
-			json_object_object_add(o, "source", json_object_new_string(ev->src->ops->name));
-			json_object_object_add(o, "device", json_object_new_string(ev->src->dev));
+			out_str(&o, "source", NULL, ev->src->ops->name);
+			out_str(&o, "device", NULL, ev->src->dev);
 		}
-		json_object_object_add(o, "message", json_object_new_string(ev->msg));
-		out_json_print(stdout, o, false);
-		json_object_put(o);
+		out_str(&o, "message", NULL, ev->msg);
+		out_end(&o);
 	}
 	if (x->rec) {
 		if (!x->rec_failed && mon_rec_event(x->rec, ev)) {
@@ -257,117 +257,138 @@ static bool shown(const struct mon_ctx *x, const struct mon_col *c)
 	return x->o.raw || c->metric[0];
 }
 
-static void render_text(struct mon_ctx *x, const struct mon_sample *s)
+/* Listed this sample: changed (JSON --all: every value), and named or --raw. */
+static bool listed(const struct mon_ctx *x, const struct mon_col *c, const struct mon_val *v)
 {
-	const struct mon_col *c;
-	size_t i, n;
-	bool head = false;
-
-	c = mon_engine_cols(x->e, &n);
-	for (i = 0; i <= s->ncol; i++) {
-		const struct mon_val *v = &s->v[i < s->ncol ? i : 0];
-		char d[48], r[48], unit[24];
-
-		/* One pass more at the end prints the header of a sample that only overran. */
-		if (i == s->ncol && (head || !s->overruns))
-			break;
-		if (i < s->ncol && (!(v->flags & MON_V_CHANGED) || !shown(x, &c[i])))
-			continue;
-		if (!head) {
-			printf("#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s dt %.3f ms", s->seq,
-			       (uint64_t)(s->mono_ns / 1000000000ULL),
-			       (uint64_t)((s->mono_ns / 1000) % 1000000), s->dt_ns / 1e6);
-			if (s->overruns)
-				printf(" (%" PRIu64 " interval%s missed: sampling fell behind)",
-				       s->overruns, s->overruns > 1 ? "s" : "");
-			printf("\n");
-			head = true;
-		}
-		if (i == s->ncol)
-			break;
-		if (c[i].kind == MON_GAUGE) {
-			printf("  %-40s %20" PRIu64 " %s\n", c[i].metric[0] && !x->o.raw ?
-			       c[i].metric : c[i].key, v->raw, c[i].unit);
-			continue;
-		}
-		if (v->flags & MON_V_DELTA) {
-			snprintf(unit, sizeof(unit), "%s/s", !strcmp(c[i].unit, "packets") ? "pkt" :
-				 c[i].unit);
-			snprintf(d, sizeof(d), "+%" PRIu64 "%s%s", v->delta, c[i].unit[0] ? " " : "",
-				 c[i].unit);
-			if (!strcmp(c[i].unit, "us"))	/* pause time: share of the interval */
-				snprintf(r, sizeof(r), "%.1f%% of time", v->rate / 1e4);
-			else
-				human(v->rate, unit, r, sizeof(r));
-		} else {
-			snprintf(d, sizeof(d), "%s", v->flags & MON_V_RESET ? "reset" : "n/a");
-			snprintf(r, sizeof(r), "n/a");
-		}
-		printf("  %-40s %18s %16s%s\n", c[i].metric[0] && !x->o.raw ? c[i].metric : c[i].key,
-		       d, r, v->flags & MON_V_WRAP ? " (wrapped)" : "");
-	}
-	for (i = 0; i < mon_engine_nsrc(x->e); i++)
-		if (s->gap_mask & (1u << i)) {
-			const struct mon_src *src = mon_engine_src(x->e, i);
-
-			printf("#%" PRIu64 " gap: %s on %s: n/a\n", s->seq, src->ops->name,
-			       src->dev);
-		}
-	out_stdout_check();
+	return (x->o.all || (v->flags & MON_V_CHANGED)) && shown(x, c);
 }
 
-static void render_json(struct mon_ctx *x, const struct mon_sample *s)
+static const char *col_name(const struct mon_ctx *x, const struct mon_col *c)
 {
-	json_object *o = json_object_new_object(), *ch = json_object_new_object();
-	json_object *gaps = json_object_new_array();
-	const struct mon_col *c;
-	size_t i, n;
+	return c->metric[0] && !x->o.raw ? c->metric : c->key;
+}
 
-	c = mon_engine_cols(x->e, &n);
-	json_object_object_add(o, "seq", json_object_new_uint64(s->seq));
-	json_object_object_add(o, "mono_ns", json_object_new_uint64(s->mono_ns));
-	json_object_object_add(o, "wall_ns", json_object_new_uint64(s->wall_ns));
-	json_object_object_add(o, "dt_ns", json_object_new_uint64(s->dt_ns));
-	json_object_object_add(o, "overruns", json_object_new_uint64(s->overruns));
+/* "#12 3.000104s dt 10.021 ms (2 intervals missed: ...)" */
+static void sample_head(struct out *o, const struct mon_sample *s)
+{
+	out_uint(o, "seq", "#%" PRIu64, s->seq);
+	out_uint(o, "mono_ns", NULL, s->mono_ns);
+	out_text(o, " %" PRIu64 ".%06" PRIu64 "s", (uint64_t)(s->mono_ns / 1000000000ULL),
+		 (uint64_t)((s->mono_ns / 1000) % 1000000));
+	out_uint(o, "wall_ns", NULL, s->wall_ns);
+	out_uint(o, "dt_ns", NULL, s->dt_ns);
+	out_text(o, " dt %.3f ms", s->dt_ns / 1e6);
+	out_uint(o, "overruns", s->overruns > 1 ? " (%" PRIu64 " intervals missed: sampling "
+		 "fell behind)" : s->overruns ? " (%" PRIu64 " interval missed: sampling fell "
+		 "behind)" : NULL, s->overruns);
+	out_text(o, "\n");
+}
+
+/* Sources with no data this sample: JSON "source:dev" strings, text one line each. */
+static void sample_gaps(struct out *o, const struct mon_ctx *x, const struct mon_sample *s)
+{
+	size_t i;
+
+	out_arr_open(o, "gaps");
 	for (i = 0; i < mon_engine_nsrc(x->e); i++)
 		if (s->gap_mask & (1u << i)) {
 			const struct mon_src *src = mon_engine_src(x->e, i);
 			char k[160];
 
 			snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
-			json_object_array_add(gaps, json_object_new_string(k));
+			out_str(o, NULL, NULL, k);
+			out_text(o, "#%" PRIu64 " gap: %s on %s: n/a\n", s->seq, src->ops->name,
+				 src->dev);
 		}
-	json_object_object_add(o, "gaps", gaps);
-	for (i = 0; i < s->ncol; i++) {
-		const struct mon_val *v = &s->v[i];
-		json_object *m;
+	out_obj_close(o);
+}
 
-		if ((!x->o.all && !(v->flags & MON_V_CHANGED)) || !shown(x, &c[i]))
+/* A counter's text cells: "+1500 B" (or reset / n/a) and its rate ("1.50 kB/s"; pause
+ * time as a share of the interval).
+ */
+static void counter_cells(const struct mon_col *c, const struct mon_val *v, char *d, char *r,
+			  size_t n)
+{
+	char unit[24];
+
+	if (!(v->flags & MON_V_DELTA)) {
+		snprintf(d, n, "%s", v->flags & MON_V_RESET ? "reset" : "n/a");
+		snprintf(r, n, "n/a");
+		return;
+	}
+	snprintf(unit, sizeof(unit), "%s/s", !strcmp(c->unit, "packets") ? "pkt" : c->unit);
+	snprintf(d, n, "+%" PRIu64 "%s%s", v->delta, c->unit[0] ? " " : "", c->unit);
+	if (!strcmp(c->unit, "us"))
+		snprintf(r, n, "%.1f%% of time", v->rate / 1e4);
+	else
+		human(v->rate, unit, r, n);
+}
+
+/* One value: a JSON object under its name, a text line (gauges show the reading,
+ * counters the delta and rate).
+ */
+static void sample_value(struct out *o, const char *name, const struct mon_col *c,
+			 const struct mon_val *v)
+{
+	bool gauge = c->kind == MON_GAUGE;
+	char d[48], r[48];
+
+	out_obj_open(o, name);
+	out_text(o, "  %-40s", name);
+	out_uint_na(o, "value", gauge ? " %20" PRIu64 : NULL, v->raw, v->flags & MON_V_VALID);
+	if (!gauge) {
+		counter_cells(c, v, d, r, sizeof(d));
+		if (v->flags & MON_V_DELTA) {
+			out_uint(o, "delta", NULL, v->delta);
+			out_double(o, "rate", NULL, v->rate);
+		} else {
+			out_na(o, "delta", NULL);
+			out_na(o, "rate", NULL);
+		}
+		out_text(o, " %18s %16s", d, r);
+	}
+	out_str(o, "unit", gauge ? " %s" : NULL, c->unit);
+	if (v->flags & MON_V_RESET)
+		out_bool(o, "reset", NULL, true);	/* text: in the delta cell */
+	if (v->flags & MON_V_WRAP)
+		out_bool(o, "wrapped", gauge ? NULL : " (wrapped)", true);
+	out_text(o, "\n");
+	out_obj_close(o);
+}
+
+/* A sample: text prints the values that changed (no header when nothing did and no
+ * interval was missed), then the gaps; JSON one line with the gaps first.
+ */
+static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
+{
+	const struct mon_col *c;
+	struct out o;
+	size_t i, n;
+	bool any = s->overruns > 0;
+
+	c = mon_engine_cols(x->e, &n);
+	for (i = 0; i < s->ncol && !any; i++)
+		any = listed(x, &c[i], &s->v[i]);
+	out_begin(&o, x->o.json);
+	if (any || o.json)
+		sample_head(&o, s);
+	if (o.json)
+		sample_gaps(&o, x, s);
+	out_obj_open(&o, x->o.all ? "values" : "changed");
+	for (i = 0; i < s->ncol; i++) {
+		const char *name = col_name(x, &c[i]);
+
+		if (!listed(x, &c[i], &s->v[i]))
 			continue;
 		/* A metric two sources report (dcb and ethtool): a reading beats a null. */
-		if (x->o.all && !(v->flags & MON_V_VALID) &&
-		    json_object_object_get_ex(ch, c[i].metric[0] && !x->o.raw ? c[i].metric :
-					      c[i].key, NULL))
+		if (!(s->v[i].flags & MON_V_VALID) && out_has(&o, name))
 			continue;
-		m = json_object_new_object();
-		json_object_object_add(m, "value", v->flags & MON_V_VALID ?
-				       json_object_new_uint64(v->raw) : NULL);
-		if (c[i].kind == MON_COUNTER) {
-			json_object_object_add(m, "delta", v->flags & MON_V_DELTA ?
-					       json_object_new_uint64(v->delta) : NULL);
-			json_object_object_add(m, "rate", v->flags & MON_V_DELTA ?
-					       json_object_new_double(v->rate) : NULL);
-		}
-		json_object_object_add(m, "unit", json_object_new_string(c[i].unit));
-		if (v->flags & MON_V_RESET)
-			json_object_object_add(m, "reset", json_object_new_boolean(1));
-		if (v->flags & MON_V_WRAP)
-			json_object_object_add(m, "wrapped", json_object_new_boolean(1));
-		json_object_object_add(ch, c[i].metric[0] && !x->o.raw ? c[i].metric : c[i].key, m);
+		sample_value(&o, name, &c[i], &s->v[i]);
 	}
-	json_object_object_add(o, x->o.all ? "values" : "changed", ch);
-	out_json_print(stdout, o, false);
-	json_object_put(o);
+	out_obj_close(&o);
+	if (!o.json)
+		sample_gaps(&o, x, s);
+	out_end_lines(&o);
 }
 
 static int add_sources(struct mon_ctx *x)
@@ -400,27 +421,55 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* --stats: the CPU each source cost, in the sampling thread and in its own threads. */
-static void print_src_stats(const struct mon_ctx *x, uint64_t n, double wall, uint64_t rec_ns)
+/* --stats, on standard error: samples, overruns and CPU per sample, then the CPU each
+ * source cost in the sampling thread and in its own reader thread, and the recording's.
+ */
+static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, double cpu,
+			double wall, uint64_t work_ns, uint64_t rec_ns)
 {
+	struct out o;
 	size_t i;
 
+	out_begin_file(&o, stderr, false);
+	out_uint(&o, "samples", "pfclab monitor: %" PRIu64 " samples", n);
+	out_double(&o, "seconds", " in %.3f s", wall);
+	out_uint(&o, "overruns", ", %" PRIu64 " overruns", overruns);
+	out_double(&o, "cpu_us_per_sample", ", CPU %.1f us per sample", cpu * 1e6 / (double)n);
+	out_double(&o, "cpu_core_pct", ", %.2f%% of one core",
+		   wall > 0 ? 100.0 * cpu / wall : 0.0);
+	out_double(&o, "work_us_per_sample", " (reading, computing and writing: %.1f us per "
+		   "sample; the rest is the timer wakeup and the sources' own threads)\n",
+		   (double)work_ns / 1e3 / (double)n);
+	out_arr_open(&o, "sources");
 	for (i = 0; i < mon_engine_nsrc(x->e); i++) {
 		const struct mon_src *src = mon_engine_src(x->e, i);
 		uint64_t samp, thr;
 
 		mon_engine_src_cpu(x->e, i, &samp, &thr);
-		fprintf(stderr, "  source %-8s %-14s %7.1f us per sample (%.2f%% of one core)",
-			src->ops->name, src->dev, (double)samp / 1e3 / (double)n,
-			wall > 0 ? (double)samp / 1e7 / wall : 0.0);
-		if (src->ops->thread_cpu_ns)
-			fprintf(stderr, "; reader thread %.1f ms (%.2f%% of one core)",
-				(double)thr / 1e6, wall > 0 ? (double)thr / 1e7 / wall : 0.0);
-		fputc('\n', stderr);
+		out_obj_open(&o, NULL);
+		out_str(&o, "source", "  source %-8s", src->ops->name);
+		out_str(&o, "device", " %-14s", src->dev);
+		out_double(&o, "us_per_sample", " %7.1f us per sample", (double)samp / 1e3 / (double)n);
+		out_double(&o, "core_pct", " (%.2f%% of one core)",
+			   wall > 0 ? (double)samp / 1e7 / wall : 0.0);
+		if (src->ops->thread_cpu_ns) {
+			out_double(&o, "thread_ms", "; reader thread %.1f ms", (double)thr / 1e6);
+			out_double(&o, "thread_core_pct", " (%.2f%% of one core)",
+				   wall > 0 ? (double)thr / 1e7 / wall : 0.0);
+		}
+		out_text(&o, "\n");
+		out_obj_close(&o);
 	}
-	if (x->rec)
-		fprintf(stderr, "  recording                %7.1f us per sample (%.2f%% of one core)\n",
-			(double)rec_ns / 1e3 / (double)n, wall > 0 ? (double)rec_ns / 1e7 / wall : 0.0);
+	out_obj_close(&o);
+	if (x->rec) {
+		out_obj_open(&o, "recording");
+		out_double(&o, "us_per_sample", "  recording                %7.1f us per sample",
+			   (double)rec_ns / 1e3 / (double)n);
+		out_double(&o, "core_pct", " (%.2f%% of one core)\n",
+			   wall > 0 ? (double)rec_ns / 1e7 / wall : 0.0);
+		out_obj_close(&o);
+	}
+	out_end_lines(&o);
 }
 
 static int run(struct mon_ctx *x, int argc, char **argv)
@@ -479,12 +528,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			if (meas)
 				rec_ns += thread_cpu_ns();
 		}
-		if (!x->o.quiet) {
-			if (x->o.json)
-				render_json(x, s);
-			else
-				render_text(x, s);
-		}
+		if (!x->o.quiet)
+			render_sample(x, s);
 		if (meas)
 			work_ns += thread_cpu_ns();
 		if (x->rec_failed)
@@ -501,19 +546,14 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			 "column", s->overruns_total, s->overruns_total + n,
 			 x->o.interval_ns / 1e6);
 	if (x->o.stats && n) {
-		double cpu = cpu_seconds() - cpu0, wall = (time_mono_ns() - t0) / 1e9;
+		/* the engine's sums come from a sample of the ticks; the writer's is whole */
+		uint64_t probes = mon_engine_cpu_probes(x->e);
+		uint64_t writer = x->rec ? mon_rec_cpu_ns(x->rec) : 0;
 
-		fprintf(stderr, "pfclab monitor: %" PRIu64 " samples in %.3f s, %" PRIu64
-			" overruns, CPU %.1f us per sample, %.2f%% of one core (reading, "
-			"computing and writing: %.1f us per sample; the rest is the timer wakeup and "
-			"the sources' own threads)\n",
-			n, wall, s ? s->overruns_total : 0, cpu * 1e6 / (double)n,
-			wall > 0 ? 100.0 * cpu / wall : 0.0,
-			(double)(mon_engine_cpu_scale(x->e, work_ns > mon_engine_cpu_probes(x->e) ?
-				 work_ns - mon_engine_cpu_probes(x->e) : 0) +
-				 (x->rec ? mon_rec_cpu_ns(x->rec) : 0)) / 1e3 / (double)n);
-		print_src_stats(x, n, wall, mon_engine_cpu_scale(x->e, rec_ns) +
-				(x->rec ? mon_rec_cpu_ns(x->rec) : 0));
+		print_stats(x, n, s ? s->overruns_total : 0, cpu_seconds() - cpu0,
+			    (time_mono_ns() - t0) / 1e9,
+			    mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0) +
+			    writer, mon_engine_cpu_scale(x->e, rec_ns) + writer);
 	}
 	return x->rec_failed ? 1 : 0;
 }

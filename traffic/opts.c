@@ -388,3 +388,28 @@ int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err,
 	*o = P;
 	return rc;
 }
+
+int traffic_opts_check(const char *flag, const char *value, struct traffic_opts *o, char *why,
+		       size_t n)
+{
+	char *argv[] = { (char *)"traffic", (char *)flag, (char *)value, NULL };
+	char msg[512], pre[300];
+	const struct opt_cmd cmd = { "traffic", traffic_usage, traffic_tail, traffic_opts_tab,
+				     .extra = mem_list, .err = msg, .errlen = sizeof(msg) };
+	const char *p;
+	int first;
+
+	defaults(&P);
+	first = opt_parse(&cmd, value ? 3 : 2, argv);
+	*o = P;
+	if (first == (value ? 3 : 2))
+		return 0;
+	if (first >= 0)	/* a value left over: the option takes none */
+		return bad(why, n, "%s takes no value", flag);
+	if (first == OPT_HELP)
+		return bad(why, n, "%s is not an option of pfclab traffic", flag);
+	/* lib/opt says "--name 'value': why"; the caller names the option itself. */
+	snprintf(pre, sizeof(pre), " '%s': ", value ? value : "");
+	p = strstr(msg, pre);
+	return bad(why, n, "%s", p && !strncmp(msg, "--", 2) ? p + strlen(pre) : msg);
+}

@@ -64,6 +64,14 @@ struct traffic_opts {
  */
 int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err, size_t errlen);
 void traffic_opts_usage(FILE *f);
+/* Checks one option's value as "pfclab traffic FLAG VALUE" would (FLAG as typed: "-q",
+ * "--warmup"; VALUE NULL for a flag), with the same table, ranges and wording; the
+ * checks between options are not made. Returns 0 with the value stored in o over the
+ * defaults, or -EINVAL with why saying what is wrong and what to give, without naming
+ * the option ("expected a whole number from 1 to 256").
+ */
+int traffic_opts_check(const char *flag, const char *value, struct traffic_opts *o, char *why,
+		       size_t n);
 /* Largest message size of the run. */
 uint32_t traffic_opts_max_size(const struct traffic_opts *o);
 

@@ -42,8 +42,8 @@ struct traffic_run_info {
 	bool imm;
 	unsigned int qps;
 	unsigned int mtu;
-	int tclass;
-	unsigned int sl;
+	int tclass;		/* traffic class and SL the device reports for the QPs */
+	int sl;			/* (ibv_query_qp); -1 = n/a (query failed, no GRH) */
 	const char *mem;
 	const char *mem_desc;
 	const char *mem_path;

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <json-c/json.h>
 #include <infiniband/verbs.h>
 
 #include "lib/out.h"
@@ -66,6 +65,41 @@ static const char *step_word(enum mem_step_result r)
 	return r == MEM_STEP_OK ? "OK" : r == MEM_STEP_SKIP ? "SKIP" : "FAIL";
 }
 
+/* The steps and the verdict: a text block, or one JSON line. */
+static void check_mem_report(const struct traffic_opts *o, const struct mem_check *c,
+			     const char *verdict)
+{
+	struct out p;
+	unsigned int i;
+
+	out_begin(&p, o->json);
+	out_str(&p, "type", NULL, "check-mem");
+	out_str(&p, "backend", "check-mem %s", c->backend);
+	out_str(&p, "desc", c->desc[0] ? ": %s" : NULL, c->desc);
+	if (o->dev)
+		out_str(&p, "device", ", registering with %s", o->dev);
+	else
+		out_na(&p, "device", ", no RDMA device (-d): registration skipped");
+	out_uint(&p, "bytes", NULL, c->len);
+	if (c->path)
+		out_str(&p, "registration", NULL, c->path);
+	else
+		out_na(&p, "registration", NULL);
+	out_text(&p, "\n");
+	out_arr_open(&p, "steps");
+	for (i = 0; i < c->nsteps; i++) {
+		out_obj_open(&p, NULL);
+		out_str(&p, "step", "  %-9s", c->steps[i].name);
+		out_str(&p, "result", " %-4s", step_word(c->steps[i].result));
+		out_double(&p, "ms", " %9.3f ms", (double)c->steps[i].ns / 1e6);
+		out_str(&p, "detail", "  %s\n", c->steps[i].detail);
+		out_obj_close(&p);
+	}
+	out_obj_close(&p);
+	out_str(&p, "result", "result: %s\n", verdict);
+	out_end_lines(&p);
+}
+
 static int check_mem(const struct traffic_opts *o)
 {
 	const struct mem_ops *ops = mem_ops_find(o->check_mem);
@@ -79,7 +113,6 @@ static int check_mem(const struct traffic_opts *o)
 	};
 	struct mem_check c;
 	const char *verdict;
-	unsigned int i;
 	int rc;
 
 	if (o->dev) {
@@ -117,39 +150,7 @@ static int check_mem(const struct traffic_opts *o)
 		ibv_close_device(ctx);
 	verdict = rc == 0 ? "OK" : rc == -ENODEV ? "SKIP" : "FAIL";
 
-	if (o->json) {
-		json_object *j = json_object_new_object(), *arr = json_object_new_array();
-
-		json_object_object_add(j, "type", json_object_new_string("check-mem"));
-		json_object_object_add(j, "backend", json_object_new_string(c.backend));
-		json_object_object_add(j, "desc", json_object_new_string(c.desc));
-		json_object_object_add(j, "device", o->dev ? json_object_new_string(o->dev) : NULL);
-		json_object_object_add(j, "bytes", json_object_new_uint64(c.len));
-		json_object_object_add(j, "registration", c.path ? json_object_new_string(c.path) : NULL);
-		for (i = 0; i < c.nsteps; i++) {
-			json_object *s = json_object_new_object();
-
-			json_object_object_add(s, "step", json_object_new_string(c.steps[i].name));
-			json_object_object_add(s, "result", json_object_new_string(step_word(c.steps[i].result)));
-			json_object_object_add(s, "ms", json_object_new_double((double)c.steps[i].ns / 1e6));
-			json_object_object_add(s, "detail", json_object_new_string(c.steps[i].detail));
-			json_object_array_add(arr, s);
-		}
-		json_object_object_add(j, "steps", arr);
-		json_object_object_add(j, "result", json_object_new_string(verdict));
-		out_json_print(stdout, j, false);
-		json_object_put(j);
-	} else {
-		printf("check-mem %s%s%s%s%s\n", c.backend, c.desc[0] ? ": " : "", c.desc,
-		       o->dev ? ", registering with " : ", no RDMA device (-d): registration skipped",
-		       o->dev ? o->dev : "");
-		for (i = 0; i < c.nsteps; i++)
-			printf("  %-9s %-4s %9.3f ms  %s\n", c.steps[i].name,
-			       step_word(c.steps[i].result), (double)c.steps[i].ns / 1e6,
-			       c.steps[i].detail);
-		printf("result: %s\n", verdict);
-	}
-	fflush(stdout);
+	check_mem_report(o, &c, verdict);
 	return rc == 0 ? 0 : rc == -ENODEV ? EXIT_SKIP : EXIT_RUNTIME;
 }
 
@@ -566,10 +567,21 @@ static int run_traffic(const struct traffic_opts *o)
 		.dev = o->dev, .port = o->ib_port, .gid_index = r->tv.gid_index,
 		.gid = r->tv.gid_str, .peer = r->peer, .role = o->host ? "client" : "server",
 		.bidir = o->bidir, .imm = o->imm, .qps = o->qps,
-		.mtu = 128u << r->tv.mtu, .tclass = o->tclass < 0 ? 0 : o->tclass, .sl = o->sl,
+		.mtu = 128u << r->tv.mtu,
 		.mem = o->mem, .mem_desc = r->tv.buf.desc, .mem_path = r->tv.buf.path,
 		.rate_gbps = o->rate_gbps, .rate_how = r->tv.rate_how,
 	};
+	/* The start line shows the SL and traffic class the device reports for the QPs, a
+	 * check of -S/--tclass independent of the options; n/a when it cannot tell. A device
+	 * may keep less than it was given: Soft-RoCE (rxe) keeps no SL and reports 0. */
+	if (traffic_verbs_query_path(&r->tv, &ri.sl, &ri.tclass))
+		pfc_warn("SL and traffic class not known: %s", r->tv.why);
+	else if (ri.sl != (int)o->sl)
+		pfc_warn("%s reports SL %d for its QPs, not the %u asked for (-S): the device does not keep it",
+			 o->dev, ri.sl, o->sl);
+	if (ri.tclass >= 0 && ri.tclass != (o->tclass < 0 ? 0 : o->tclass))
+		pfc_warn("%s reports traffic class %d for its QPs, not the %d asked for (--tclass/--dscp)",
+			 o->dev, ri.tclass, o->tclass < 0 ? 0 : o->tclass);
 	if (!o->quiet || o->json)
 		traffic_report_start(stdout, o->json, &ri);
 	for (p = 0; p < o->nsizes; p++) {

@@ -395,6 +395,37 @@ int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *pee
 	return 0;
 }
 
+int traffic_verbs_query_path(struct traffic_verbs *tv, int *sl, int *tclass)
+{
+	const struct traffic_opts *o = tv->o;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	uint32_t i;
+	int err, s, t;
+
+	*sl = *tclass = -1;
+	for (i = 0; i < tv->nqps; i++) {
+		memset(&a, 0, sizeof(a));
+		err = ibv_query_qp(tv->qps[i].qp, &a, IBV_QP_AV, &ia);
+		if (err) {
+			*sl = *tclass = -1;
+			return fail(tv, -err, "%s: ibv_query_qp (address vector) of QP 0x%x: %s",
+				    o->dev, tv->qps[i].qp->qp_num, strerror(err));
+		}
+		s = a.ah_attr.sl;
+		t = a.ah_attr.is_global ? a.ah_attr.grh.traffic_class : -1;
+		if (i && (s != *sl || t != *tclass)) {
+			fail(tv, -EPROTO, "%s: QP 0x%x holds SL %d, traffic class %d, but QP 0x%x SL %d, traffic class %d",
+			     o->dev, tv->qps[i].qp->qp_num, s, t, tv->qps[0].qp->qp_num, *sl, *tclass);
+			*sl = *tclass = -1;
+			return -EPROTO;
+		}
+		*sl = s;
+		*tclass = t;
+	}
+	return 0;
+}
+
 /* Completion moderation follows the message size: a signalled send at least every
  * MOD_BYTES of data (and every -Q sends at most), and at least two per send window.
  * With a fixed count, 1 MiB messages gave one completion per 64 MiB: report intervals

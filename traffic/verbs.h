@@ -76,6 +76,12 @@ int traffic_verbs_open(struct traffic_verbs *tv, const struct traffic_opts *o, c
 void traffic_verbs_hello(const struct traffic_verbs *tv, struct xchg_hello *h);
 /* Moves the QPs to RTR/RTS towards the peer and applies the rate limit. */
 int traffic_verbs_connect(struct traffic_verbs *tv, const struct xchg_hello *peer);
+/* The SL and traffic class of the connected QPs as the device reports them back
+ * (ibv_query_qp, IBV_QP_AV), not as the options asked for them; tclass -1 when the path
+ * has no GRH. -errno when a query fails, -EPROTO when the QPs disagree; why says which.
+ * Both are -1 on failure.
+ */
+int traffic_verbs_query_path(struct traffic_verbs *tv, int *sl, int *tclass);
 /* Sends in flight per QP for messages of `size` bytes: -t, or fewer so that at most
  * 8 MiB are (never below 2). */
 uint32_t traffic_verbs_window(const struct traffic_opts *o, uint32_t size);

@@ -21,6 +21,7 @@ static const struct {
 	SYM(by_index, "nvmlDeviceGetHandleByIndex_v2", true),
 	SYM(by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2", false),
 	SYM(name, "nvmlDeviceGetName", false),
+	SYM(pci_info, "nvmlDeviceGetPciInfo_v3", false),
 	SYM(bar1, "nvmlDeviceGetBAR1MemoryInfo", false),
 	SYM(memory, "nvmlDeviceGetMemoryInfo", false),
 	SYM(field_values, "nvmlDeviceGetFieldValues", false),

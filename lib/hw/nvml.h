@@ -47,6 +47,14 @@ struct hw_nvml_memory {		/* nvmlMemory_t and nvmlBAR1Memory_t share this layout 
 	unsigned long long total, free, used;
 };
 
+/* nvmlPciInfo_t (nvmlDeviceGetPciInfo_v3). */
+struct hw_nvml_pci {
+	char bus_id_legacy[16];
+	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	char bus_id[32];
+};
+_Static_assert(sizeof(struct hw_nvml_pci) == 68, "nvmlPciInfo_t is 68 bytes");
+
 struct hw_nvml {
 	hw_nvml_ret (*init)(void);
 	hw_nvml_ret (*shutdown)(void);
@@ -55,6 +63,7 @@ struct hw_nvml {
 	hw_nvml_ret (*by_index)(unsigned int index, hw_nvml_dev *dev);
 	hw_nvml_ret (*by_bus_id)(const char *bus_id, hw_nvml_dev *dev);
 	hw_nvml_ret (*name)(hw_nvml_dev dev, char *buf, unsigned int len);
+	hw_nvml_ret (*pci_info)(hw_nvml_dev dev, struct hw_nvml_pci *pci);
 	hw_nvml_ret (*bar1)(hw_nvml_dev dev, struct hw_nvml_memory *m);
 	hw_nvml_ret (*memory)(hw_nvml_dev dev, struct hw_nvml_memory *m);
 	hw_nvml_ret (*field_values)(hw_nvml_dev dev, int count, struct hw_nvml_field_value *v);

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,41 +26,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void line_counts(const struct frames_cap *cap, FILE *f, double t)
-{
-	const struct frames_stats *st = &cap->st;
-	int p;
-
-	fprintf(f, "%8.1fs frames %" PRIu64 "  pause %" PRIu64 "  pfc %" PRIu64,
-		t, st->frames, st->kind[FRAMES_KIND_PAUSE], st->kind[FRAMES_KIND_PFC]);
-	for (p = 0; p < 8; p++)
-		if (st->prio[p].frames)
-			fprintf(f, " p%d:%" PRIu64, p, st->prio[p].frames);
-	fprintf(f, "  cnp %" PRIu64 "  roce %" PRIu64 " (ce %" PRIu64 ")  truncated %" PRIu64
-		"  invalid %" PRIu64 "\n", st->kind[FRAMES_KIND_CNP], st->kind[FRAMES_KIND_ROCE],
-		st->roce_ce, st->status[FRAMES_TRUNCATED], st->status[FRAMES_INVALID]);
-}
-
-static void summary_text(const struct frames_cap *cap, double secs)
-{
-	unsigned i;
-
-	line_counts(cap, stdout, secs);
-	if (cap->o.path)
-		printf("written   %" PRIu64 " frames to %u file%s\n", cap->written,
-		       (unsigned)cap->files, cap->files == 1 ? "" : "s");
-	for (i = 0; i < cap->o.nifs; i++) {
-		const struct frames_cap_if *ci = &cap->ifs[i];
-
-		if (!ci->stats_valid)
-			printf("drops     %s: n/a (pcap_stats failed)\n", ci->name);
-		else
-			printf("drops     %s: %" PRIu64 " dropped by the kernel (buffer full), %"
-			       PRIu64 " by the interface; %" PRIu64 " passed the filter\n",
-			       ci->name, ci->drop, ci->ifdrop, ci->recv);
-	}
-}
-
 /* This process's CPU time so far (user + system), for the cost per frame. */
 static double cpu_seconds(void)
 {
@@ -73,45 +37,84 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static void summary_json(const struct frames_cap *cap, double secs)
+/* The live line (stderr) and the summary's first line: counts so far. The summary's JSON
+ * also has the CPU time, every kind, and the PFC frames of each priority as an array (the
+ * text lists the priorities seen inline, between pfc and cnp).
+ */
+static void render_counts(struct out *o, const struct frames_cap *cap, double t, double cpu)
 {
 	const struct frames_stats *st = &cap->st;
-	json_object *root = json_object_new_object(), *k = json_object_new_object(), *a, *o;
-	unsigned i;
 	int p;
 
-	json_object_object_add(root, "seconds", json_object_new_double(secs));
-	json_object_object_add(root, "cpu_seconds", json_object_new_double(cpu_seconds()));
-	json_object_object_add(root, "frames", json_object_new_uint64(st->frames));
-	for (i = 0; i < FRAMES_KIND_MAX; i++)
-		json_object_object_add(k, frames_kind_name(i), json_object_new_uint64(st->kind[i]));
-	json_object_object_add(k, "truncated", json_object_new_uint64(st->status[FRAMES_TRUNCATED]));
-	json_object_object_add(k, "invalid", json_object_new_uint64(st->status[FRAMES_INVALID]));
-	json_object_object_add(k, "roce_ce", json_object_new_uint64(st->roce_ce));
-	json_object_object_add(root, "kinds", k);
-	a = json_object_new_array();
+	out_double(o, "seconds", "%8.1fs", t);
+	out_double(o, "cpu_seconds", NULL, cpu);
+	out_uint(o, "frames", " frames %" PRIu64, st->frames);
+	out_obj_open(o, "kinds");
+	out_uint(o, "other", NULL, st->kind[FRAMES_KIND_OTHER]);
+	out_uint_kv(o, "  ", "pause", st->kind[FRAMES_KIND_PAUSE]);
+	out_uint_kv(o, "  ", "pfc", st->kind[FRAMES_KIND_PFC]);
+	out_uint(o, "macctl", NULL, st->kind[FRAMES_KIND_MACCTL]);
 	for (p = 0; p < 8; p++)
-		json_object_array_add(a, json_object_new_uint64(st->prio[p].frames));
-	json_object_object_add(root, "pfc_frames_per_priority", a);
-	json_object_object_add(root, "written", cap->o.path ?
-			       json_object_new_uint64(cap->written) : NULL);
-	a = json_object_new_array();
-	for (i = 0; i < cap->o.nifs; i++) {
-		const struct frames_cap_if *ci = &cap->ifs[i];
+		if (st->prio[p].frames)
+			out_text(o, " p%d:%" PRIu64, p, st->prio[p].frames);
+	out_uint_kv(o, "  ", "cnp", st->kind[FRAMES_KIND_CNP]);
+	out_uint_kv(o, "  ", "roce", st->kind[FRAMES_KIND_ROCE]);
+	out_uint(o, "roce_ce", " (ce %" PRIu64 ")", st->roce_ce);
+	out_uint_kv(o, "  ", "truncated", st->status[FRAMES_TRUNCATED]);
+	out_uint_kv(o, "  ", "invalid", st->status[FRAMES_INVALID]);
+	out_text(o, "\n");
+	out_obj_close(o);
+	out_arr_open(o, "pfc_frames_per_priority");
+	for (p = 0; p < 8; p++)
+		out_uint(o, NULL, NULL, st->prio[p].frames);
+	out_obj_close(o);
+}
 
-		o = json_object_new_object();
-		json_object_object_add(o, "interface", json_object_new_string(ci->name));
-		json_object_object_add(o, "passed_filter",
-				       ci->stats_valid ? json_object_new_uint64(ci->recv) : NULL);
-		json_object_object_add(o, "kernel_drops",
-				       ci->stats_valid ? json_object_new_uint64(ci->drop) : NULL);
-		json_object_object_add(o, "interface_drops",
-				       ci->stats_valid ? json_object_new_uint64(ci->ifdrop) : NULL);
-		json_object_array_add(a, o);
+static void live_line(const struct frames_cap *cap, double t)
+{
+	struct out o;
+
+	out_begin(&o, false);
+	o.f = stderr;
+	render_counts(&o, cap, t, 0);
+	out_end_report(&o);
+}
+
+static void render_iface(struct out *o, const struct frames_cap_if *ci)
+{
+	bool v = ci->stats_valid;
+
+	out_obj_open(o, NULL);
+	out_str(o, "interface", "drops     %s: ", ci->name);
+	if (!v)
+		out_text(o, "n/a (pcap_stats failed)\n");
+	out_uint_na(o, "kernel_drops", v ? "%" PRIu64 " dropped by the kernel (buffer full), " :
+		    NULL, ci->drop, v);
+	out_uint_na(o, "interface_drops", v ? "%" PRIu64 " by the interface; " : NULL,
+		    ci->ifdrop, v);
+	out_uint_na(o, "passed_filter", v ? "%" PRIu64 " passed the filter\n" : NULL, ci->recv, v);
+	out_obj_close(o);
+}
+
+/* The final summary, text or --json, each field named once (lib/out.h). */
+static int render_summary(const struct frames_cap *cap, bool json, double secs)
+{
+	struct out o;
+	unsigned i;
+
+	out_begin(&o, json);
+	render_counts(&o, cap, secs, cpu_seconds());
+	if (cap->o.path) {
+		out_uint(&o, "written", "written   %" PRIu64 " frames", cap->written);
+		out_text(&o, " to %u file%s\n", (unsigned)cap->files, cap->files == 1 ? "" : "s");
+	} else {
+		out_na(&o, "written", NULL);
 	}
-	json_object_object_add(root, "interfaces", a);
-	out_json_print(stdout, root, true);
-	json_object_put(root);
+	out_arr_open(&o, "interfaces");
+	for (i = 0; i < cap->o.nifs; i++)
+		render_iface(&o, &cap->ifs[i]);
+	out_obj_close(&o);
+	return out_end_report(&o);
 }
 
 /* Wake at least every 50 ms, and in time for the next time-based rotation. */
@@ -329,7 +332,7 @@ int capture_main(int argc, char **argv)
 		}
 		now = time_mono_ns();
 		if (!quiet && now >= next) {
-			line_counts(&cap, stderr, (double)(now - t0) / 1e9);
+			live_line(&cap, (double)(now - t0) / 1e9);
 			next += interval;
 		}
 	}
@@ -345,10 +348,7 @@ int capture_main(int argc, char **argv)
 			;
 	}
 	frames_cap_stats(&cap);
-	if (json)
-		summary_json(&cap, (double)(time_mono_ns() - t0) / 1e9);
-	else
-		summary_text(&cap, (double)(time_mono_ns() - t0) / 1e9);
+	render_summary(&cap, json, (double)(time_mono_ns() - t0) / 1e9);
 	fflush(stdout);
 	rc = cap.err;
 	frames_cap_close(&cap);

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,30 +151,6 @@ out:
 	return rc;
 }
 
-static void fmt_ms(char *buf, size_t n, uint64_t ns, bool valid)
-{
-	if (!valid)
-		snprintf(buf, n, "n/a");
-	else
-		snprintf(buf, n, "%.3f", (double)ns / 1e6);
-}
-
-static void fmt_us(char *buf, size_t n, uint64_t ns, bool valid)
-{
-	if (!valid)
-		snprintf(buf, n, "n/a");
-	else
-		snprintf(buf, n, "%.1f", (double)ns / 1e3);
-}
-
-static const char *prio_name(int p, char *buf, size_t n)
-{
-	if (p == FRAMES_PRIO_PAUSE)
-		return "all(802.3x)";
-	snprintf(buf, n, "%d", p);
-	return buf;
-}
-
 /* Records of a table, biggest count first, for the text report. */
 static int cmp_cnp(const void *a, const void *b)
 {
@@ -195,7 +170,8 @@ static int cmp_flow(const void *a, const void *b)
 	return memcmp(&x->key, &y->key, sizeof(x->key));
 }
 
-static void **table_sorted(const struct frames_table *t, int (*cmp)(const void *, const void *))
+/* The used records of a table, NULL-terminated: sorted by cmp, or in table order. */
+static void **table_list(const struct frames_table *t, int (*cmp)(const void *, const void *))
 {
 	void **v = calloc(t->n + 1, sizeof(*v));
 	size_t i, n = 0;
@@ -208,7 +184,8 @@ static void **table_sorted(const struct frames_table *t, int (*cmp)(const void *
 		if (rec)
 			v[n++] = rec;
 	}
-	qsort(v, n, sizeof(*v), cmp);
+	if (cmp)
+		qsort(v, n, sizeof(*v), cmp);
 	return v;
 }
 
@@ -224,119 +201,6 @@ static double cnp_rate(const struct frames_cnp_stats *c, bool *valid)
 {
 	*valid = c->count > 1 && c->last_ns > c->first_ns;
 	return *valid ? (double)(c->count - 1) * 1e9 / (double)(c->last_ns - c->first_ns) : 0;
-}
-
-static void print_text(const struct frames_stats *st, const struct review_file *files,
-		       int nfiles, const struct review_opts *o)
-{
-	char a[64], b[64], c[64], d[64];
-	double span = st->frames ? (double)(st->last_ns - st->first_ns) / 1e9 : 0;
-	unsigned shown;
-	void **v;
-	size_t i;
-	int p, f;
-	bool any = false;
-
-	for (f = 0; f < nfiles; f++) {
-		const char *base = strrchr(files[f].path, '/');
-
-		if (files[f].unread)
-			printf("file      %s: not read\n", base ? base + 1 : files[f].path);
-		else
-			printf("file      %s: %" PRIu64 " frames%s%s\n", base ? base + 1 : files[f].path,
-			       files[f].frames, files[f].error ? ", corrupt after that: " : "",
-			       files[f].error ? files[f].error : "");
-	}
-	printf("span      %.6f s, %" PRIu64 " frames, %" PRIu64 " bytes\n", span, st->frames,
-	       st->bytes);
-	printf("kinds     pause %" PRIu64 "  pfc %" PRIu64 "  cnp %" PRIu64 "  roce %" PRIu64
-	       "  macctl %" PRIu64 "  other %" PRIu64 "  truncated %" PRIu64 "  invalid %" PRIu64
-	       "\n", st->kind[FRAMES_KIND_PAUSE], st->kind[FRAMES_KIND_PFC],
-	       st->kind[FRAMES_KIND_CNP], st->kind[FRAMES_KIND_ROCE], st->kind[FRAMES_KIND_MACCTL],
-	       st->kind[FRAMES_KIND_OTHER], st->status[FRAMES_TRUNCATED],
-	       st->status[FRAMES_INVALID]);
-
-	for (p = 0; p < FRAMES_NPRIO; p++)
-		any |= st->prio[p].frames > 0;
-	if (any) {
-		if (st->speed_seen)
-			printf("pause     link %.0f Gb/s (%s)%s, storm >= %.3f ms\n",
-			       (double)st->speed_seen / 1e9, o->speed_bps ? "--speed" : "capture",
-			       st->speed_mixed ? ", mixed speeds" : "", (double)st->storm_ns / 1e6);
-		else
-			printf("pause     link speed unknown: times n/a (give --speed)\n");
-		printf("  %-11s %9s %9s %9s %11s %7s %11s %11s %6s\n", "prio", "frames", "xoff",
-		       "xon", "quanta", "pauses", "paused_ms", "longest_ms", "storms");
-		for (p = 0; p < FRAMES_NPRIO; p++) {
-			const struct frames_prio_stats *ps = &st->prio[p];
-
-			if (!ps->frames)
-				continue;
-			char pn[16], np_[24], ns_[24];
-
-			fmt_ms(a, sizeof(a), ps->paused_ns, ps->time_valid);
-			fmt_ms(b, sizeof(b), ps->longest_ns, ps->time_valid);
-			if (ps->time_valid) {
-				snprintf(np_, sizeof(np_), "%" PRIu64, ps->pauses);
-				snprintf(ns_, sizeof(ns_), "%" PRIu64, ps->storms);
-			} else {
-				snprintf(np_, sizeof(np_), "n/a");
-				snprintf(ns_, sizeof(ns_), "n/a");
-			}
-			printf("  %-11s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %11" PRIu64 " %7s %11s "
-			       "%11s %6s\n", prio_name(p, pn, sizeof(pn)), ps->frames, ps->xoff,
-			       ps->xon, ps->quanta_sum, np_, a, b, ns_);
-		}
-	}
-
-	if (st->cnps.n && (v = table_sorted(&st->cnps, cmp_cnp))) {
-		printf("cnp       %zu (source, dest QP) pairs\n", st->cnps.n);
-		printf("  %-26s %8s %9s %10s %10s %10s %10s\n", "source", "dest_qp", "count",
-		       "rate/s", "gap_min_us", "gap_med_us", "gap_p99_us");
-		for (i = 0, shown = 0; v[i] && shown < o->top; i++, shown++) {
-			const struct frames_cnp_stats *cs = v[i];
-			bool rv;
-			double rate = cnp_rate(cs, &rv);
-			char r[32];
-
-			ip_str(cs->key.ipver, cs->key.src, a, sizeof(a));
-			if (rv)
-				snprintf(r, sizeof(r), "%.1f", rate);
-			else
-				snprintf(r, sizeof(r), "n/a");
-			fmt_us(b, sizeof(b), cs->gap_min, cs->ngaps > 0);
-			fmt_us(c, sizeof(c), cs->gap_med, cs->ngaps > 0);
-			fmt_us(d, sizeof(d), cs->gap_p99, cs->ngaps > 0);
-			printf("  %-26s %#8x %9" PRIu64 " %10s %10s %10s %10s\n", a, cs->key.dqp,
-			       cs->count, r, b, c, d);
-		}
-		if (st->cnps.n > shown)
-			printf("  (+%zu more; --json lists all)\n", st->cnps.n - shown);
-		free(v);
-	}
-
-	if (st->flows.n && (v = table_sorted(&st->flows, cmp_flow))) {
-		printf("ecn       %zu RoCEv2 flows (source > destination, dest QP)\n", st->flows.n);
-		printf("  %-40s %8s %10s %10s %10s %8s\n", "flow", "dest_qp", "packets", "ect", "ce",
-		       "ce_share");
-		for (i = 0, shown = 0; v[i] && shown < o->top; i++, shown++) {
-			const struct frames_flow_stats *fs = v[i];
-			char flow[160];
-
-			ip_str(fs->key.ipver, fs->key.src, a, sizeof(a));
-			ip_str(fs->key.ipver, fs->key.dst, b, sizeof(b));
-			snprintf(flow, sizeof(flow), "%s > %s", a, b);
-			printf("  %-40s %#8x %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %7.2f%%\n", flow,
-			       fs->key.dqp, fs->packets, fs->ect, fs->ce,
-			       100.0 * (double)fs->ce / (double)fs->packets);
-		}
-		if (st->flows.n > shown)
-			printf("  (+%zu more; --json lists all)\n", st->flows.n - shown);
-		free(v);
-	}
-	if (st->pausers_dropped)
-		printf("note      %" PRIu64 " pause frames from more than %d senders were not timed\n",
-		       st->pausers_dropped, FRAMES_MAX_PAUSERS);
 }
 
 static void print_timeline(const struct frames_stats *st)
@@ -361,133 +225,214 @@ static void print_timeline(const struct frames_stats *st)
 	}
 }
 
-static json_object *ju64(uint64_t v)
+/* The report and --json come from one renderer, each field named once (lib/out.h). The
+ * text shows the --top rows of each table, biggest first; JSON lists every record. Where
+ * the forms differ (the text's headings and short file names, JSON's full paths and
+ * flags), a NULL format or key leaves a field to one form.
+ */
+static void render_files(struct out *o, const struct review_file *files, int nfiles)
 {
-	return json_object_new_uint64(v);
-}
+	int k;
 
-static json_object *jns(uint64_t ns, bool valid)
-{
-	return valid ? json_object_new_double((double)ns / 1e9) : NULL;
-}
-
-static void print_json(const struct frames_stats *st, const struct review_file *files,
-		       int nfiles, const struct review_opts *o)
-{
-	json_object *root = json_object_new_object(), *arr, *obj;
-	char a[64], b[64];
-	size_t i;
-	int p, k;
-
-	arr = json_object_new_array();
+	out_arr_open(o, "files");
 	for (k = 0; k < nfiles; k++) {
-		obj = json_object_new_object();
-		json_object_object_add(obj, "path", json_object_new_string(files[k].path));
-		json_object_object_add(obj, "frames", files[k].unread ? NULL : ju64(files[k].frames));
-		json_object_object_add(obj, "read", json_object_new_boolean(!files[k].unread));
-		json_object_object_add(obj, "error", files[k].error ?
-				       json_object_new_string(files[k].error) : NULL);
-		json_object_object_add(obj, "damaged", json_object_new_boolean(
-			files[k].error != NULL));
-		json_object_object_add(obj, "cut_short", json_object_new_boolean(
-			files[k].cut_short));
-		json_object_object_add(obj, "bad_timestamps", files[k].unread ? NULL :
-				       ju64(files[k].bad_ts));
-		json_object_object_add(obj, "unsupported_link_type", files[k].bad_link >= 0 ?
-				       json_object_new_int(files[k].bad_link) : NULL);
-		json_object_array_add(arr, obj);
+		const struct review_file *f = &files[k];
+		const char *base = strrchr(f->path, '/');
+
+		out_obj_open(o, NULL);
+		out_text(o, "file      %s: ", base ? base + 1 : f->path);
+		out_str(o, "path", NULL, f->path);
+		if (f->unread)
+			out_na(o, "frames", "not read");
+		else
+			out_uint(o, "frames", "%" PRIu64 " frames", f->frames);
+		out_bool(o, "read", NULL, !f->unread);
+		if (f->error)
+			out_str(o, "error", ", corrupt after that: %s", f->error);
+		else
+			out_na(o, "error", NULL);
+		out_bool(o, "damaged", NULL, f->error != NULL);
+		out_bool(o, "cut_short", NULL, f->cut_short);
+		out_uint_na(o, "bad_timestamps", NULL, f->bad_ts, !f->unread);
+		if (f->bad_link >= 0)
+			out_int(o, "unsupported_link_type", NULL, f->bad_link);
+		else
+			out_na(o, "unsupported_link_type", NULL);
+		out_text(o, "\n");
+		out_obj_close(o);
 	}
-	json_object_object_add(root, "files", arr);
-	json_object_object_add(root, "frames", ju64(st->frames));
-	json_object_object_add(root, "bytes", ju64(st->bytes));
-	json_object_object_add(root, "first_s", jns(st->first_ns, st->frames > 0));
-	json_object_object_add(root, "last_s", jns(st->last_ns, st->frames > 0));
-	obj = json_object_new_object();
-	for (k = 0; k < FRAMES_KIND_MAX; k++)
-		json_object_object_add(obj, frames_kind_name(k), ju64(st->kind[k]));
-	json_object_object_add(obj, "truncated", ju64(st->status[FRAMES_TRUNCATED]));
-	json_object_object_add(obj, "invalid", ju64(st->status[FRAMES_INVALID]));
-	json_object_object_add(root, "kinds", obj);
+	out_obj_close(o);
+}
 
-	obj = json_object_new_object();
-	json_object_object_add(obj, "link_bps", st->speed_seen ? ju64(st->speed_seen) : NULL);
-	json_object_object_add(obj, "speed_from", json_object_new_string(
-		o->speed_bps ? "option" : st->speed_seen ? "capture" : "unknown"));
-	json_object_object_add(obj, "storm_threshold_s", jns(st->storm_ns, true));
-	arr = json_object_new_array();
-	for (p = 0; p < FRAMES_NPRIO; p++) {
-		const struct frames_prio_stats *ps = &st->prio[p];
-		json_object *po;
+static void render_totals(struct out *o, const struct frames_stats *st)
+{
+	static const enum frames_kind order[] = {
+		FRAMES_KIND_PAUSE, FRAMES_KIND_PFC, FRAMES_KIND_CNP, FRAMES_KIND_ROCE,
+		FRAMES_KIND_MACCTL, FRAMES_KIND_OTHER,
+	};
+	bool any = st->frames > 0;
+	size_t i;
 
-		if (!ps->frames)
-			continue;
-		po = json_object_new_object();
-		json_object_object_add(po, "priority", p == FRAMES_PRIO_PAUSE ?
-				       json_object_new_string("all") : json_object_new_int(p));
-		json_object_object_add(po, "kind", json_object_new_string(
-			p == FRAMES_PRIO_PAUSE ? "pause" : "pfc"));
-		json_object_object_add(po, "frames", ju64(ps->frames));
-		json_object_object_add(po, "xoff", ju64(ps->xoff));
-		json_object_object_add(po, "xon", ju64(ps->xon));
-		json_object_object_add(po, "quanta", ju64(ps->quanta_sum));
-		json_object_object_add(po, "pauses", ps->time_valid ? ju64(ps->pauses) : NULL);
-		json_object_object_add(po, "paused_s", jns(ps->paused_ns, ps->time_valid));
-		json_object_object_add(po, "longest_s", jns(ps->longest_ns, ps->time_valid));
-		json_object_object_add(po, "storms", ps->time_valid ? ju64(ps->storms) : NULL);
-		json_object_array_add(arr, po);
+	out_ns(o, NULL, "span      %.6f s, ", any ? st->last_ns - st->first_ns : 0, 1e9, true);
+	out_uint(o, "frames", "%" PRIu64 " frames, ", st->frames);
+	out_uint(o, "bytes", "%" PRIu64 " bytes\n", st->bytes);
+	out_ns(o, "first_s", NULL, st->first_ns, 1e9, any);
+	out_ns(o, "last_s", NULL, st->last_ns, 1e9, any);
+	out_obj_open(o, "kinds");
+	out_text(o, "kinds     ");
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		out_uint_kv(o, i ? "  " : "", frames_kind_name(order[i]), st->kind[order[i]]);
+	out_uint_kv(o, "  ", "truncated", st->status[FRAMES_TRUNCATED]);
+	out_uint_kv(o, "  ", "invalid", st->status[FRAMES_INVALID]);
+	out_text(o, "\n");
+	out_obj_close(o);
+}
+
+static void render_prio(struct out *o, const struct frames_prio_stats *ps, int p)
+{
+	bool tv = ps->time_valid;	/* false: a pause frame came without a link speed */
+
+	out_obj_open(o, NULL);
+	if (p == FRAMES_PRIO_PAUSE) {
+		out_str(o, "priority", NULL, "all");
+		out_text(o, "  %-11s", "all(802.3x)");
+	} else {
+		out_int(o, "priority", "  %-11" PRId64, p);
 	}
-	json_object_object_add(obj, "priorities", arr);
-	json_object_object_add(root, "pause", obj);
+	out_str(o, "kind", NULL, p == FRAMES_PRIO_PAUSE ? "pause" : "pfc");
+	out_uint(o, "frames", " %9" PRIu64, ps->frames);
+	out_uint(o, "xoff", " %9" PRIu64, ps->xoff);
+	out_uint(o, "xon", " %9" PRIu64, ps->xon);
+	out_uint(o, "quanta", " %11" PRIu64, ps->quanta_sum);
+	out_uint_na(o, "pauses", " %7" PRIu64, ps->pauses, tv);
+	out_ns(o, "paused_s", " %11.3f", ps->paused_ns, 1e6, tv);
+	out_ns(o, "longest_s", " %11.3f", ps->longest_ns, 1e6, tv);
+	out_uint_na(o, "storms", " %6" PRIu64 "\n", ps->storms, tv);
+	out_obj_close(o);
+}
 
-	arr = json_object_new_array();
-	for (i = 0; i < st->cnps.cap; i++) {
-		const struct frames_cnp_stats *c = frames_table_slot(&st->cnps, i);
-		json_object *co;
-		bool rv;
-		double rate;
+static void render_pause(struct out *o, const struct frames_stats *st,
+			 const struct review_opts *ro)
+{
+	bool known = st->speed_seen != 0;
+	int p;
 
-		if (!c)
-			continue;
-		rate = cnp_rate(c, &rv);
-		co = json_object_new_object();
-		ip_str(c->key.ipver, c->key.src, a, sizeof(a));
-		json_object_object_add(co, "source", json_object_new_string(a));
-		json_object_object_add(co, "dest_qp", ju64(c->key.dqp));
-		json_object_object_add(co, "count", ju64(c->count));
-		json_object_object_add(co, "rate_per_s", rv ? json_object_new_double(rate) : NULL);
-		json_object_object_add(co, "gap_min_s", jns(c->gap_min, c->ngaps > 0));
-		json_object_object_add(co, "gap_median_s", jns(c->gap_med, c->ngaps > 0));
-		json_object_object_add(co, "gap_p99_s", jns(c->gap_p99, c->ngaps > 0));
-		/* median and p99 from a uniform sample of the gaps (memory bound reached) */
-		json_object_object_add(co, "gaps_sampled",
-				       json_object_new_boolean(c->gaps_seen > c->ngaps));
-		json_object_array_add(arr, co);
+	out_obj_open(o, "pause");
+	if (known) {
+		out_uint_scaled(o, "link_bps", "pause     link %.0f Gb/s", st->speed_seen, 1e9);
+		out_text(o, " (%s)%s", ro->speed_bps ? "--speed" : "capture",
+			 st->speed_mixed ? ", mixed speeds" : "");
+	} else {
+		out_na(o, "link_bps", "pause     link speed unknown: times n/a (give --speed)\n");
 	}
-	json_object_object_add(root, "cnp", arr);
+	out_str(o, "speed_from", NULL, ro->speed_bps ? "option" : known ? "capture" : "unknown");
+	out_ns(o, "storm_threshold_s", known ? ", storm >= %.3f ms\n" : NULL, st->storm_ns, 1e6,
+	       true);
+	out_text(o, "  %-11s %9s %9s %9s %11s %7s %11s %11s %6s\n", "prio", "frames", "xoff",
+		 "xon", "quanta", "pauses", "paused_ms", "longest_ms", "storms");
+	out_arr_open(o, "priorities");
+	for (p = 0; p < FRAMES_NPRIO; p++)
+		if (st->prio[p].frames)
+			render_prio(o, &st->prio[p], p);
+	out_obj_close(o);
+	out_obj_close(o);
+}
 
-	arr = json_object_new_array();
-	for (i = 0; i < st->flows.cap; i++) {
-		const struct frames_flow_stats *f = frames_table_slot(&st->flows, i);
-		json_object *fo;
+static void render_cnp(struct out *o, const void *rec)
+{
+	const struct frames_cnp_stats *c = rec;
+	bool rv, gv = c->ngaps > 0;
+	double rate = cnp_rate(c, &rv);
+	char src[64];
 
-		if (!f)
-			continue;
-		fo = json_object_new_object();
-		ip_str(f->key.ipver, f->key.src, a, sizeof(a));
-		ip_str(f->key.ipver, f->key.dst, b, sizeof(b));
-		json_object_object_add(fo, "source", json_object_new_string(a));
-		json_object_object_add(fo, "destination", json_object_new_string(b));
-		json_object_object_add(fo, "dest_qp", ju64(f->key.dqp));
-		json_object_object_add(fo, "packets", ju64(f->packets));
-		json_object_object_add(fo, "ect", ju64(f->ect));
-		json_object_object_add(fo, "ce", ju64(f->ce));
-		json_object_object_add(fo, "ce_share",
-				       json_object_new_double((double)f->ce / (double)f->packets));
-		json_object_array_add(arr, fo);
+	ip_str(c->key.ipver, c->key.src, src, sizeof(src));
+	out_obj_open(o, NULL);
+	out_str(o, "source", "  %-26s", src);
+	out_uint(o, "dest_qp", " %#8" PRIx64, c->key.dqp);
+	out_uint(o, "count", " %9" PRIu64, c->count);
+	out_double_na(o, "rate_per_s", " %10.1f", rate, rv);
+	out_ns(o, "gap_min_s", " %10.1f", c->gap_min, 1e3, gv);
+	out_ns(o, "gap_median_s", " %10.1f", c->gap_med, 1e3, gv);
+	out_ns(o, "gap_p99_s", " %10.1f\n", c->gap_p99, 1e3, gv);
+	/* median and p99 from a uniform sample of the gaps (memory bound reached) */
+	out_bool(o, "gaps_sampled", NULL, c->gaps_seen > c->ngaps);
+	out_obj_close(o);
+}
+
+static void render_flow(struct out *o, const void *rec)
+{
+	const struct frames_flow_stats *f = rec;
+	char a[64], b[64], flow[160];
+
+	ip_str(f->key.ipver, f->key.src, a, sizeof(a));
+	ip_str(f->key.ipver, f->key.dst, b, sizeof(b));
+	snprintf(flow, sizeof(flow), "%s > %s", a, b);
+	out_obj_open(o, NULL);
+	out_text(o, "  %-40s", flow);	/* the text shows the pair as one column */
+	out_str(o, "source", NULL, a);
+	out_str(o, "destination", NULL, b);
+	out_uint(o, "dest_qp", " %#8" PRIx64, f->key.dqp);
+	out_uint(o, "packets", " %10" PRIu64, f->packets);
+	out_uint(o, "ect", " %10" PRIu64, f->ect);
+	out_uint(o, "ce", " %10" PRIu64, f->ce);
+	out_share(o, "ce_share", " %7.2f%%\n", f->ce, f->packets);
+	out_obj_close(o);
+}
+
+typedef int (*rec_cmp_fn)(const void *, const void *);
+typedef void (*rec_row_fn)(struct out *, const void *);
+
+/* One table of records (CNP pairs or flows): the text's top rows, biggest first; JSON
+ * every record, in table order.
+ */
+static void render_table(struct out *o, const char *key, const struct frames_table *t,
+			 rec_cmp_fn cmp, rec_row_fn row, unsigned top)
+{
+	void **v = table_list(t, o->json ? NULL : cmp);
+	size_t i;
+
+	if (!v && !o->json)
+		return;
+	out_arr_open(o, key);
+	for (i = 0; v && v[i] && (o->json || i < top); i++)
+		row(o, v[i]);
+	out_obj_close(o);
+	if (i < t->n)
+		out_text(o, "  (+%zu more; --json lists all)\n", t->n - i);
+	free(v);
+}
+
+static int render(const struct frames_stats *st, const struct review_file *files, int nfiles,
+		  const struct review_opts *ro)
+{
+	bool json = ro->json, paused = false;
+	struct out o;
+	int p;
+
+	out_begin(&o, json);
+	render_files(&o, files, nfiles);
+	render_totals(&o, st);
+	for (p = 0; p < FRAMES_NPRIO; p++)
+		paused |= st->prio[p].frames > 0;
+	if (json || paused)
+		render_pause(&o, st, ro);
+	if (json || st->cnps.n) {
+		out_text(&o, "cnp       %zu (source, dest QP) pairs\n", st->cnps.n);
+		out_text(&o, "  %-26s %8s %9s %10s %10s %10s %10s\n", "source", "dest_qp", "count",
+			 "rate/s", "gap_min_us", "gap_med_us", "gap_p99_us");
+		render_table(&o, "cnp", &st->cnps, cmp_cnp, render_cnp, ro->top);
 	}
-	json_object_object_add(root, "ecn_flows", arr);
-	out_json_print(stdout, root, true);
-	json_object_put(root);
+	if (json || st->flows.n) {
+		out_text(&o, "ecn       %zu RoCEv2 flows (source > destination, dest QP)\n",
+			 st->flows.n);
+		out_text(&o, "  %-40s %8s %10s %10s %10s %8s\n", "flow", "dest_qp", "packets",
+			 "ect", "ce", "ce_share");
+		render_table(&o, "ecn_flows", &st->flows, cmp_flow, render_flow, ro->top);
+	}
+	if (st->pausers_dropped)
+		out_text(&o, "note      %" PRIu64 " pause frames from more than %d senders were "
+			 "not timed\n", st->pausers_dropped, FRAMES_MAX_PAUSERS);
+	return out_end_report(&o);
 }
 
 static const char review_usage[] =
@@ -571,12 +516,10 @@ int review_main(int argc, char **argv)
 			 "(give a wider --timeline bin)", FRAMES_MAX_BINS);
 	if (st.oom)
 		pfc_warn("out of memory: some per-QP or timeline figures are incomplete");
-	if (o.json)
-		print_json(&st, files, nfiles, &o);
-	else if (o.bin_ns)
+	if (o.bin_ns && !o.json)
 		print_timeline(&st);
 	else
-		print_text(&st, files, nfiles, &o);
+		render(&st, files, nfiles, &o);
 	frames_stats_free(&st);
 	free(files);
 	return rc;

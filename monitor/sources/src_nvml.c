@@ -2,14 +2,19 @@
 /* src_nvml.c: GPU PCIe bytes, throughput, replay counter and link generation/width from
  * NVML (lib/hw/nvml: loaded with dlopen, so one binary runs with or without a GPU).
  *
- * A reader thread does the NVML calls on its own cadence (default 10 ms) and sleeps in
- * between; a sample takes its latest reading. PCIe bytes come from NVML's cumulative
- * counters (nvmlDeviceGetFieldValues, field ids 197/198): they are 32 bits wide on the
- * drivers seen so far and wrap every ~4 GiB, so the thread sums deltas modulo the counter's
- * width into 64-bit totals (exact bytes between any two readings, as long as the cadence
- * is shorter than one wrap: ~67 ms at 64 GB/s). Where the fields are not supported the
- * thread falls back to nvmlDeviceGetPcieThroughput (KB/s over a ~20 ms window; no byte
- * totals). Link facts and the replay counter change slowly and are read once a second.
+ * A reader thread does the driver calls on its own cadence (default 10 ms) and sleeps in
+ * between; a sample takes its latest reading. PCIe bytes come from the GPU's cumulative
+ * counters, read in the cheapest way that works, in this order:
+ *   rm          our own RM client (lib/hw/rm): TX and RX in one control call;
+ *   fields      NVML's fields 197/198 (nvmlDeviceGetFieldValues): the same counters, but
+ *               one driver round trip per field, so twice the CPU (the driver spins on
+ *               each round trip: ~0.13 ms back to back, ~0.3-0.4 ms after a pause, H100);
+ *   throughput  nvmlDeviceGetPcieThroughput (KB/s over a ~20 ms window; no byte totals).
+ * The counters are 32 bits wide and wrap every ~4 GiB, so the thread sums deltas modulo
+ * the counter's width into 64-bit totals (exact bytes between any two readings, as long
+ * as the cadence is shorter than one wrap: ~67 ms at 64 GB/s). PFCLAB_GPU_PCIE=rm|fields|
+ * throughput picks one (PFCLAB_NVML_FIELDS=0, older, means throughput). Link facts and
+ * the replay counter change slowly and are read once a second.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +24,7 @@
 #include <time.h>
 
 #include "lib/hw/nvml.h"
+#include "lib/hw/rm.h"
 #include "lib/util.h"
 #include "monitor/sources/sources.h"
 
@@ -47,7 +53,9 @@ struct nvml_priv {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
-	bool use_fields;	/* cumulative counters supported, else throughput calls */
+	enum { PCIE_RM, PCIE_FIELDS, PCIE_THROUGHPUT } mode;
+	struct hw_rm_gpu rm;
+	bool rm_open;
 	uint64_t cadence_ns;
 	uint64_t v[F_N];
 	bool ok[F_N];
@@ -130,6 +138,23 @@ static hw_nvml_ret read_fields(const struct hw_nvml *a, hw_nvml_dev dev, struct 
 	return HW_NVML_OK;
 }
 
+/* The two counters, RX then TX, in fv (value type and value; NVML also stamps them). */
+static hw_nvml_ret read_pcie(struct nvml_priv *p, struct hw_nvml_field_value fv[2])
+{
+	uint32_t tx = 0, rx = 0;
+	int err = 0;
+
+	if (p->mode != PCIE_RM)
+		return read_fields(p->api, p->dev, fv);
+	memset(fv, 0, 2 * sizeof(*fv));
+	if (hw_rm_gpu_pcie_bytes(&p->rm, &tx, &rx, &err) != RM_OK)
+		return -1;
+	fv[0].value_type = fv[1].value_type = SRC_NVML_VT_UINT;
+	fv[0].value.ui = rx;
+	fv[1].value.ui = tx;
+	return HW_NVML_OK;
+}
+
 static void ctr_update(struct nvml_ctr *c, const struct hw_nvml_field_value *fv, uint64_t *delta)
 {
 	uint64_t raw = 0;
@@ -148,7 +173,7 @@ static void ctr_update(struct nvml_ctr *c, const struct hw_nvml_field_value *fv,
 static void tick_fields(struct nvml_priv *p)
 {
 	struct hw_nvml_field_value fv[2];
-	hw_nvml_ret rc = read_fields(p->api, p->dev, fv);
+	hw_nvml_ret rc = read_pcie(p, fv);
 	uint64_t now = time_mono_ns(), drx, dtx, dt_ns;
 	bool had = p->rx.have;
 
@@ -228,7 +253,7 @@ static void *reader(void *arg)
 		uint64_t now;
 		bool stop;
 
-		if (p->use_fields)
+		if (p->mode != PCIE_THROUGHPUT)
 			tick_fields(p);
 		else
 			tick_throughput(p);
@@ -268,6 +293,8 @@ static void nvml_close(struct mon_src *s)
 			pthread_mutex_unlock(&p->lock);
 			pthread_join(p->thr, NULL);
 		}
+		if (p->rm_open)
+			hw_rm_gpu_close(&p->rm);
 		pthread_cond_destroy(&p->wake);
 		pthread_mutex_destroy(&p->lock);
 		/* NVML stays loaded and initialised for the process (lib/hw/nvml). */
@@ -277,32 +304,78 @@ static void nvml_close(struct mon_src *s)
 	src_fields_free(s);
 }
 
-/* Decide between the cumulative counters and the throughput call; say which in info.
- * PFCLAB_NVML_FIELDS=0 takes the fallback where the fields work (to test it there).
- */
-static void pick_mode(struct mon_src *s, struct nvml_priv *p)
+/* Our RM client for this GPU, checked with one reading: 0, or -errno with why. */
+static int try_rm(struct nvml_priv *p, char *why, size_t whylen)
 {
-	const char *env = getenv("PFCLAB_NVML_FIELDS");
-	bool off = env && !strcmp(env, "0");
+	struct hw_nvml_pci pci;
+	uint32_t tx, rx, st;
+	char bdf[HW_RM_BDF_LEN];
+	int rc, err = 0;
+
+	if (!p->api->pci_info || p->api->pci_info(p->dev, &pci) != HW_NVML_OK) {
+		snprintf(why, whylen, "no PCI address from NVML");
+		return -EOPNOTSUPP;
+	}
+	snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.0", pci.domain & 0xffff, pci.bus & 0xff,
+		 pci.device & 0x1f);
+	rc = hw_rm_gpu_open(&p->rm, bdf, why, whylen);
+	p->rm_open = true;
+	if (rc)
+		return rc;
+	st = hw_rm_gpu_pcie_bytes(&p->rm, &tx, &rx, &err);
+	if (st != RM_OK) {
+		snprintf(why, whylen, "RM bus counters: %s",
+			 st == RM_STATUS_NOT_REACHED ? strerror(err) : hw_rm_status_name(st));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Decide how PCIe bytes are read (see the top of this file); say which, and why not the
+ * cheaper ways, in info.
+ */
+static int pick_mode(struct mon_src *s, struct nvml_priv *p)
+{
+	const char *want = getenv("PFCLAB_GPU_PCIE"), *legacy = getenv("PFCLAB_NVML_FIELDS");
 	struct hw_nvml_field_value fv[2];
-	char buf[112], err[32];
+	char buf[240], rm_why[120] = "", err[32];
+	double ms = (double)p->cadence_ns / 1e6;
 	hw_nvml_ret rc = -1;
 
-	if (p->api->field_values && !off)
+	if (!want && legacy && !strcmp(legacy, "0"))
+		want = "throughput";
+	if (want && strcmp(want, "rm") && strcmp(want, "fields") && strcmp(want, "throughput")) {
+		snprintf(s->err, sizeof(s->err), "PFCLAB_GPU_PCIE='%s': give rm, fields or throughput",
+			 want);
+		return -EINVAL;
+	}
+	p->mode = PCIE_THROUGHPUT;
+	if (!want || !strcmp(want, "rm")) {
+		if (!try_rm(p, rm_why, sizeof(rm_why))) {
+			p->mode = PCIE_RM;
+			snprintf(buf, sizeof(buf), "RM bus counters TX+RX in one control call "
+				 "(cumulative, 32-bit), read every %.3g ms", ms);
+			src_info_add(s, "pcie_bytes", buf);
+			return 0;
+		}
+	} else {
+		snprintf(rm_why, sizeof(rm_why), "off, PFCLAB_GPU_PCIE=%s", want);
+	}
+	if (p->api->field_values && (!want || !strcmp(want, "rm") || !strcmp(want, "fields")))
 		rc = read_fields(p->api, p->dev, fv);
-	p->use_fields = rc == HW_NVML_OK;
-	if (p->use_fields) {
+	if (rc == HW_NVML_OK) {
+		p->mode = PCIE_FIELDS;
 		snprintf(buf, sizeof(buf), "NVML fields 197/198 (cumulative, %d-bit), read every "
-			 "%.3g ms", fv[0].value_type == SRC_NVML_VT_UINT ? 32 : 64,
-			 (double)p->cadence_ns / 1e6);
-		src_info_add(s, "pcie_bytes", buf);
+			 "%.3g ms (RM: %s)", fv[0].value_type == SRC_NVML_VT_UINT ? 32 : 64, ms, rm_why);
 	} else {
 		snprintf(buf, sizeof(buf), "NVML throughput KB/s x 1000, ~20 ms window (fields "
-			 "197/198: %s)", off ? "off, PFCLAB_NVML_FIELDS=0" :
-			 !p->api->field_values ? "no nvmlDeviceGetFieldValues" :
-			 rc == -1 ? "not an integer" : hw_nvml_strerror(p->api, rc, err, sizeof(err)));
-		src_info_add(s, "pcie_bytes", buf);
+			 "197/198: %s; RM: %s)", want && strcmp(want, "fields") && strcmp(want, "rm") ?
+			 "off" : !p->api->field_values ? "no nvmlDeviceGetFieldValues" :
+			 rc == -1 ? "not an integer" : hw_nvml_strerror(p->api, rc, err, sizeof(err)),
+			 rm_why);
 	}
+	src_info_add(s, "pcie_bytes", buf);
+	return 0;
 }
 
 static int nvml_init(struct mon_src *s)
@@ -339,7 +412,9 @@ static int nvml_init(struct mon_src *s)
 	if (p->api->system_driver_version &&
 	    p->api->system_driver_version(buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "driver_version", buf);
-	pick_mode(s, p);
+	rc = pick_mode(s, p);
+	if (rc)
+		return rc;
 	if (pthread_create(&p->thr, NULL, reader, p)) {
 		snprintf(s->err, sizeof(s->err), "starting the NVML reader thread");
 		return -EAGAIN;

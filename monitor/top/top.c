@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +175,25 @@ static const struct opt_cmd top_cmd = {
 	"top", top_usage, top_tail, top_opts_tab, .extra = NULL
 };
 
+/* A file (or, dir, a folder) named on the command line is there and readable: -1, or
+ * the usage status after one message.
+ */
+static int check_input(const char *opt, const char *path, bool dir)
+{
+	struct stat st;
+
+	if (!path)
+		return -1;
+	if (stat(path, &st))
+		return pfc_bad_arg(opt, path, strerror(errno));
+	if (dir != !!S_ISDIR(st.st_mode))
+		return pfc_bad_arg(opt, path, dir ? "not a folder: give the record or results "
+				   "folder" : "is a folder: give a file");
+	if (access(path, R_OK | (dir ? X_OK : 0)))
+		return pfc_bad_arg(opt, path, strerror(errno));
+	return -1;
+}
+
 /* 0 after --help, 2 usage error, -1 go on. */
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
@@ -236,6 +256,11 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			"a shell would interpret; use plain names");
 		return 2;
 	}
+	/* before the terminal is checked or taken: a wrong path is a usage error anywhere */
+	if (check_input("--replay", o->replay, true) >= 0 ||
+	    check_input("-e", o->experiment, false) >= 0 ||
+	    check_input("--ssh-config", o->ssh_config, false) >= 0)
+		return 2;
 	if (!o->refresh_ns)
 		o->refresh_ns = o->interval_ns < 1000000000ULL ?
 			(o->interval_ns < TOP_REFRESH_MIN_NS ? TOP_REFRESH_MIN_NS : o->interval_ns) :

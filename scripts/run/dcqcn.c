@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
+#include "lib/out.h"
 #include "cpoint.h"
 #include "dcqcn.h"
 #include "records.h"
@@ -241,25 +244,24 @@ out:
 	return rc;
 }
 
-static void fmt(char *buf, size_t len, bool valid, double v, const char *unit)
-{
-	if (!valid)
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.6g%s", v, unit);
-}
+/* One repetition's DCQCN figures, gathered before they are written. */
+struct dcqcn_row {
+	char pid[16];
+	unsigned rep;
+	double v[4];		/* CE marks, CNPs sent, CNPs handled, sender Gb/s */
+	bool valid[4];
+};
 
-int dcqcn_summary(const char *dir, const struct exp *e, FILE *f)
+/* The rows of every point and repetition with a record; *n of them (NULL when none). */
+static struct dcqcn_row *dcqcn_rows(const char *dir, const struct exp *e, size_t *n)
 {
-	char path[PATH_MAX], m[D_N][160], a[4][48];
+	static const int which[4] = { D_CE, D_CNP_SENT, D_CNP_HANDLED, D_TPUT };
+	struct dcqcn_row *rows = NULL, *nr;
+	char path[PATH_MAX], m[D_N][160];
 	size_t host[D_N], snd, rcv, i;
 	int np;
 
-	if (!e->cp)
-		return 0;
-	fprintf(f, "DCQCN loop (bottleneck %s %s): CE marks | CNPs sent (receiver) | CNPs handled "
-		   "(sender) | sender throughput\n", e->hosts[e->cp->host].name,
-		e->hosts[e->cp->host].netdev);
+	*n = 0;
 	for (np = 0; np < (int)exp_point_count(e); np++) {
 		char pid[16];
 		unsigned r;
@@ -271,29 +273,87 @@ int dcqcn_summary(const char *dir, const struct exp *e, FILE *f)
 		for (r = 0; r < e->reps; r++) {
 			struct rec_counter c[4];
 			struct rec_monitor mon[4];
+			struct dcqcn_row *row;
 			double secs;
 
 			for (i = 0; i < 4; i++) {
-				static const int which[4] = { D_CE, D_CNP_SENT, D_CNP_HANDLED, D_TPUT };
-				int k = which[i];
-
 				memset(&mon[i], 0, sizeof(mon[i]));
-				c[i] = (struct rec_counter){ .metric = m[k] };
+				c[i] = (struct rec_counter){ .metric = m[which[i]] };
 				run_path(path, sizeof(path), "%s/points/%s/rep%u/%s/monitor", dir, pid,
-					 r, e->hosts[host[k]].name);
+					 r, e->hosts[host[which[i]]].name);
 				if (rec_monitor_read(path, &mon[i], &c[i], 1))
 					c[i].valid = false;
 			}
 			if (!mon[0].samples && !mon[3].samples)
 				continue;
+			nr = realloc(rows, (*n + 1) * sizeof(*rows));
+			if (!nr)
+				break;
+			rows = nr;
+			row = &rows[(*n)++];
+			snprintf(row->pid, sizeof(row->pid), "%s", pid);
+			row->rep = r;
 			secs = (double)(mon[3].last_wall_ns - mon[3].first_wall_ns) / 1e9;
-			fmt(a[0], sizeof(a[0]), c[0].valid, c[0].delta, "");
-			fmt(a[1], sizeof(a[1]), c[1].valid, c[1].delta, "");
-			fmt(a[2], sizeof(a[2]), c[2].valid, c[2].delta, "");
-			fmt(a[3], sizeof(a[3]), c[3].valid && secs > 0, c[3].delta * 8 / secs / 1e9,
-			    " Gb/s");
-			fprintf(f, "  %s rep%u: %s | %s | %s | %s\n", pid, r, a[0], a[1], a[2], a[3]);
+			for (i = 0; i < 3; i++) {
+				row->v[i] = (double)c[i].delta;
+				row->valid[i] = c[i].valid;
+			}
+			row->valid[3] = c[3].valid && secs > 0;
+			row->v[3] = row->valid[3] ? (double)c[3].delta * 8 / secs / 1e9 : 0;
 		}
 	}
+	return rows;
+}
+
+/* The DCQCN section, each field named once for the text form and the JSON one. */
+static void dcqcn_render(struct out *o, const struct exp *e, const struct dcqcn_row *rows,
+			 size_t n)
+{
+	static const char *const keys[4] = { "ce_marks", "cnps_sent", "cnps_handled",
+					      "sender_gbps" };
+	size_t i, k;
+
+	out_obj_open(o, "bottleneck");
+	out_text(o, "DCQCN loop (bottleneck ");
+	out_str(o, "host", "%s ", e->hosts[e->cp->host].name);
+	out_str(o, "netdev", "%s", e->hosts[e->cp->host].netdev);
+	out_obj_close(o);
+	out_text(o, "): CE marks | CNPs sent (receiver) | CNPs handled (sender) | sender "
+		 "throughput\n");
+	out_arr_open(o, "repetitions");
+	for (i = 0; i < n; i++) {
+		out_obj_open(o, NULL);
+		out_str(o, "point", "  %s", rows[i].pid);
+		out_uint(o, "rep", " rep%" PRIu64 ":", rows[i].rep);
+		for (k = 0; k < 4; k++) {
+			static const char *const fmt[4] = { " %.6g", " | %.6g", " | %.6g",
+							    " | %.6g Gb/s" };
+
+			if (rows[i].valid[k])
+				out_double(o, keys[k], fmt[k], rows[i].v[k]);
+			else
+				out_na_fmt(o, keys[k], k ? " | %s" : " %s");
+		}
+		out_text(o, "\n");
+		out_obj_close(o);
+	}
+	out_obj_close(o);
+}
+
+int dcqcn_summary(const char *dir, const struct exp *e, FILE *f, json_object *sum)
+{
+	struct dcqcn_row *rows;
+	struct out o;
+	size_t n;
+
+	if (!e->cp)
+		return 0;
+	rows = dcqcn_rows(dir, e, &n);
+	out_begin_file(&o, f, false);
+	dcqcn_render(&o, e, rows, n);
+	out_begin(&o, true);
+	dcqcn_render(&o, e, rows, n);
+	json_object_object_add(sum, "dcqcn", out_take(&o));
+	free(rows);
 	return 0;
 }

@@ -15,8 +15,8 @@
  * congestion point. */
 int dcqcn_plot(const char *dir, const char *pid, const char *rep, json_object *man,
 	       const struct exp *e, char *err, size_t errlen);
-/* Append the DCQCN-loop lines of every point and repetition to F (nothing without a
- * congestion point). */
-int dcqcn_summary(const char *dir, const struct exp *e, FILE *f);
+/* Append the DCQCN-loop lines of every point and repetition to F and the same figures
+ * to SUM as "dcqcn" (nothing without a congestion point). */
+int dcqcn_summary(const char *dir, const struct exp *e, FILE *f, json_object *sum);
 
 #endif

@@ -10,6 +10,7 @@
 #include "cpoint.h"
 #include "exp.h"
 #include "lib/util.h"
+#include "traffic/opts.h"
 
 struct pctx {
 	const struct exp *e;
@@ -388,52 +389,52 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 
 /* ---- traffic ------------------------------------------------------------------------ */
 
-enum targ { TA_BOOL, TA_UINT, TA_SIZE, TA_SIZELIST, TA_DUR, TA_NUM, TA_CHOICE };
-
+/* YAML key -> pfclab traffic option (see `pfclab traffic --help`). Values are checked by
+ * traffic's own option table (traffic_opts_check): one source of ranges and wording.
+ */
 struct tkey {
 	const char *key, *flag;
-	enum targ type;
-	uint64_t min, max;
-	const char *choices; /* TA_CHOICE: "a|b|c" */
+	bool is_flag;	/* true/false: the option is given or not */
 };
 
-/* YAML key -> pfclab traffic option (see `pfclab traffic --help`). */
 static const struct tkey tkeys[] = {
-	{ "size", "-s", TA_SIZELIST, 1, 1ull << 31, NULL },
-	{ "all_sizes", "-a", TA_BOOL, 0, 0, NULL },
-	{ "qp", "-q", TA_UINT, 1, 256, NULL },
-	{ "duration", "-D", TA_DUR, 0, 0, NULL },
-	{ "iters", "-n", TA_UINT, 1, 1ull << 40, NULL },
-	{ "warmup", "--warmup", TA_DUR, 0, 0, NULL },
-	{ "tx_depth", "-t", TA_UINT, 1, 65536, NULL },
-	{ "rx_depth", "--rx-depth", TA_UINT, 1, 65536, NULL },
-	{ "post_list", "-l", TA_UINT, 1, 65536, NULL },
-	{ "cq_mod", "-Q", TA_UINT, 1, 65536, NULL },
-	{ "inline", "-I", TA_SIZE, 0, 65536, NULL },
-	{ "mtu", "-m", TA_CHOICE, 0, 0, "256|512|1024|2048|4096" },
-	{ "rate", "--rate", TA_NUM, 0, 0, NULL },
-	{ "rate_mode", "--rate-mode", TA_CHOICE, 0, 0, "auto|hw|sw" },
-	{ "tclass", "--tclass", TA_UINT, 0, 255, NULL },
-	{ "dscp", "--dscp", TA_UINT, 0, 63, NULL },
-	{ "sl", "-S", TA_UINT, 0, 15, NULL },
-	{ "qp_timeout", "--qp-timeout", TA_UINT, 1, 31, NULL },
-	{ "retry", "--retry", TA_UINT, 0, 7, NULL },
-	{ "mem", "--mem", TA_CHOICE, 0, 0, "host|cuda|cuda-dmabuf|auto|geforce" },
-	{ "hugepages", "--hugepages", TA_BOOL, 0, 0, NULL },
-	{ "imm", "--imm", TA_BOOL, 0, 0, NULL },
-	{ "interval", "--interval", TA_DUR, 0, 0, NULL },
-	{ "timeout", "--timeout", TA_DUR, 0, 0, NULL },
+	{ "size", "-s", false },
+	{ "all_sizes", "-a", true },
+	{ "qp", "-q", false },
+	{ "duration", "-D", false },
+	{ "iters", "-n", false },
+	{ "warmup", "--warmup", false },
+	{ "tx_depth", "-t", false },
+	{ "rx_depth", "--rx-depth", false },
+	{ "post_list", "-l", false },
+	{ "cq_mod", "-Q", false },
+	{ "inline", "-I", false },
+	{ "mtu", "-m", false },
+	{ "rate", "--rate", false },
+	{ "rate_mode", "--rate-mode", false },
+	{ "tclass", "--tclass", false },
+	{ "dscp", "--dscp", false },
+	{ "sl", "-S", false },
+	{ "qp_timeout", "--qp-timeout", false },
+	{ "retry", "--retry", false },
+	{ "mem", "--mem", false },
+	{ "hugepages", "--hugepages", true },
+	{ "imm", "--imm", true },
+	{ "interval", "--interval", false },
+	{ "timeout", "--timeout", false },
 };
 
+/* One traffic key: checked as pfclab traffic checks its option, then passed on. o gets
+ * the value (the duration and warm-up set the phase's length).
+ */
 static int traffic_key(struct pctx *c, const struct tkey *t, const struct ynode *v,
-		       const char *key, struct exp_traffic *tr, uint64_t *dur)
+		       const char *key, struct exp_traffic *tr, struct traffic_opts *o)
 {
-	char *s = NULL;
-	uint64_t u;
+	char *s = NULL, why[EXP_ERR_LEN];
 	bool b;
 	int rc;
 
-	if (t->type == TA_BOOL) {
+	if (t->is_flag) {
 		rc = get_bool(c, v, key, &b);
 		if (rc || !b)
 			return rc;
@@ -442,63 +443,13 @@ static int traffic_key(struct pctx *c, const struct tkey *t, const struct ynode 
 	rc = get_str(c, v, key, &s);
 	if (rc)
 		return rc;
-	switch (t->type) {
-	case TA_UINT:
-		if (parse_u64(s, t->min, t->max, &u))
-			rc = perr(c, v->line, key, "'%s' is not a whole number in %llu..%llu", s,
-				  (unsigned long long)t->min, (unsigned long long)t->max);
-		break;
-	case TA_SIZE:
-		if (parse_size(s, t->min, t->max, &u))
-			rc = perr(c, v->line, key, "'%s' is not a size; give e.g. 64K or 1M", s);
-		break;
-	case TA_SIZELIST: {
-		char *dup = strdup(s), *tok, *save = NULL;
-
-		if (!dup) {
-			rc = -ENOMEM;
-			break;
-		}
-		for (tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
-			if (parse_size(tok, t->min, t->max, &u))
-				rc = perr(c, v->line, key, "'%s' is not a size; give e.g. 64K or 1M", s);
-		free(dup);
-		break;
-	}
-	case TA_DUR:
-		if (parse_duration_ns(s, 0, 7 * 24 * 3600ull * 1000000000ull, &u))
-			rc = perr(c, v->line, key, "'%s' is not a duration; give e.g. 500ms, 10s or 2m", s);
-		else if (dur)
-			*dur = u;
-		break;
-	case TA_NUM: {
-		char *end;
-		double d = strtod(s, &end);
-
-		if (end == s || *end || !(d > 0) || d > 1e6)
-			rc = perr(c, v->line, key, "'%s' is not a positive number (Gb/s per QP)", s);
-		break;
-	}
-	case TA_CHOICE: {
-		const char *p = t->choices;
-		size_t l = strlen(s);
-		bool found = false;
-
-		while (p && *p) {
-			const char *bar = strchr(p, '|');
-			size_t pl = bar ? (size_t)(bar - p) : strlen(p);
-
-			if (pl == l && !strncmp(p, s, l))
-				found = true;
-			p = bar ? bar + 1 : NULL;
-		}
-		if (!found)
-			rc = perr(c, v->line, key, "'%s' is not one of %s", s, t->choices);
-		break;
-	}
-	default:
-		break;
-	}
+	/* traffic says "expected a size from ..."; here, as in every message of this file,
+	 * what to do is "give ...".
+	 */
+	if (traffic_opts_check(t->flag, s, o, why, sizeof(why)))
+		rc = perr(c, v->line, key, "'%s' is not valid for pfclab traffic %s; %s%s", s,
+			  t->flag, strncmp(why, "expected ", 9) ? "" : "give ",
+			  strncmp(why, "expected ", 9) ? why : why + 9);
 	if (!rc)
 		rc = strv_add(&tr->args, &tr->nargs, t->flag);
 	if (!rc)
@@ -551,6 +502,7 @@ static int parse_traffic(struct pctx *c, const struct ynode *m, const char *key,
 {
 	const struct ynode *v;
 	uint64_t dur = 5000000000ull, iters_dur = 0, warm = 0, u;
+	struct traffic_opts to;
 	char k[200];
 	size_t i, j;
 	int rc;
@@ -623,9 +575,11 @@ static int parse_traffic(struct pctx *c, const struct ynode *m, const char *key,
 				return perr(c, m->key_lines[i], key, "unknown key '%.60s'; known keys: %s",
 					    name, list);
 			}
-			rc = traffic_key(c, &tkeys[j], v, k, tr,
-					 !strcmp(name, "duration") ? &dur :
-					 !strcmp(name, "warmup") ? &warm : NULL);
+			rc = traffic_key(c, &tkeys[j], v, k, tr, &to);
+			if (!rc && !strcmp(name, "duration"))
+				dur = to.duration_ns;
+			if (!rc && !strcmp(name, "warmup"))
+				warm = to.warmup_ns;
 			if (!rc && !strcmp(name, "iters"))
 				iters_dur = 60000000000ull; /* unknown: a generous limit */
 			if (!rc && !strcmp(name, "mem")) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exp.h: the experiment model of `pfclab run`: hosts, what to monitor and capture, phases,
  * the sweep and repetitions, read from YAML and checked; every error names file, line and
- * key ("exp.yaml:14: phases[1].traffic.size: '64Q' is not a size; give e.g. 64K or 1M").
+ * key ("exp.yaml:14: phases[1].traffic.size: '64Q' is not valid for pfclab traffic -s; give
+ * a size from 1 byte to 64M"). Traffic values are checked by traffic's own option table.
  * The format is described in scripts/README.md.
  */
 #ifndef PFCLAB_RUN_EXP_H

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,8 +268,30 @@ static void manifest_save(struct run_ctx *c)
 		pfc_err("%s: cannot write the manifest", path);
 }
 
+/* One host's clock offset and probe, on a thread of its own: the hosts answer at once
+ * instead of one after another (each probe is a remote command of its own).
+ */
+struct probe_job {
+	struct run_ctx *c;
+	size_t h;
+	int which, clock_rc;
+	json_object *probe;
+	pthread_t thr;
+	bool started;
+};
+
+static void *probe_host(void *arg)
+{
+	struct probe_job *j = arg;
+
+	j->clock_rc = clock_measure(j->c, j->h, j->which);
+	j->probe = manifest_probe(j->c, j->h);
+	return NULL;
+}
+
 static void clock_and_probe(struct run_ctx *c, int which)
 {
+	struct probe_job *jobs = calloc(c->nhosts, sizeof(*jobs));
 	json_object *hosts;
 	size_t h;
 
@@ -283,10 +306,29 @@ static void clock_and_probe(struct run_ctx *c, int which)
 		json_object_object_get_ex(o, "clock", &ck);
 		json_object_object_add(ck, which ? "end_wall_ns" : "start_wall_ns",
 				       json_object_new_int64((int64_t)time_real_ns()));
-		if (clock_measure(c, h, which))
-			run_log(c, "host %s: clock offset could not be measured", c->hosts[h].h->name);
-		json_object_object_add(o, which ? "after" : "before", manifest_probe(c, h));
+		if (!jobs)
+			continue;
+		jobs[h] = (struct probe_job){ .c = c, .h = h, .which = which };
+		jobs[h].started = !pthread_create(&jobs[h].thr, NULL, probe_host, &jobs[h]);
 	}
+	for (h = 0; h < c->nhosts; h++) {
+		struct probe_job one, *j = jobs ? &jobs[h] : &one;
+		json_object *o;
+
+		if (c->hosts[h].lost)
+			continue;
+		if (jobs && j->started) {
+			pthread_join(j->thr, NULL);
+		} else {	/* no memory or no thread: here, in turn */
+			*j = (struct probe_job){ .c = c, .h = h, .which = which };
+			probe_host(j);
+		}
+		if (j->clock_rc)
+			run_log(c, "host %s: clock offset could not be measured", c->hosts[h].h->name);
+		json_object_object_get_ex(hosts, c->hosts[h].h->name, &o);
+		json_object_object_add(o, which ? "after" : "before", j->probe);
+	}
+	free(jobs);
 	manifest_hosts_update(c);
 }
 

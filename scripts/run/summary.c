@@ -582,7 +582,9 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	char **pts = NULL;
 	size_t npts, i, j, valid_n = 0, total_n = 0;
 	struct exp *e = NULL;
-	FILE *f;
+	char *dq_text = NULL;
+	size_t dq_len = 0;
+	FILE *f, *dq;
 	int rc = 0;
 
 	run_path(path, sizeof(path), "%s/experiment.yaml", dir);
@@ -630,6 +632,12 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	json_object_object_add(sum, "points", points);
 	json_object_object_add(sum, "repetitions_valid", json_object_new_int((int)valid_n));
 	json_object_object_add(sum, "repetitions_total", json_object_new_int((int)total_n));
+	/* the DCQCN figures: their text kept for summary.txt, their JSON into sum */
+	dq = open_memstream(&dq_text, &dq_len);
+	if (dq) {
+		dcqcn_summary(dir, e, dq, sum);
+		fclose(dq);
+	}
 	run_path(path, sizeof(path), "%s/summary.json", dir);
 	rc = run_json_write(path, sum);
 	if (rc) {
@@ -645,12 +653,14 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	}
 	text_summary(f, e->name, man && json_object_object_get_ex(man, "status", &x) ?
 		     json_object_get_string(x) : "status n/a", valid_n, total_n, points);
-	dcqcn_summary(dir, e, f);
+	if (dq_text)
+		fputs(dq_text, f);
 	if (fclose(f)) {
 		rc = -EIO;
 		run_path(err, errlen, "%s: write error", path);
 	}
 out:
+	free(dq_text);
 	json_object_put(man);
 	json_object_put(sum);
 	exp_free(e);

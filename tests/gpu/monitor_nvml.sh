@@ -4,10 +4,12 @@
 # known pinned host->device then device->host copy runs. Checks: the NVML source works,
 # the monitor's rx/tx B/s agree with NVML read directly (nvidia-smi dmon -s t), and both
 # agree with the copy's own measured bandwidth within a margin (PCIe counters include TLP
-# headers and flow control, so they read above the payload rate). Prints the figures.
-# Skips without an NVIDIA GPU.
+# headers and flow control, so they read above the payload rate). The cumulative byte
+# counters read through our own RM client (one control call for TX and RX, the default)
+# and through NVML's fields 197/198 (a second monitor, PFCLAB_GPU_PCIE=fields) give the
+# same rates. Prints the figures. Skips without an NVIDIA GPU.
 source "$(dirname "$0")/../lib.sh"
-plan 9
+plan 11
 
 GPU=${GPU:-0}
 SECS=${SECS:-6}
@@ -22,6 +24,9 @@ cc -O2 -o "$out/copy" "$PFCLAB_ROOT/tests/gpu/monitor_nvml_copy.c" -ldl ||
 "$PFCLAB" monitor --gpu "$GPU" -I 20ms -q --stats --record "$out/run" 2>"$out/monitor.err" &
 mon=$!
 defer kill "$mon"
+PFCLAB_GPU_PCIE=fields "$PFCLAB" monitor --gpu "$GPU" -I 20ms -q --record "$out/fields" 2>"$out/fields.err" &
+monf=$!
+defer kill "$monf"
 nvidia-smi dmon -i "$GPU" -s t -d 1 >"$out/dmon.txt" 2>&1 &
 dmon=$!
 defer kill "$dmon"
@@ -29,7 +34,7 @@ sleep 2
 "$out/copy" "$GPU" "$SECS" >"$out/copy.txt" 2>"$out/copy.err"
 crc=$?
 sleep 2
-kill -INT "$mon"; wait "$mon"
+kill -INT "$mon" "$monf"; wait "$mon"; wait "$monf"
 kill "$dmon"; wait "$dmon" 2>/dev/null
 cat "$out/monitor.err"
 [ $crc -eq 0 ] || { fail monitor_nvml_copy "copy helper failed: $(tr '\n' ' ' <"$out/copy.err")"; finish; }
@@ -97,21 +102,23 @@ else fail monitor_nvml_rx_vs_copy "monitor rx / copy bandwidth = $r"; fi
 r=$(report "$mtx" "$dbw")
 if awk -v r="$r" 'BEGIN { exit !(r > 0.9 && r < 1.35) }'; then ok "monitor_nvml_tx_vs_copy (ratio $r)"
 else fail monitor_nvml_tx_vs_copy "monitor tx / copy bandwidth = $r"; fi
-# The cumulative byte counters (NVML fields 197/198, 32-bit, summed wrap-safe by the reader
-# thread): where supported, the bytes between two samples over the copy's window give the
+# The cumulative byte counters (32-bit, summed wrap-safe by the reader thread): where
+# supported, the bytes between two samples over the copy's window give the
 # same rate as the copy, and the totals never go back (a wrap mishandled would).
 bytes_mode=$(jq -r '.sources[] | select(.source == "nvml") | .info.pcie_bytes // ""' "$meta")
 brx=$(col "pcie.gpu$GPU.rx_bytes") btx=$(col "pcie.gpu$GPU.tx_bytes")
-if [[ "$bytes_mode" != "NVML fields"* ]] || [ -z "$brx" ]; then
-	for n in monotonic rx_bytes_vs_copy tx_bytes_vs_copy; do
+if [[ "$bytes_mode" == "RM bus counters"* ]]; then ok "monitor_nvml_rm_mode ($bytes_mode)"
+else skip monitor_nvml_rm_mode "our RM client is not used here: ${bytes_mode:-no pcie_bytes info}"; fi
+if [[ "$bytes_mode" != "RM bus counters"* && "$bytes_mode" != "NVML fields"* ]] || [ -z "$brx" ]; then
+	for n in monotonic rx_bytes_vs_copy tx_bytes_vs_copy rm_vs_fields; do
 		skip "monitor_nvml_$n" "cumulative counters not used here: ${bytes_mode:-no pcie_bytes info}"
 	done
 	finish
 fi
-span_rate() { # $1 col, $2 t0, $3 t1: (last - first) bytes / seconds between those samples
+span_rate() { # $1 col, $2 t0, $3 t1 [$4 csv]: (last - first) bytes / seconds between those samples
 	awk -F, -v c="$1" -v a="$2" -v b="$3" 'NR > 1 && $2 > a + 1e9 && $2 < b - 5e8 && $c != "n/a" {
 		if (t0 == "") { t0 = $2; v0 = $c } t1 = $2; v1 = $c }
-		END { if (t1 > t0) printf "%.0f", (v1 - v0) / ((t1 - t0) / 1e9); else print 0 }' "$csv"
+		END { if (t1 > t0) printf "%.0f", (v1 - v0) / ((t1 - t0) / 1e9); else print 0 }' "${4:-$csv}"
 }
 backwards() { awk -F, -v c="$1" 'NR > 1 && $c != "n/a" { if (p != "" && $c + 0 < p + 0) n++; p = $c } END { print n + 0 }' "$csv"; }
 brate=$(span_rate "$brx" "$h0" "$h1") trate=$(span_rate "$btx" "$d0" "$d1")
@@ -126,4 +133,22 @@ else fail monitor_nvml_rx_bytes_vs_copy "rx_bytes rate / copy bandwidth = $r"; f
 r=$(report "$trate" "$dbw")
 if awk -v r="$r" 'BEGIN { exit !(r > 0.9 && r < 1.35) }'; then ok "monitor_nvml_tx_bytes_vs_copy (ratio $r)"
 else fail monitor_nvml_tx_bytes_vs_copy "tx_bytes rate / copy bandwidth = $r"; fi
+# RM client vs NVML fields: the same counters read by two monitors at different instants;
+# each window edge can differ by up to one 10 ms reading (~0.6 GB at 55 GB/s over a
+# window of >= 1.5 s, i.e. < 1% per edge): accept 0.97x .. 1.03x
+fmode=$(jq -r '.sources[] | select(.source == "nvml") | .info.pcie_bytes // ""' "$out/fields/meta.json" 2>/dev/null)
+fcsv=$out/fields/samples.csv
+frate=$(span_rate "$(head -n 1 "$fcsv" | tr ',' '\n' | grep -nx -- "pcie.gpu$GPU.rx_bytes" | cut -d: -f1)" "$h0" "$h1" "$fcsv")
+ftrate=$(span_rate "$(head -n 1 "$fcsv" | tr ',' '\n' | grep -nx -- "pcie.gpu$GPU.tx_bytes" | cut -d: -f1)" "$d0" "$d1" "$fcsv")
+echo "# NVML fields monitor: rx_bytes $(awk -v v="$frate" 'BEGIN { printf "%.2f", v / 1e9 }') GB/s, tx_bytes $(awk -v v="$ftrate" 'BEGIN { printf "%.2f", v / 1e9 }') GB/s ($fmode)"
+if [[ "$bytes_mode" != "RM bus counters"* ]]; then
+	skip monitor_nvml_rm_vs_fields "the default monitor did not use the RM client"
+elif [[ "$fmode" != "NVML fields"* ]]; then
+	fail monitor_nvml_rm_vs_fields "the PFCLAB_GPU_PCIE=fields monitor reads '$fmode': $(tr '\n' ' ' <"$out/fields.err")"
+else
+	r1=$(report "$brate" "$frate") r2=$(report "$trate" "$ftrate")
+	if awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a > 0.97 && a < 1.03 && b > 0.97 && b < 1.03) }'; then
+		ok "monitor_nvml_rm_vs_fields (rx ratio $r1, tx ratio $r2)"
+	else fail monitor_nvml_rm_vs_fields "RM/fields rate ratio rx $r1 tx $r2"; fi
+fi
 finish

@@ -6,7 +6,7 @@
 # --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
 # and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF.
 source "$(dirname "$0")/../lib.sh"
-plan 16
+plan 17
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -51,6 +51,21 @@ if [ $rc -eq 0 ] && [ "$v" = "$("$PFCLAB" --version)" ] && [[ $v =~ ^pfclab\ [0-
 else
 	fail "pfclab version" "rc $rc: '$v' vs '$("$PFCLAB" --version 2>&1)'"
 fi
+
+# top: a path named on the command line is checked before the terminal is (exit 2, one
+# line naming the option and the path), whether or not stdout is a terminal
+t_msgs=""
+for a in "--replay $tmp/no-such-record" "--replay $PFCLAB_ROOT/README.md" "-e $tmp/no-such.yaml" \
+	"--ssh-config $tmp/no-such-config h1:eth0" "--ssh-config $tmp h1:eth0"; do
+	# shellcheck disable=SC2086 # the words of $a are the arguments
+	m=$("$PFCLAB" top $a </dev/null 2>&1); rc=$?
+	set -- $a
+	if [ $rc -ne 2 ] || [ "$(wc -l <<<"$m")" != 1 ] || [[ $m != *"$1 '$2'"* ]] || [[ $m == *terminal* ]]; then
+		t_msgs+="[$a: rc $rc: $m] "
+	fi
+done
+if [ -z "$t_msgs" ]; then ok "top --replay/-e/--ssh-config: a missing or wrong path is exit 2 naming it, before the terminal check"
+else fail "top: bad paths" "$t_msgs"; fi
 
 # ---- on a veth pair: capture options, reactive inject options, monitor --------------------
 if [ "$(id -u)" -ne 0 ]; then

@@ -11,7 +11,7 @@
 # the load is `pfclab inject roce` (ECT(0)) from h1 to h2 through the bridge.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../hosts.sh"
-plan 8
+plan 9
 
 need_root run_cpoint || exit 0
 need_cmd run_cpoint ssh ssh-keygen nsenter unshare /usr/sbin/sshd jq tc || exit 0
@@ -160,6 +160,18 @@ if [[ $line == *"p000 rep0: n/a | n/a | n/a | "*" Gb/s" ]]; then
 	ok run_cpoint_summary_line
 else
 	fail run_cpoint_summary_line "'$line'"
+fi
+# summary.json carries the same figures: null where the text says n/a, the throughput
+# the text shows (to its 6 significant digits)
+dj=$(jq -c '.dcqcn | [.bottleneck.host, .bottleneck.netdev, .repetitions[0].point, .repetitions[0].rep,
+	.repetitions[0].ce_marks, .repetitions[0].cnps_sent, .repetitions[0].cnps_handled]' "$tmp/run/summary.json" 2>&1)
+tg=$(sed -n 's/.*| \([0-9.e+-]*\) Gb\/s$/\1/p' <<<"$line")
+jg=$(jq -r '.dcqcn.repetitions[0].sender_gbps' "$tmp/run/summary.json" 2>/dev/null)
+if [ "$dj" = '["h3","cpb","p000",0,null,null,null]' ] && [ -n "$tg" ] &&
+	awk -v a="$tg" -v b="$jg" 'BEGIN { exit !(b != "" && (a - b) ^ 2 <= (a * 1e-5) ^ 2) }'; then
+	ok "run_cpoint_summary_json: dcqcn $dj, sender $jg Gb/s (text $tg)"
+else
+	fail run_cpoint_summary_json "dcqcn $dj, sender json '$jg' text '$tg'"
 fi
 
 # The port has its own root qdisc again, and the run's record says so.

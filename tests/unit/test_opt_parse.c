@@ -91,9 +91,9 @@ static void test_errors(void **state)
 		{ "-c 0", "pfclab test: --count '0': expected a whole number >= 1\n" },
 		{ "-D 10", "" },	/* a bare number is seconds: fine */
 		{ "-D 5parsecs", "pfclab test: --duration '5parsecs': expected a duration >= 1ms "
-		  "(e.g. 500us, 10ms, 30s, 5m)\n" },
+		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
 		{ "-t 1us", "pfclab test: --duration '1us': expected a duration >= 1ms "
-		  "(e.g. 500us, 10ms, 30s, 5m)\n" },
+		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
 		{ "-s 1", "pfclab test: --size '1': expected a size from 2 to 1048576 bytes "
 		  "(e.g. 64, 4K, 1M)\n" },
 		{ "-s 2M", "pfclab test: --size '2M': expected a size from 2 to 1048576 bytes "

@@ -26,7 +26,8 @@ static void test_errors(void **state)
 	static const struct err_case cases[] = {
 		{ "name: t\nhosts:\n  a: {addr: 10.0.0.1, rdma: rxe0, netdev: va}\n  b: {rdma: rxe1, netdev: vb}\n"
 		  "phases:\n  - traffic:\n      from: b\n      to: a\n      size: 64Q\n",
-		  "exp.yaml:9: phases[0].traffic.size: '64Q' is not a size; give e.g. 64K or 1M" },
+		  "exp.yaml:9: phases[0].traffic.size: '64Q' is not valid for pfclab traffic -s; give a size from 1 "
+		  "byte to 64M" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 10 s\n",
 		  "exp.yaml:5: phases[0].duration: '10 s' is not a duration; give e.g. 500ms, 10s or 2m" },
 		{ "name: t\nhost:\n  a: {netdev: va}\n",
@@ -42,7 +43,8 @@ static void test_errors(void **state)
 		  "exp.yaml:5: phases[0].duration: '${d}': no sweep variable 'd' (sweep: names them)" },
 		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
 		  "sweep:\n  sz: [4K, 1X]\nphases:\n  - traffic: {from: b, to: a, size: \"${sz}\"}\n",
-		  "exp.yaml:8: phases[0].traffic.size: '1X' is not a size; give e.g. 64K or 1M (sweep sz = '1X')" },
+		  "exp.yaml:8: phases[0].traffic.size: '1X' is not valid for pfclab traffic -s; give a size from 1 "
+		  "byte to 64M (sweep sz = '1X')" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1s\n    inject:\n      - {host: a, kind: pfx}\n",
 		  "exp.yaml:7: phases[0].inject[0].kind: 'pfx' is not an inject kind; give pause, pfc, cnp, roce, "
 		  "cnp-on-ce or pfc-on-backlog" },
@@ -56,7 +58,21 @@ static void test_errors(void **state)
 		  "exp.yaml:3: hosts.a: no netdev: name the host's RDMA network interface (netdev: eth2), monitored and captured on" },
 		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
 		  "phases:\n  - traffic: {from: b, to: a, qp: 300}\n",
-		  "exp.yaml:6: phases[0].traffic.qp: '300' is not a whole number in 1..256" },
+		  "exp.yaml:6: phases[0].traffic.qp: '300' is not valid for pfclab traffic -q; give a whole number "
+		  "from 1 to 256" },
+		/* Ranges are traffic's own (pfclab traffic -t, -I, -m), not a copy. */
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "phases:\n  - traffic: {from: b, to: a, tx_depth: 20000}\n",
+		  "exp.yaml:6: phases[0].traffic.tx_depth: '20000' is not valid for pfclab traffic -t; give a "
+		  "whole number from 1 to 16384" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "phases:\n  - traffic: {from: b, to: a, inline: 1K}\n",
+		  "exp.yaml:6: phases[0].traffic.inline: '1K' is not valid for pfclab traffic -I; give a whole "
+		  "number from 0 to 4096" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "phases:\n  - traffic: {from: b, to: a, mtu: 1000}\n",
+		  "exp.yaml:6: phases[0].traffic.mtu: '1000' is not valid for pfclab traffic -m; the MTU is one "
+		  "of 256, 512, 1024, 2048, 4096" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 10ms, sources: [ethtool, foo]}\n",
 		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give ethtool, pause, dcb, link, pci, rdma, nvml or qdisc" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: z, rate: 1mbit}\nphases:\n  - duration: 1s\n",

@@ -146,11 +146,53 @@ static void test_opts_values(void **state)
 	assert_int_equal(o.post_list, 4);
 }
 
+/* One option's value checked alone, as the experiment runner does: same table, the
+ * message without the option's name, no checks between options (no -d needed).
+ */
+static void test_opts_check(void **state)
+{
+	static const struct {
+		const char *flag, *value, *why;	/* why NULL: accepted */
+	} cases[] = {
+		{ "-q", "256", NULL },
+		{ "-q", "300", "expected a whole number from 1 to 256" },
+		{ "-t", "20000", "expected a whole number from 1 to 16384" },
+		{ "-s", "4K,64K", NULL },
+		{ "-s", "64Q", "expected a size from 1 byte to 64M" },
+		{ "-s", "4K,1X", "'1X' is not a size from 1 byte to 64M" },
+		{ "-m", "1000", "the MTU is one of 256, 512, 1024, 2048, 4096" },
+		{ "--mem", "nope", "unknown memory type; 'pfclab traffic --help' lists them" },
+		{ "--rate", "0", "a rate in Gb/s above 0 and up to 1000" },
+		{ "--warmup", "-5", "expected a duration from 0ns to 1h (e.g. 500us, 10ms, 30s)" },
+		{ "--no-such", "1", "unknown option '--no-such'; see 'pfclab traffic --help'" },
+	};
+	struct traffic_opts o;
+	char why[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int rc = traffic_opts_check(cases[i].flag, cases[i].value, &o, why, sizeof(why));
+
+		if (!cases[i].why) {
+			assert_int_equal(rc, 0);
+			continue;
+		}
+		assert_int_equal(rc, -EINVAL);
+		if (strcmp(why, cases[i].why))
+			fail_msg("%s %s: got '%s'", cases[i].flag, cases[i].value, why);
+	}
+	assert_int_equal(traffic_opts_check("-D", "250ms", &o, why, sizeof(why)), 0);
+	assert_int_equal(o.duration_ns, 250000000ULL);	/* the value, for the runner */
+	assert_int_equal(o.qps, 1);			/* the rest: defaults */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opts_table),
 		cmocka_unit_test(test_opts_values),
+		cmocka_unit_test(test_opts_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_traffic_report.c: pfclab traffic's report rows: JSON lines that parse, null / "n/a"
- * for values that were not measured, rates from bytes over measured seconds.
+/* test_traffic_report.c: pfclab traffic's report rows and start line: JSON lines that
+ * parse, null / "n/a" for values that were not measured, rates from bytes over measured
+ * seconds.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -99,11 +100,64 @@ static void test_text_row(void **state)
 	assert_true(isnan(traffic_dir_mpps(&r.tx)));
 }
 
+static char *render_start(bool json, const struct traffic_run_info *ri)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	traffic_report_start(f, json, ri);
+	fclose(f);
+	return buf;
+}
+
+/* The start line's SL and traffic class: numbers when known, null / "n/a" when not. */
+static void test_start_sl_tclass(void **state)
+{
+	struct traffic_run_info ri = {
+		.dev = "rxe1", .port = 1, .gid_index = 1, .gid = "::ffff:10.77.0.2",
+		.peer = "10.77.0.1:18515", .role = "client", .qps = 1, .mtu = 1024,
+		.tclass = 104, .sl = 3, .mem = "host", .mem_desc = "host",
+	};
+	json_object *o, *v;
+	char *s;
+
+	(void)state;
+	s = render_start(true, &ri);
+	o = json_tokener_parse(s);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "tclass", &v));
+	assert_int_equal(json_object_get_int(v), 104);
+	assert_true(json_object_object_get_ex(o, "sl", &v));
+	assert_int_equal(json_object_get_int(v), 3);
+	json_object_put(o);
+	free(s);
+	s = render_start(false, &ri);
+	assert_non_null(strstr(s, "tclass 104, SL 3,"));
+	free(s);
+
+	ri.tclass = ri.sl = -1;
+	s = render_start(true, &ri);
+	o = json_tokener_parse(s);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "tclass", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(o, "sl", &v));
+	assert_null(v);
+	json_object_put(o);
+	free(s);
+	s = render_start(false, &ri);
+	assert_non_null(strstr(s, "tclass n/a, SL n/a,"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_row),
 		cmocka_unit_test(test_text_row),
+		cmocka_unit_test(test_start_sl_tclass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/util.h"
-#include "traffic/geforce/rm_abi.h"
+#include "lib/hw/rm_abi.h"
 #include "traffic/geforce/rm_capture.h"
 
 #define FD_CTL 7
@@ -198,14 +198,6 @@ static void test_controls_fill_gaps(void **state)
 	assert_int_equal(h.fd, FD_CTL);
 }
 
-static void test_status_names(void **state)
-{
-	(void)state;
-	assert_string_equal(rm_status_name(0), "NV_OK");
-	assert_string_equal(rm_status_name(0x56), "NV_ERR_NOT_SUPPORTED");
-	assert_string_equal(rm_status_name(0x12345), "NV_STATUS 0x12345");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,7 +208,6 @@ int main(void)
 		cmocka_unit_test(test_failed_and_malformed_ignored),
 		cmocka_unit_test(test_incomplete_handles),
 		cmocka_unit_test(test_controls_fill_gaps),
-		cmocka_unit_test(test_status_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <cmocka.h>
 
-#include "traffic/geforce/rm_abi.h"
+#include "lib/hw/rm_abi.h"
 #include "traffic/geforce/rm_capture.h"
 #include "traffic/geforce/rm_p2p.h"
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_traffic_opts.sh (vlab guest): pfclab traffic options, each with its effect checked:
-# -a (the whole size sweep), --dscp/-S (DSCP in every captured packet, SL on both sides),
-# -d with a device that is not there, -i, --bind, --numa, --hugepages (2 MiB pages when
-# the guest has them, plain pages when not), --quiet, --rx-depth (the receive CQ's size),
-# --rate-mode, and --retry (with --qp-timeout 14) against a peer whose path vanishes.
+# -a (the whole size sweep), --dscp/-S (DSCP in every captured packet, traffic class and
+# SL as both devices report them), -d with a device that is not there, -i, --bind, --numa,
+# --hugepages (2 MiB pages when the guest has them, plain pages when not), --quiet,
+# --rx-depth (the receive CQ's size), --rate-mode, and --retry / --qp-timeout (14 and 19)
+# against a peer whose path vanishes.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 13
+plan 14
 
 need_cmd traffic-opts jq tcpdump rdma || finish
 [ -x "$PFCLAB" ] || { fail traffic-opts "no pfclab binary at $PFCLAB"; finish; }
@@ -27,7 +28,6 @@ pair() {
 sums() { jq -c 'select(.type == "summary")' "$1"; }
 start() { jq -r "select(.type == \"start\") | $2" "$1"; }
 errs() { cat "$VLAB_OUT/$1"-*.err | tr '\n' ' ' | head -c 300; }
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
 # 1. -a: 23 sizes, 2 B .. 8 MiB, each with exactly its bytes, on both sides; -i 1 named
 pair sweep 19000 -a -n 3 -i 1
@@ -40,8 +40,19 @@ else
 	fail "-a -n 3: the size sweep" "rc $src/$crc got $(echo "$got" | head -c 120) rx $(echo "$gotr" | head -c 120) $(errs sweep)"
 fi
 
-# 2. --dscp 26 -S 3: every RoCEv2 packet carries DSCP 26 (tos 0x68) and both sides run
-#    at SL 3 (rxe has no VLAN priority to carry the SL onto this untagged link)
+# 2. --dscp 26 -S 3: every RoCEv2 packet carries DSCP 26 (tos 0x68), and the QPs on both
+#    sides hold traffic class 104 as the device reports it back (ibv_query_qp, IBV_QP_AV,
+#    in the start line): an oracle independent of the options. The SL cannot be seen on
+#    this lab at all, on the wire or in the device:
+#    - rxe keeps no SL: rxe_av (rxe_av.c, rxe_av_from_attr) takes only the GRH fields and
+#      the port from the address vector, and rxe_av_to_attr gives back none, so
+#      ibv_query_qp answers SL 0 whatever -S was, and pfclab says so on stderr;
+#    - rxe never sets skb->priority (rxe_init_packet allocates the skb and rxe_send hands it
+#      to ip_local_out; nothing in rxe_net.c gives it a priority), so no VLAN PCP can carry
+#      the SL either: over a VLAN on va/vb with egress-qos-map 0:5 3:3, -S 3 (and perftest
+#      --sl 3) put PCP 5, priority 0's mapping, on all 1400 packets. (rxe refuses a VLAN
+#      device itself, 'rdma link add' answers EPERM; its GID table lists the VLAN's
+#      address.) On a NIC that keeps the SL (mlx5) the start line shows -S here.
 tcpdump -Z root -i "$VLAB_IF_B" -s 64 --immediate-mode -w "$VLAB_OUT/dscp.pcap" -U 'udp dst port 4791' \
 	>"$VLAB_OUT/tcpdump.txt" 2>&1 &
 tdpid=$!
@@ -52,11 +63,13 @@ kill -INT $tdpid; wait $tdpid
 n68=$(tcpdump -r "$VLAB_OUT/dscp.pcap" -nn -v 2>/dev/null | grep -c 'tos 0x68')
 all=$(tcpdump -r "$VLAB_OUT/dscp.pcap" -nn 2>/dev/null | wc -l)
 mark="$(start "$VLAB_OUT/dscp-server.out" '"\(.tclass) \(.sl)"') $(start "$VLAB_OUT/dscp-client.out" '"\(.tclass) \(.sl)"')"
+nosl=$(cat "$VLAB_OUT"/dscp-*.err | grep -c "reports SL 0 for its QPs, not the 3 asked for")
 # 50 x 4 KiB one way is at least 50 packets (more with an MTU under 4096)
-if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$all" -ge 50 ] && [ "$n68" = "$all" ] && [ "$mark" = "104 3 104 3" ]; then
-	ok "--dscp 26 -S 3: all $all captured RoCEv2 packets carry DSCP 26; tclass 104, SL 3 on both sides"
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$all" -ge 50 ] && [ "$n68" = "$all" ] && [ "$mark" = "104 0 104 0" ] &&
+	[ "$nosl" = 2 ]; then
+	ok "--dscp 26 -S 3: all $all captured RoCEv2 packets carry DSCP 26; both QPs report tclass 104 and (rxe keeps no SL) SL 0, said on both sides"
 else
-	fail "--dscp 26 -S 3" "rc $src/$crc tos 0x68 in $n68 of $all; tclass/sl '$mark' $(errs dscp)"
+	fail "--dscp 26 -S 3" "rc $src/$crc tos 0x68 in $n68 of $all; reported tclass/sl '$mark' (want '104 0 104 0'); SL warnings $nosl of 2 $(errs dscp)"
 fi
 
 # 3. a device or port that is not there: exit 1, one line naming it
@@ -163,49 +176,117 @@ else
 	fail "--rate-mode hw on rxe is refused" "rc $src/$crc $(errs rhw)"
 fi
 
-# 9. --qp-timeout / --retry: the path to the peer vanishes (both veth ends stop accepting
-#    packets from a local address) while the exchange connection on lo stays up, so only
-#    the QP's own timeout and retries can notice
-accept_local() { sysctl -qw net.ipv4.conf.all.accept_local=$1 "net.ipv4.conf.$VLAB_IF_A.accept_local=$1" "net.ipv4.conf.$VLAB_IF_B.accept_local=$1"; }
-defer accept_local 1
-# cut TAG PORT ARGS...: one-way run, cut the path once it runs, wait up to 3 s for the
-# client; sets alive (1 when the client still runs), crc, and retries (rxe1's timeouts)
+# 9. --qp-timeout / --retry: the path to the peer vanishes (neither veth end accepts
+#    packets from a local address any more) while the exchange connection on lo stays up,
+#    so only the QP's own timeout and retries can notice.
+#    The cut is one write: accept_local is on while either conf/all or the device's own
+#    value is on (IN_DEV_ORCONF), so with va/vb at 0 and all at 1, 'all = 0' cuts both
+#    directions at once; the retry counter is read just before it (bash builtins, no
+#    process in between), so the timeouts counted are the cut's own.
+#    How rxe times out (rxe_qp.c, rxe_req.c, rxe_comp.c; measured below):
+#    - one timeout lasts qp_timeout_jiffies = nsecs_to_jiffies(4.096 us << N): with this
+#      kernel's HZ 250, N 14 = 16 jiffies (64 ms) and N 19 = 536 jiffies (2.144 s); the
+#      timer wheel fires a timer of 512 jiffies or more up to 64 jiffies (256 ms) late, so
+#      an N 19 timeout lasts 2.144 .. 2.40 s (N 14: 64 .. 68 ms);
+#    - the retransmit timer is armed when a packet goes out while it is idle (rxe_req.c)
+#      and restarted only when the completer, done with the ACKs at hand, still sees
+#      packets unacknowledged (rxe_comp.c, COMPST_EXIT), not by every ACK. So it can run
+#      out while traffic flows (harmless: the next ACK gives the QP its retries back, but
+#      with --retry 0 such a timeout ended a healthy run before any cut), and after the
+#      cut the first timeout comes when the running one ends: with N 19 0.75 .. 2.48 s
+#      after the cut (12 runs), not a whole 2.14 s after the last ACK. Only the timeouts
+#      after it last a full one from their retransmission, so the QP gives up between
+#      retry x T and (retry + 1) x T (+ the wheel's lateness) after the cut, often
+#      sooner than the (retry + 1) x T one would expect;
+#    - every timeout with packets outstanding counts one completer_retry_err and, while
+#      --retry allows, retransmits; the one after that counts retry_exceeded_err and ends
+#      the QP with "transport retry counter exceeded": exactly --retry and 1 (with the cut
+#      made of three sysctl writes, spurious timeouts in that window gave 2 for --retry 1,
+#      6 and 8 for --retry 5).
+#    Measured (cut -> exit of the client, 5 boots, 12 or 13 runs of each): N 14 --retry 1
+#    93 .. 491 ms, --retry 5 359 .. 605 ms; N 19 --retry 1 3.11 .. 4.76 s, its first
+#    timeout 2.22 .. 2.47 s before the exit.
+acc=/proc/sys/net/ipv4/conf
+echo 0 >"$acc/$VLAB_IF_A/accept_local"
+echo 0 >"$acc/$VLAB_IF_B/accept_local"
+echo 1 >"$acc/all/accept_local"
+defer "echo 1 >$acc/all/accept_local; echo 1 >$acc/$VLAB_IF_A/accept_local; echo 1 >$acc/$VLAB_IF_B/accept_local"
+ctr=/sys/class/infiniband/$VLAB_DEV_B/ports/1/hw_counters
+usec() { echo "${EPOCHREALTIME/./}"; }
+# cut TAG PORT ARGS...: one-way run, cut the path once it runs, wait up to 8 s for the
+# client. Sets crc, exit_ms (cut -> client exit), first_ms (cut -> first timeout seen,
+# polled every 20 ms; -1 if none), retries (completer_retry_err), exceeded
+# (retry_exceeded_err), alive (1 when the client still ran after 8 s).
 cut() {
-	local tag=$1 port=$2 spid cpid r0
+	local tag=$1 port=$2 spid cpid r0 e0 t0 n tend
 	shift 2
+	rm -f "$VLAB_OUT/$tag.end" "$VLAB_OUT/$tag.pid"
 	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json -s 64K -D 60 "$@" \
 		>"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
 	spid=$!
-	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 64K -D 60 "$@" "$VLAB_IP_A" \
+	# the client's exit status and the moment it ended, written by the shell waiting on it
+	( "$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 64K -D 60 "$@" "$VLAB_IP_A" \
 		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
+	  echo $! >"$VLAB_OUT/$tag.pid"; wait $!; echo "$? $(usec)" >"$VLAB_OUT/$tag.end" ) &
 	cpid=$!
 	for _ in $(seq 100); do grep -q '"type":"interval"' "$VLAB_OUT/$tag-client.out" && break; sleep 0.1; done
-	r0=$(hw "$VLAB_DEV_B" completer_retry_err)
-	accept_local 0
-	alive=1
-	for _ in $(seq 30); do kill -0 $cpid 2>/dev/null || { alive=0; break; }; sleep 0.1; done
-	retries=$(( $(hw "$VLAB_DEV_B" completer_retry_err) - r0 ))
-	kill -INT $cpid $spid 2>/dev/null
-	wait $cpid; crc=$?
+	read -r e0 <"$ctr/retry_exceeded_err"
+	read -r r0 <"$ctr/completer_retry_err"; echo 0 >"$acc/all/accept_local"
+	t0=$(usec)
+	first_ms=-1 alive=1
+	while [ $(($(usec) - t0)) -lt 8000000 ]; do
+		[ -s "$VLAB_OUT/$tag.end" ] && { alive=0; break; }
+		if [ $first_ms -lt 0 ]; then
+			read -r n <"$ctr/completer_retry_err"
+			[ "$n" != "$r0" ] && first_ms=$((($(usec) - t0) / 1000))
+		fi
+		sleep 0.02
+	done
+	[ $alive = 1 ] && kill -INT "$(cat "$VLAB_OUT/$tag.pid")"
+	kill -INT $spid 2>/dev/null
+	wait $cpid
 	wait $spid
-	accept_local 1
+	read -r crc tend <"$VLAB_OUT/$tag.end"
+	exit_ms=$(((tend - t0) / 1000))
+	read -r n <"$ctr/completer_retry_err"; retries=$((n - r0))
+	read -r n <"$ctr/retry_exceeded_err"; exceeded=$((n - e0))
+	echo "$tag $*: client exit $crc ${exit_ms} ms after the cut, first timeout at ${first_ms} ms, timeouts retried $retries, exceeded $exceeded" |
+		tee -a "$VLAB_OUT/retry.txt"
+	echo 1 >"$acc/all/accept_local"
 	sleep 0.5
 }
 cut qpt1 19011 --qp-timeout 14 --retry 1
-a_alive=$alive a_rc=$crc a_retries=$retries
+a_alive=$alive a_rc=$crc a_ms=$exit_ms a_retries=$retries a_exc=$exceeded
 cut qpt5 19012 --qp-timeout 14 --retry 5
-b_alive=$alive b_rc=$crc b_retries=$retries
-echo "retry 1: alive $a_alive rc $a_rc timeouts $a_retries; retry 5: alive $b_alive rc $b_rc timeouts $b_retries" |
-	tee "$VLAB_OUT/retry.txt"
-# 4.096 us * 2^14 = 67 ms per try: both give up well within the 3 s, after as many
-# timeouts (rxe's completer_retry_err) as --retry allows, or one more: a retransmission
-# already under way when the path went can time out on its own (seen: 2 with --retry 1,
-# 6 with --retry 5)
-if [ $a_alive = 0 ] && [ $b_alive = 0 ] && [ $a_rc -eq 1 ] && [ $b_rc -eq 1 ] &&
-	[ "$a_retries" -ge 1 ] && [ "$a_retries" -le 2 ] && [ "$b_retries" -ge 5 ] && [ "$b_retries" -le 6 ] &&
-	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt1-client.err"; then
-	ok "--retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' after $a_retries / $b_retries timeouts"
+b_alive=$alive b_rc=$crc b_ms=$exit_ms b_retries=$retries b_exc=$exceeded
+# N 14: the first timeout at most one timeout (68 ms) after the cut, then --retry more of
+# 64 .. 68 ms each from their retransmissions, so the exit comes at least retry x 64 ms
+# after the cut (--retry 1: 64 ms, 5: 320 ms) and at most (retry + 1) x 68 ms plus the
+# way from the error completion to the process's end (TCG: up to a few hundred ms):
+# within 2 s, the moment the N 19 client below must still be running.
+if [ $a_alive = 0 ] && [ $b_alive = 0 ] && [ "$a_rc" = 1 ] && [ "$b_rc" = 1 ] &&
+	[ "$a_retries" = 1 ] && [ "$b_retries" = 5 ] && [ "$a_exc" = 1 ] && [ "$b_exc" = 1 ] &&
+	[ "$a_ms" -ge 64 ] && [ "$a_ms" -le 2000 ] && [ "$b_ms" -ge 320 ] && [ "$b_ms" -le 2000 ] &&
+	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt1-client.err" &&
+	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt5-client.err"; then
+	ok "--qp-timeout 14 --retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' $a_ms / $b_ms ms after the cut, after exactly 1 / 5 timeouts retried and 1 exceeded"
 else
-	fail "--retry 1 / 5 against a vanished path" "$(cat "$VLAB_OUT/retry.txt"): $(head -n 1 "$VLAB_OUT/qpt1-client.err")"
+	fail "--qp-timeout 14 --retry 1 / 5 against a vanished path" "$(head -n 2 "$VLAB_OUT/retry.txt" | tr '\n' ' ')$(head -n 1 "$VLAB_OUT/qpt1-client.err")"
+fi
+cut qpt19 19013 --qp-timeout 19 --retry 1
+# N 19 (2.144 .. 2.40 s a timeout), --retry 1: the fatal timeout comes a full timeout
+# after the retransmission that followed the first one, so the client still runs 2.0 s
+# after the cut (where the N 14 client above was gone) and ends within 2 x 2.40 s plus
+# 1.2 s for the way to the process's end; between the first timeout seen (polled every
+# 20 ms) and the exit lies one whole timeout: at least 2.144 s less the polling's lag
+# (2.0 s), at most 2.40 s plus the way out (3.4 s).
+gap=$((exit_ms - first_ms))
+if [ $alive = 0 ] && [ "$crc" = 1 ] && [ "$retries" = 1 ] && [ "$exceeded" = 1 ] &&
+	[ "$exit_ms" -ge 2000 ] && [ "$exit_ms" -le 6000 ] && [ "$first_ms" -ge 0 ] &&
+	[ "$gap" -ge 2000 ] && [ "$gap" -le 3400 ] &&
+	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt19-client.err"; then
+	ok "--qp-timeout 19 --retry 1: still running 2 s after the cut, exit 1 'retry counter exceeded' after $exit_ms ms, $gap ms (one timeout) after the first of exactly 1 timeout retried and 1 exceeded"
+else
+	fail "--qp-timeout 19 --retry 1 against a vanished path" "$(tail -n 1 "$VLAB_OUT/retry.txt"); first-to-exit $gap ms: $(head -n 1 "$VLAB_OUT/qpt19-client.err")"
 fi
 finish

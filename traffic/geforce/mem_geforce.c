@@ -23,7 +23,8 @@
 #include <string.h>
 
 #include "traffic/mem_cuda.h"
-#include "traffic/geforce/rm_abi.h"
+#include "lib/hw/rm.h"
+#include "lib/hw/rm_abi.h"
 #include "traffic/geforce/rm_capture.h"
 #include "traffic/geforce/rm_p2p.h"
 
@@ -102,11 +103,11 @@ static int geforce_export(struct mem_buf *b)
 		 "REGISTER_VIDMEM 0x%llx+0x%llx: %s%s%s%s",
 		 g->h.client, g->h.device, g->h.subdevice, g->h.va_space, g->h.memory,
 		 (unsigned long long)g->h.mem_offset, g->h.how ? g->h.how : "?", sum,
-		 rm_status_name(r->alloc_status),
+		 hw_rm_status_name(r->alloc_status),
 		 r->reused ? " (CUDA made its own: controls sent to CUDA's object)" : "", r->p2p,
-		 rm_status_name(r->va_space_status),
+		 hw_rm_status_name(r->va_space_status),
 		 (unsigned long long)r->va_space_token, (unsigned long long)r->va,
-		 (unsigned long long)r->size, rm_status_name(r->vidmem_status),
+		 (unsigned long long)r->size, hw_rm_status_name(r->vidmem_status),
 		 r->shared ? " (its memory object was registered already: counted, not sent)" :
 		 r->by_cuda ? " (CUDA's own object holds this memory already: the NIC path finds it)" :
 		 "",

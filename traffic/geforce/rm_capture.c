@@ -25,7 +25,7 @@
 
 #include "lib/rd.h"
 #include "lib/util.h"
-#include "traffic/geforce/rm_abi.h"
+#include "lib/hw/rm_abi.h"
 #include "traffic/geforce/rm_capture.h"
 
 #define NVIDIA_MAJOR 195

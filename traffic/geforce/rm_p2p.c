@@ -9,10 +9,10 @@
 #include <sys/ioctl.h>
 
 #include "lib/util.h"
-#include "traffic/geforce/rm_abi.h"
+#include "lib/hw/rm.h"
+#include "lib/hw/rm_abi.h"
 #include "traffic/geforce/rm_p2p.h"
 
-#define RM_IOWR(nr, type) _IOC(_IOC_READ | _IOC_WRITE, RM_IOCTL_MAGIC, (nr), sizeof(type))
 /* Handles we make: a range CUDA's own (0xcaf0000x, 0x5c00000x, ...) do not use. */
 #define P2P_HANDLE_BASE 0xbf503c00u
 
@@ -36,92 +36,21 @@ static struct {
 	bool owned;		/* we allocated it (else it is CUDA's) */
 } obj = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
-const char *rm_status_name(uint32_t status)
-{
-	static const struct {
-		uint32_t code;
-		const char *name;
-	} names[] = {
-		{ 0x00, "NV_OK" },
-		{ 0x19, "NV_ERR_INSERT_DUPLICATE_NAME" },
-		{ 0x1a, "NV_ERR_INSUFFICIENT_RESOURCES" },
-		{ 0x1b, "NV_ERR_INSUFFICIENT_PERMISSIONS" },
-		{ 0x1e, "NV_ERR_INVALID_ADDRESS" },
-		{ 0x1f, "NV_ERR_INVALID_ARGUMENT" },
-		{ 0x22, "NV_ERR_INVALID_CLASS" },
-		{ 0x23, "NV_ERR_INVALID_CLIENT" },
-		{ 0x24, "NV_ERR_INVALID_COMMAND" },
-		{ 0x2e, "NV_ERR_INVALID_LIMIT" },
-		{ 0x33, "NV_ERR_INVALID_OBJECT_HANDLE" },
-		{ 0x36, "NV_ERR_INVALID_OBJECT_PARENT" },
-		{ 0x37, "NV_ERR_INVALID_OFFSET" },
-		{ 0x3a, "NV_ERR_INVALID_PARAM_STRUCT" },
-		{ 0x40, "NV_ERR_INVALID_STATE" },
-		{ 0x51, "NV_ERR_NO_MEMORY" },
-		{ 0x55, "NV_ERR_NOT_READY" },
-		{ 0x56, "NV_ERR_NOT_SUPPORTED" },
-		{ 0x57, "NV_ERR_OBJECT_NOT_FOUND" },
-		{ 0x59, "NV_ERR_OPERATING_SYSTEM" },
-		{ 0x63, "NV_ERR_STATE_IN_USE" },
-		{ RM_STATUS_NOT_REACHED, "not reached" },
-	};
-	static __thread char buf[48];
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].code == status)
-			return names[i].name;
-	snprintf(buf, sizeof(buf), "NV_STATUS 0x%x", status);
-	return buf;
-}
-
-/* One RM control; returns the RM status, or RM_STATUS_NOT_REACHED with *err set. */
-static uint32_t rm_control(int fd, uint32_t client, uint32_t object, uint32_t cmd, void *params,
-			   uint32_t size, int *err)
-{
-	struct rm_control c = {
-		.client = client, .object = object, .cmd = cmd,
-		.params = (uint64_t)(uintptr_t)params, .params_size = size,
-	};
-
-	if (ioctl(fd, RM_IOWR(RM_ESC_CONTROL, struct rm_control), &c) < 0) {
-		*err = errno;
-		return RM_STATUS_NOT_REACHED;
-	}
-	return c.status;
-}
-
-static uint32_t rm_free_obj(int fd, uint32_t client, uint32_t parent, uint32_t object)
-{
-	struct rm_free f = { .client = client, .parent = parent, .object = object };
-
-	if (ioctl(fd, RM_IOWR(RM_ESC_FREE, struct rm_free), &f) < 0)
-		return RM_STATUS_NOT_REACHED;
-	return f.status;
-}
-
 /* Allocate the NV503C object; RM status, handle in *p2p. */
 static uint32_t alloc_p2p(const struct rm_handles *h, uint32_t *p2p, int *err)
 {
 	struct rm_503c_alloc params = { .flags = RM_503C_TYPE_BAR1 };
-	struct rm_alloc a;
+	uint32_t st = RM_STATUS_NOT_REACHED;
 	unsigned int i;
 
 	for (i = 0; i < 16; i++) {
-		a = (struct rm_alloc){
-			.client = h->client, .parent = h->subdevice, .object = P2P_HANDLE_BASE + i,
-			.cls = RM_CLASS_THIRD_PARTY_P2P, .params = (uint64_t)(uintptr_t)&params,
-			.params_size = sizeof(params),
-		};
-		if (ioctl(h->fd, RM_IOWR(RM_ESC_ALLOC, struct rm_alloc), &a) < 0) {
-			*err = errno;
-			return RM_STATUS_NOT_REACHED;
-		}
-		if (a.status != RM_ERR_INSERT_DUPLICATE_NAME)
+		*p2p = P2P_HANDLE_BASE + i;
+		st = hw_rm_alloc(h->fd, h->client, h->subdevice, p2p, RM_CLASS_THIRD_PARTY_P2P,
+				 &params, sizeof(params), err);
+		if (st != RM_ERR_INSERT_DUPLICATE_NAME)
 			break;
 	}
-	*p2p = a.object;
-	return a.status;
+	return st;
 }
 
 static int mem_find(uint32_t memory)
@@ -142,10 +71,10 @@ static void obj_release(void)
 	struct rm_503c_unregister_va_space uvs = { .va_space = obj.va_space };
 	int err = 0;
 
-	rm_control(obj.fd, obj.client, obj.p2p, RM_503C_CTRL_UNREGISTER_VA_SPACE, &uvs,
+	hw_rm_control(obj.fd, obj.client, obj.p2p, RM_503C_CTRL_UNREGISTER_VA_SPACE, &uvs,
 		   sizeof(uvs), &err);
 	if (obj.owned)
-		rm_free_obj(obj.fd, obj.client, obj.subdevice, obj.p2p);
+		hw_rm_free(obj.fd, obj.client, obj.subdevice, obj.p2p);
 	obj.p2p = 0;
 	obj.fd = -1;
 }
@@ -184,11 +113,11 @@ int rm_p2p_register(const struct rm_handles *h, uint64_t va, uint64_t size,
 			goto fail;
 		}
 		r->p2p = obj.p2p;
-		r->va_space_status = rm_control(h->fd, h->client, obj.p2p,
+		r->va_space_status = hw_rm_control(h->fd, h->client, obj.p2p,
 						RM_503C_CTRL_REGISTER_VA_SPACE, &vs, sizeof(vs), &err);
 		if (r->va_space_status != RM_OK) {
 			if (obj.owned)
-				rm_free_obj(h->fd, h->client, h->subdevice, obj.p2p);
+				hw_rm_free(h->fd, h->client, h->subdevice, obj.p2p);
 			goto fail;
 		}
 		obj.client = h->client;
@@ -215,7 +144,7 @@ int rm_p2p_register(const struct rm_handles *h, uint64_t va, uint64_t size,
 		rc = -ENOSPC;
 		goto out;
 	}
-	r->vidmem_status = rm_control(h->fd, h->client, obj.p2p, RM_503C_CTRL_REGISTER_VIDMEM, &vm,
+	r->vidmem_status = hw_rm_control(h->fd, h->client, obj.p2p, RM_503C_CTRL_REGISTER_VIDMEM, &vm,
 				      sizeof(vm), &err);
 	if (r->vidmem_status == RM_ERR_INSERT_DUPLICATE_NAME && !obj.owned) {
 		/* Datacenter GPUs: CUDA registered this memory with its own object already, which
@@ -252,7 +181,7 @@ void rm_p2p_unregister(struct rm_p2p_reg *r)
 	m = mem_find(r->h.memory);
 	if (m >= 0 && --obj.mems[m].refs == 0) {
 		if (obj.mems[m].ours)
-			rm_control(obj.fd, obj.client, obj.p2p, RM_503C_CTRL_UNREGISTER_VIDMEM, &uvm,
+			hw_rm_control(obj.fd, obj.client, obj.p2p, RM_503C_CTRL_UNREGISTER_VIDMEM, &uvm,
 				   sizeof(uvm), &err);
 		obj.mems[m] = obj.mems[--obj.nmems];
 		if (!obj.nmems)

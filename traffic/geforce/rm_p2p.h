@@ -48,6 +48,4 @@ int rm_p2p_register(const struct rm_handles *h, uint64_t va, uint64_t size,
  */
 void rm_p2p_unregister(struct rm_p2p_reg *r);
 
-#define RM_STATUS_NOT_REACHED 0xffffffffu
-
 #endif

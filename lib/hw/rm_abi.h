@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rm_abi.h: the few pieces of the NVIDIA Resource Manager (RM) user ABI that the geforce
- * memory backend needs, declared here from the public SDK headers of
+/* rm_abi.h: the few pieces of the NVIDIA Resource Manager (RM) user ABI that pfclab uses
+ * (the geforce memory backend's P2P registration, the monitor's PCIe byte counters),
+ * declared here from the public SDK headers of
  * NVIDIA/open-gpu-kernel-modules (src/common/sdk/nvidia/inc/nvos.h, class/cl503c.h,
  * ctrl/ctrl503c.h, src/nvidia/arch/nvalloc/unix/include/nv_escape.h,
  * kernel-open/common/inc/nv-ioctl*.h, kernel-open/nvidia-uvm/uvm_ioctl.h). Field order,
@@ -9,8 +10,8 @@
  * RM ioctls on /dev/nvidiactl (and /dev/nvidiaN) are _IOWR('F', escape, params): the
  * number is the escape code, the size that of the parameter struct.
  */
-#ifndef PFCLAB_TRAFFIC_RM_ABI_H
-#define PFCLAB_TRAFFIC_RM_ABI_H
+#ifndef PFCLAB_LIB_HW_RM_ABI_H
+#define PFCLAB_LIB_HW_RM_ABI_H
 
 #include <stdint.h>
 
@@ -142,7 +143,9 @@ _Static_assert(sizeof(struct rm_503c_register_vidmem) == 32, "NV503C vidmem para
 #define RM_UVM_MAP_EXTERNAL_ALLOCATION 33
 #define RM_UVM_ATTR_SIZE 36
 
-/* "NV_ERR_INVALID_ARGUMENT (0x1f)" style name for an NV_STATUS. */
-const char *rm_status_name(uint32_t status);
+/* The status of a step that was never reached (or whose ioctl itself failed). */
+#define RM_STATUS_NOT_REACHED 0xffffffffu
+
+#define RM_IOWR(nr, type) _IOC(_IOC_READ | _IOC_WRITE, RM_IOCTL_MAGIC, (nr), sizeof(type))
 
 #endif
