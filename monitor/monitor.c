@@ -438,7 +438,8 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 	out_double(&o, "cpu_core_pct", ", %.2f%% of one core",
 		   wall > 0 ? 100.0 * cpu / wall : 0.0);
 	out_double(&o, "work_us_per_sample", " (reading, computing and writing: %.1f us per "
-		   "sample; the rest is the timer wakeup)\n", (double)work_ns / 1e3 / (double)n);
+		   "sample; the rest is the timer wakeup and the sources' own threads)\n",
+		   (double)work_ns / 1e3 / (double)n);
 	out_arr_open(&o, "sources");
 	for (i = 0; i < mon_engine_nsrc(x->e); i++) {
 		const struct mon_src *src = mon_engine_src(x->e, i);
@@ -475,6 +476,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
 	uint64_t t0, n = 0, work_ns = 0, rec_ns = 0;
+	bool meas;
 	double cpu0;
 	int failed, rc;
 	size_t i;
@@ -511,23 +513,24 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			pfc_errno((int)-w, "waiting for the sampling timer");
 			return 1;
 		}
-		if (x->o.stats)
+		meas = x->o.stats && mon_engine_cpu_due(x->e);
+		if (meas)
 			work_ns -= thread_cpu_ns();
 		mon_engine_sample(x->e, &s);
 		n++;
 		if (x->rec && !x->rec_failed) {
-			if (x->o.stats)
+			if (meas)
 				rec_ns -= thread_cpu_ns();
 			if (mon_rec_sample(x->rec, s)) {
 				pfc_err("%s; recording stopped", mon_rec_error(x->rec));
 				x->rec_failed = true;
 			}
-			if (x->o.stats)
+			if (meas)
 				rec_ns += thread_cpu_ns();
 		}
 		if (!x->o.quiet)
 			render_sample(x, s);
-		if (x->o.stats)
+		if (meas)
 			work_ns += thread_cpu_ns();
 		if (x->rec_failed)
 			break; /* the record is what was asked for: end the run, exit 1 */
@@ -542,9 +545,16 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			 "not keep up with %.3f ms); each is counted in the record's overruns "
 			 "column", s->overruns_total, s->overruns_total + n,
 			 x->o.interval_ns / 1e6);
-	if (x->o.stats && n)
+	if (x->o.stats && n) {
+		/* the engine's sums come from a sample of the ticks; the writer's is whole */
+		uint64_t probes = mon_engine_cpu_probes(x->e);
+		uint64_t writer = x->rec ? mon_rec_cpu_ns(x->rec) : 0;
+
 		print_stats(x, n, s ? s->overruns_total : 0, cpu_seconds() - cpu0,
-			    (time_mono_ns() - t0) / 1e9, work_ns, rec_ns);
+			    (time_mono_ns() - t0) / 1e9,
+			    mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0) +
+			    writer, mon_engine_cpu_scale(x->e, rec_ns) + writer);
+	}
 	return x->rec_failed ? 1 : 0;
 }
 

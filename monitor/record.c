@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* record.c: writes a monitor run to a folder so that a kill -9 at any moment leaves
  * every complete line parseable: CSV rows and JSON lines are built in memory, gathered
- * for up to FLUSH_NS or FLUSH_BYTES and handed to the kernel whole on O_APPEND files
- * (a failed write is cut back to the last whole line); meta.json is replaced by
+ * for up to FLUSH_NS or FLUSH_BYTES and handed whole to a writer thread, which puts
+ * them on O_APPEND files in pieces of whole samples (a failed write is cut back to the
+ * last whole sample in both files), so that a slow disk never holds up the sampling
+ * loop and the loop wakes the writer ten times a second at most; meta.json is replaced by
  * write-to-temporary, fsync, rename. A full disk stops the recording: the space kept
  * in a small reserve file is given back so that meta.json can still be finished.
  */
@@ -10,12 +12,16 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -25,16 +31,40 @@
 #include "monitor/record.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
-/* Lines waiting for one write(): at 1 ms, about 100 samples per system call. */
+/* Lines gathered before they go to the writer: 100 ms, or less when samples are large
+ * (memory stays bounded: REC_QLEN batches of FLUSH_BYTES at most, plus one sample).
+ * The writer hands them to the kernel PIECE_BYTES at a time, in whole samples.
+ */
 #define FLUSH_NS    100000000ULL
-#define FLUSH_BYTES (64u * 1024)
+#define FLUSH_BYTES (1024u * 1024)
+#define PIECE_BYTES (64u * 1024)
 #define RESERVE_BYTES (256u * 1024) /* meta.json with a few thousand columns */
+/* Batches handed to the writer and not yet written: up to 1.6 s of samples. A
+ * disk that stays slower than that makes the sampling loop wait (intervals are then
+ * missed and counted) rather than lose samples or grow memory without bound.
+ */
+#define REC_QLEN 16
+/* Room for one number and its separators. */
+#define NUM_MAX 40
 
-struct rec_out {
-	int fd;
+struct rec_buf {
 	char *buf;
 	size_t len, cap;
+};
+
+struct rec_file {
+	int fd;
 	off_t done;		/* bytes in the file that hold whole lines */
+};
+
+/* One batch: the same samples' CSV rows and JSON lines (events too), and where each
+ * sample ends in both.
+ */
+struct rec_job {
+	struct rec_buf csv, jsonl;
+	uint64_t samples;
+	size_t *cend, *jend;	/* per sample: csv.len and jsonl.len after it */
+	size_t ecap;
 };
 
 struct mon_rec {
@@ -42,9 +72,25 @@ struct mon_rec {
 	char dir[4096];
 	int csv_fd;
 	int jsonl_fd;
-	struct rec_out csv, jsonl;
-	uint64_t pending;	/* samples in the buffers, not yet written */
-	uint64_t flushed_ns;	/* sample time of the last flush */
+	struct rec_file csv, jsonl;	/* the writer's while it runs, else the caller's */
+	/* The batches: cur is being filled by the sampling thread; fifo[qhead] ..
+	 * fifo[qhead + qn - 1] wait for (or are in) the writer; the rest are free, on a
+	 * stack, so that the same two buffers take turns while the disk keeps up (no
+	 * fresh memory to fault in).
+	 */
+	struct rec_job job[REC_QLEN];
+	struct rec_job *cur;
+	unsigned fifo[REC_QLEN], qhead, qn;
+	unsigned freel[REC_QLEN], nfree;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;	/* writer: a batch or the stop is there */
+	pthread_cond_t idle;	/* sampler: a batch was written */
+	pthread_t th;
+	bool wrunning, wstop;
+	int wfailed;		/* the writer's first failure (-errno), read atomically */
+	char werr[512];		/* its message, set before wfailed */
+	uint64_t wcpu_ns;	/* the writer's CPU, taken when it ends */
+	uint64_t flushed_ns;	/* sample time of the last hand-off */
 	bool failed;		/* a write failed: nothing more is recorded */
 	bool reserve;		/* <dir>/.reserve holds RESERVE_BYTES */
 	char failure[512];	/* the first failure, for meta.json */
@@ -62,6 +108,7 @@ struct mon_rec {
 	 * per-column number objects (NULL while the value is null).
 	 */
 	size_t jn;
+	size_t jneed;		/* room one JSON line needs at most for these names */
 	char **jkey;		/* per column, its name as a JSON string and a colon */
 	char **jsrc;		/* per source, "source:device" as a JSON string */
 	size_t nsrc;
@@ -124,11 +171,11 @@ static int line_printf(struct mon_rec *r, const char *fmt, ...)
 }
 
 
-static int out_reserve(struct rec_out *o, size_t n)
+static int out_reserve(struct rec_buf *o, size_t n)
 {
 	if (o->len + n > o->cap) {
-		size_t ncap = (o->len + n) * 2 > FLUSH_BYTES * 2 ? (o->len + n) * 2 :
-			      FLUSH_BYTES * 2;
+		size_t ncap = (o->len + n) * 2 > PIECE_BYTES * 2 ? (o->len + n) * 2 :
+			      PIECE_BYTES * 2;
 		char *p = realloc(o->buf, ncap);
 
 		if (!p)
@@ -139,7 +186,7 @@ static int out_reserve(struct rec_out *o, size_t n)
 	return 0;
 }
 
-static int out_put(struct rec_out *o, const char *s, size_t n)
+static int out_put(struct rec_buf *o, const char *s, size_t n)
 {
 	int rc = out_reserve(o, n);
 
@@ -147,26 +194,6 @@ static int out_put(struct rec_out *o, const char *s, size_t n)
 		return rc;
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
-	return 0;
-}
-
-/* Hands the buffered lines to the kernel; on failure the file is cut back to its last
- * whole line, so that a reader never meets half a row. */
-static int out_flush(struct rec_out *o)
-{
-	int rc;
-
-	if (!o->len || o->fd < 0)
-		return 0;
-	rc = pfc_write_all(o->fd, o->buf, o->len);
-	if (rc) {
-		if (ftruncate(o->fd, o->done))
-			(void)0; /* the reader then sees one cut line at the end, as after kill -9 */
-		o->len = 0;
-		return rc;
-	}
-	o->done += (off_t)o->len;
-	o->len = 0;
 	return 0;
 }
 
@@ -429,9 +456,12 @@ static int tmpl_build(struct mon_rec *r)
 	if (!r->jkey || !r->jsrc)
 		return rec_fail(r, -ENOMEM, "recording");
 	r->jn = n;
-	for (i = 0; i < n; i++)
+	r->jneed = 0;
+	for (i = 0; i < n; i++) {
 		if (!(r->jkey[i] = json_str(col_name(c, n, i), ":")))
 			return rec_fail(r, -ENOMEM, "recording");
+		r->jneed += 2 * (strlen(r->jkey[i]) + NUM_MAX);
+	}
 	for (i = 0; i < r->nsrc; i++) {
 		const struct mon_src *src = mon_engine_src(r->e, i);
 		char k[160];
@@ -439,6 +469,7 @@ static int tmpl_build(struct mon_rec *r)
 		snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
 		if (!(r->jsrc[i] = json_str(k, "")))
 			return rec_fail(r, -ENOMEM, "recording");
+		r->jneed += strlen(r->jsrc[i]) + 1;
 	}
 	return 0;
 }
@@ -454,29 +485,186 @@ static int rec_stop(struct mon_rec *r, int rc)
 	return rc;
 }
 
-/* Writes out what the buffers hold; the samples in them count as recorded once both
- * files have them. */
+/* Writes one batch in pieces of whole samples (CSV rows, then the same samples' JSON
+ * lines); *nsamp gets the samples both files now hold. On failure msg says which file
+ * and why, and both files are cut back to the end of the last piece written whole.
+ */
+static int job_write(struct mon_rec *r, struct rec_job *j, uint64_t *nsamp, char *msg,
+		     size_t msgsz)
+{
+	size_t c0 = 0, j0 = 0, i = 0;
+	int rc = 0;
+
+	*nsamp = 0;
+	while (i < j->samples || j0 < j->jsonl.len) {
+		size_t k = i, c1, j1;
+
+		while (k < j->samples && (k == i || j->cend[k] - c0 + j->jend[k] - j0 <=
+					   PIECE_BYTES))
+			k++;
+		c1 = k ? j->cend[k - 1] : 0;
+		/* event lines after the last sample go with the last piece */
+		j1 = k == j->samples ? j->jsonl.len : j->jend[k - 1];
+		rc = pfc_write_all(r->csv.fd, j->csv.buf + c0, c1 - c0);
+		if (rc) {
+			snprintf(msg, msgsz, "%.440s: writing samples.csv: %s", r->dir,
+				 strerror(-rc));
+			break;
+		}
+		rc = pfc_write_all(r->jsonl.fd, j->jsonl.buf + j0, j1 - j0);
+		if (rc) {
+			snprintf(msg, msgsz, "%.440s: writing samples.jsonl: %s", r->dir,
+				 strerror(-rc));
+			break;
+		}
+		r->csv.done += (off_t)(c1 - c0);
+		r->jsonl.done += (off_t)(j1 - j0);
+		*nsamp += k - i;
+		c0 = c1;
+		j0 = j1;
+		i = k;
+	}
+	if (rc) {
+		/* the reader then sees the same whole samples in both (if a cut fails, one
+		 * cut line at the end, as after kill -9) */
+		if (ftruncate(r->csv.fd, r->csv.done) || ftruncate(r->jsonl.fd, r->jsonl.done))
+			(void)0;
+	}
+	return rc;
+}
+
+/* Writes (or, after a failure, drops) batch j and empties it. Called with mu held when
+ * the writer thread runs, alone otherwise.
+ */
+static void job_retire(struct mon_rec *r, struct rec_job *j, bool locked)
+{
+	int rc = 0;
+
+	if (!__atomic_load_n(&r->wfailed, __ATOMIC_ACQUIRE)) {
+		char msg[sizeof(r->werr)];
+		uint64_t n;
+
+		if (locked)
+			pthread_mutex_unlock(&r->mu);
+		rc = job_write(r, j, &n, msg, sizeof(msg));
+		if (locked)
+			pthread_mutex_lock(&r->mu);
+		r->samples += n;
+		if (rc) {
+			memcpy(r->werr, msg, sizeof(msg));
+			__atomic_store_n(&r->wfailed, rc, __ATOMIC_RELEASE);
+		}
+	}
+	j->csv.len = j->jsonl.len = 0;
+	j->samples = 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct mon_rec *r = arg;
+	struct sched_param sp = { 0 };
+	struct timespec ts;
+	unsigned idx;
+
+	/* A batch policy: the writer's wakeups never preempt the sampling thread, so that
+	 * its writes (a burst every 100 ms) do not make a tick late on a busy host.
+	 * Best effort; the default policy works too.
+	 */
+	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->qn && !r->wstop)
+			pthread_cond_wait(&r->wake, &r->mu);
+		if (!r->qn)
+			break;	/* stopped, and every batch written */
+		idx = r->fifo[r->qhead];
+		job_retire(r, &r->job[idx], true);
+		r->qhead = (r->qhead + 1) % REC_QLEN;
+		r->qn--;
+		r->freel[r->nfree++] = idx;
+		pthread_cond_broadcast(&r->idle);
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		r->wcpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return NULL;
+}
+
+/* A failure the writer met ends the recording here, with its message. */
+static int rec_check(struct mon_rec *r)
+{
+	int rc = __atomic_load_n(&r->wfailed, __ATOMIC_ACQUIRE);
+
+	if (rc && !r->failed) {
+		snprintf(r->err, sizeof(r->err), "%s", r->werr);
+		return rec_stop(r, rc);
+	}
+	return r->failed ? -EIO : 0;
+}
+
+/* Queues the batch being filled and starts a new one; waits only while all REC_QLEN
+ * batches are unwritten. Without a writer thread the batch is written here.
+ */
+static void rec_handoff(struct mon_rec *r)
+{
+	struct rec_job *j = r->cur;
+
+	if (!j->csv.len && !j->jsonl.len && !j->samples)
+		return;
+	if (!r->wrunning) {
+		job_retire(r, j, false);
+		return;
+	}
+	pthread_mutex_lock(&r->mu);
+	r->fifo[(r->qhead + r->qn) % REC_QLEN] = (unsigned)(j - r->job);
+	r->qn++;
+	pthread_cond_signal(&r->wake);
+	while (!r->nfree)
+		pthread_cond_wait(&r->idle, &r->mu);
+	r->cur = &r->job[r->freel[--r->nfree]];
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Writes out everything handed over so far and waits for it: the files then hold
+ * every sample taken (for meta.json's counts, a new segment, the end). */
 static int rec_flush(struct mon_rec *r)
 {
-	off_t csv_done;
-	int rc;
+	int rc = rec_check(r);
 
-	if (r->failed)
-		return -EIO;
-	csv_done = r->csv.done;
-	rc = out_flush(&r->csv);
 	if (rc)
-		return rec_stop(r, rec_fail(r, rc, "%s: writing samples.csv", r->dir));
-	rc = out_flush(&r->jsonl);
-	if (rc) {
-		/* the rows just written to the CSV go too: both files hold the same samples */
-		if (!ftruncate(r->csv.fd, csv_done))
-			r->csv.done = csv_done;
-		return rec_stop(r, rec_fail(r, rc, "%s: writing samples.jsonl", r->dir));
+		return rc;
+	rec_handoff(r);
+	if (r->wrunning) {
+		pthread_mutex_lock(&r->mu);
+		while (r->qn)
+			pthread_cond_wait(&r->idle, &r->mu);
+		pthread_mutex_unlock(&r->mu);
 	}
-	r->samples += r->pending;
-	r->pending = 0;
-	return 0;
+	return rec_check(r);
+}
+
+static void writer_stop(struct mon_rec *r)
+{
+	if (!r->wrunning)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->wstop = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->th, NULL);
+	r->wrunning = false;
+}
+
+uint64_t mon_rec_cpu_ns(const struct mon_rec *r)
+{
+	struct timespec ts;
+	clockid_t cid;
+
+	if (!r->wrunning)
+		return r->wcpu_ns;
+	if (pthread_getcpuclockid(r->th, &cid) || clock_gettime(cid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int csv_segment_open(struct mon_rec *r)
@@ -509,11 +697,11 @@ static int csv_segment_open(struct mon_rec *r)
 		csv_field(r, col_name(c, n, i));
 	}
 	line_put(r, "\n", 1);
-	rc = out_put(&r->csv, r->line, r->len);
-	if (!rc)
-		rc = out_flush(&r->csv);
+	/* the writer is idle (rec_flush above): the header goes out from here */
+	rc = pfc_write_all(r->csv_fd, r->line, r->len);
 	if (rc)
 		return rec_fail(r, rc, "%s", path);
+	r->csv.done = (off_t)r->len;
 	r->csv_ncol = n;
 	r->layout = mon_engine_layout(r->e);
 	return meta_write(r, false);
@@ -566,6 +754,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 {
 	struct mon_rec *r = calloc(1, sizeof(*r));
 	char path[4200];
+	sigset_t all, old;
 	int i, rc;
 
 	if (!r)
@@ -573,6 +762,12 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	*out = r;
 	r->e = e;
 	r->csv_fd = r->jsonl_fd = r->csv.fd = r->jsonl.fd = -1;
+	r->cur = &r->job[0];
+	for (i = REC_QLEN - 1; i > 0; i--)
+		r->freel[r->nfree++] = (unsigned)i;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	pthread_cond_init(&r->idle, NULL);
 	r->first_wall_ns = time_real_ns();
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	rc = pfc_mkdir_p(dir); /* the run folder may be new, with new parents */
@@ -590,7 +785,17 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		return rec_fail(r, -errno, "%s", path);
 	r->jsonl.fd = r->jsonl_fd;
 	rc = csv_segment_open(r);
-	return rc;
+	if (rc)
+		return rc;
+	/* Without the thread (no resources for one) batches are written in the loop. It
+	 * takes no signals: SIGINT and SIGTERM go to the sampling thread, whose wait they
+	 * end at once.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r->wrunning = pthread_create(&r->th, NULL, writer_main, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return 0;
 }
 
 static int jsonl_write(struct mon_rec *r, json_object *o)
@@ -598,20 +803,18 @@ static int jsonl_write(struct mon_rec *r, json_object *o)
 	const char *t = out_json_text(o, false);
 	int rc;
 
-	rc = out_put(&r->jsonl, t, strlen(t));
+	rc = out_put(&r->cur->jsonl, t, strlen(t));
 	if (!rc)
-		rc = out_put(&r->jsonl, "\n", 1);
+		rc = out_put(&r->cur->jsonl, "\n", 1);
 	if (rc)
 		return rec_fail(r, rc, "%s/samples.jsonl", r->dir);
 	return 0;
 }
 
-/* Room for one number and its separators. */
-#define NUM_MAX 40
 
 static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 {
-	struct rec_out *o = &r->csv;
+	struct rec_buf *o = &r->cur->csv;
 	char gbuf[1024], *p;
 	size_t i, n = r->csv_ncol < s->ncol ? r->csv_ncol : s->ncol;
 	int rc;
@@ -672,7 +875,7 @@ static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 {
 	static const char head[] = "{\"type\":\"sample\",\"seq\":";
-	struct rec_out *o = &r->jsonl;
+	struct rec_buf *o = &r->cur->jsonl;
 	const struct mon_col *c;
 	size_t i, n, need = sizeof(head) + 5 * NUM_MAX + 64;
 	bool first;
@@ -682,11 +885,7 @@ static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 	c = mon_engine_cols(r->e, &n);
 	n = n < s->ncol ? n : s->ncol;
 	n = n < r->jn ? n : r->jn;
-	for (i = 0; i < r->nsrc; i++)
-		need += strlen(r->jsrc[i]) + 1;
-	for (i = 0; i < n; i++)
-		need += 2 * (strlen(r->jkey[i]) + NUM_MAX);
-	rc = out_reserve(o, need);
+	rc = out_reserve(o, need + r->jneed);
 	if (rc)
 		return rc;
 	p = o->buf + o->len;
@@ -735,11 +934,13 @@ static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 {
+	struct rec_job *j;
 	size_t n;
 	int rc;
 
-	if (r->failed)
-		return -EIO;
+	rc = rec_check(r);
+	if (rc)
+		return rc;
 	if (mon_engine_layout(r->e) != r->layout) {
 		rc = csv_segment_open(r);
 		if (rc)
@@ -756,15 +957,29 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 		rc = sample_json(r, s);
 	if (rc)
 		return rec_stop(r, rec_fail(r, rc, "%s: recording", r->dir));
-	r->pending++;
+	j = r->cur;
+	if (j->samples == j->ecap) {
+		size_t ncap = j->ecap ? j->ecap * 2 : 128;
+		size_t *ce = realloc(j->cend, ncap * sizeof(*ce)), *je;
+
+		if (ce)
+			j->cend = ce;
+		je = ce ? realloc(j->jend, ncap * sizeof(*je)) : NULL;
+		if (!je)
+			return rec_stop(r, rec_fail(r, -ENOMEM, "%s: recording", r->dir));
+		j->jend = je;
+		j->ecap = ncap;
+	}
+	j->cend[j->samples] = j->csv.len;
+	j->jend[j->samples] = j->jsonl.len;
+	j->samples++;
 	r->last = s;
 	if (!r->flushed_ns)
 		r->flushed_ns = s->mono_ns;
-	if (r->csv.len + r->jsonl.len >= FLUSH_BYTES || s->mono_ns - r->flushed_ns >= FLUSH_NS) {
+	if (r->cur->csv.len + r->cur->jsonl.len >= FLUSH_BYTES ||
+	    s->mono_ns - r->flushed_ns >= FLUSH_NS) {
 		r->flushed_ns = s->mono_ns;
-		rc = rec_flush(r);
-		if (rc)
-			return rec_stop(r, rc);
+		rec_handoff(r);
 	}
 	return 0;
 }
@@ -800,10 +1015,12 @@ int mon_rec_event(struct mon_rec *r, const struct mon_event *ev)
 int mon_rec_close(struct mon_rec *r)
 {
 	int rc = 0, frc;
+	size_t i;
 
 	if (!r)
 		return 0;
 	frc = r->failed ? -EIO : rec_flush(r);
+	writer_stop(r);
 	/* after a full disk the reserve makes room for the final meta.json */
 	reserve_give_back(r);
 	if (r->jsonl_fd >= 0 && r->csv_fd >= 0)
@@ -815,8 +1032,15 @@ int mon_rec_close(struct mon_rec *r)
 	if (r->argv)
 		json_object_put(r->argv);
 	tmpl_free(r);
-	free(r->csv.buf);
-	free(r->jsonl.buf);
+	for (i = 0; i < REC_QLEN; i++) {
+		free(r->job[i].csv.buf);
+		free(r->job[i].jsonl.buf);
+		free(r->job[i].cend);
+		free(r->job[i].jend);
+	}
+	pthread_cond_destroy(&r->idle);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->mu);
 	free(r->line);
 	free(r);
 	return rc ? rc : frc;

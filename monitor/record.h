@@ -14,14 +14,18 @@ struct mon_rec;
  * callers refuse to overwrite one unless told to. */
 int mon_rec_check_dir(const char *dir);
 /* argv is kept in the metadata (may be NULL). Samples are written in batches (every
- * 100 ms or 64 KiB) and at mon_rec_close; a failed write ends the recording (every
- * later call returns -EIO) and its reason goes into meta.json's "error". */
+ * 100 ms or 64 KiB) by a writer thread, and at mon_rec_close; a failed write ends the
+ * recording (the next call returns its -errno, every later one -EIO) and its reason goes
+ * into meta.json's "error". */
 int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		 struct mon_rec **out);
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s);
 int mon_rec_event(struct mon_rec *r, const struct mon_event *ev);
 /* Final metadata (finished, counts) and close. */
 int mon_rec_close(struct mon_rec *r);
+/* CPU spent so far by the writer thread (the sampling thread's share is the caller's to
+ * measure). */
+uint64_t mon_rec_cpu_ns(const struct mon_rec *r);
 /* The error text of the last failure. */
 const char *mon_rec_error(const struct mon_rec *r);
 

@@ -45,11 +45,20 @@ size_t mon_engine_nsrc(const struct mon_engine *e);
 const struct mon_src *mon_engine_src(const struct mon_engine *e, size_t i);
 /* Reading cadence for source i's own reader thread (before mon_engine_start). */
 int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns);
-/* CPU spent on source i so far: in the sampling thread (only with cfg.cpu_stats) and in
- * the source's own threads.
+/* CPU spent on source i so far: in the sampling thread (only with cfg.cpu_stats; an
+ * estimate from a random sixteenth of the samples, scaled) and in the source's own threads.
  */
 void mon_engine_src_cpu(const struct mon_engine *e, size_t i, uint64_t *sampling_ns,
 			uint64_t *thread_ns);
+/* cfg.cpu_stats: whether the next sample is one whose CPU is measured; a front end that
+ * measures its own work on the same samples scales its sums with mon_engine_cpu_scale.
+ */
+bool mon_engine_cpu_due(const struct mon_engine *e);
+uint64_t mon_engine_cpu_scale(const struct mon_engine *e, uint64_t ns);
+/* The CPU the engine's own clock reads took on the measured samples (an estimate): a
+ * front end's sum over a span that holds mon_engine_sample less this is the work alone.
+ */
+uint64_t mon_engine_cpu_probes(const struct mon_engine *e);
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i);
 const struct mon_col *mon_engine_cols(const struct mon_engine *e, size_t *n);
 /* Bumped whenever columns are appended (a recorder starts a new CSV segment). */

@@ -6,10 +6,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "lib/util.h"
 #include "monitor/frames/capture_engine.h"
 #include "monitor/frames/src_frames.h"
 #include "monitor/sources/sources.h"
@@ -18,6 +21,13 @@ enum {
 	F_PAUSE, F_PFC, F_PFC_P0, F_CNP = F_PFC_P0 + 8, F_ROCE, F_ROCE_CE, F_TRUNC, F_INVAL,
 	F_DROPS, F_N,
 };
+
+/* The capture thread waits at most this long for frames, then looks at the stop flag;
+ * the kernel's drop count is fetched as often. Frames themselves wake it at once, so
+ * this only bounds how long closing waits and how old an idle drop count gets.
+ */
+#define IDLE_MS 100
+#define STATS_NS (100 * 1000000ULL)
 
 struct frames_priv {
 	struct frames_cap cap;
@@ -50,9 +60,10 @@ static void snapshot(struct frames_priv *p)
 static void *capture_thread(void *arg)
 {
 	struct frames_priv *p = arg;
-	unsigned n = 0;
+	uint64_t stats_ns = 0;
 
 	for (;;) {
+		uint64_t now;
 		int rc;
 
 		pthread_mutex_lock(&p->mu);
@@ -61,12 +72,15 @@ static void *capture_thread(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&p->mu);
-		rc = frames_cap_poll(&p->cap, 20);
+		rc = frames_cap_poll(&p->cap, IDLE_MS);
+		now = time_mono_ns();
 		pthread_mutex_lock(&p->mu);
 		if (rc < 0)
 			p->failed = true;
-		if (++n % 5 == 0 || rc < 0)
+		if (now - stats_ns >= STATS_NS || rc < 0) {
+			stats_ns = now;
 			frames_cap_stats(&p->cap);
+		}
 		snapshot(p);
 		pthread_mutex_unlock(&p->mu);
 		if (rc < 0)
@@ -99,6 +113,7 @@ static int frames_init(struct mon_src *s)
 	struct frames_cap_opts o = { .nifs = 1, .snaplen = 128, .buffer_bytes = 16u << 20,
 				     .immediate = true };
 	struct frames_priv *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
 	int rc;
 
 	if (!p)
@@ -114,7 +129,11 @@ static int frames_init(struct mon_src *s)
 		frames_close(s);
 		return rc == -ENODEV ? -ENODEV : rc;
 	}
+	/* the capture thread takes no signals: they go to the sampling thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&p->th, NULL, capture_thread, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%s: cannot start the capture thread: %s",
 			 s->dev, strerror(rc));
@@ -165,6 +184,19 @@ static int frames_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	return failed ? -EIO : 0;
 }
 
+/* For --stats: the capture thread's CPU (its clock is readable while it runs, and the
+ * engine asks before closing). */
+static uint64_t frames_thread_cpu(const struct mon_src *s)
+{
+	const struct frames_priv *p = s->priv;
+	struct timespec ts;
+	clockid_t cid;
+
+	if (!p || !p->running || pthread_getcpuclockid(p->th, &cid) || clock_gettime(cid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 const struct mon_src_ops src_frames_ops = {
 	.name = "frames",
 	.what = "captured frames (libpcap)",
@@ -173,4 +205,5 @@ const struct mon_src_ops src_frames_ops = {
 	.sample = frames_sample,
 	.close = frames_close,
 	.last_error = src_last_error,
+	.thread_cpu_ns = frames_thread_cpu,
 };

@@ -43,6 +43,7 @@ struct ethtool_priv {
 	struct ethtool_gstrings *strings;
 	uint64_t last_check_ns;
 	uint64_t last_ifindex_ns;
+	struct ifreq ifr;	/* the device's name, set once; ifr_data per call */
 };
 
 static void ifr_name_set(struct ifreq *ifr, const char *dev)
@@ -56,11 +57,9 @@ static void ifr_name_set(struct ifreq *ifr, const char *dev)
 static int eioctl(struct mon_src *s, void *data)
 {
 	struct ethtool_priv *p = s->priv;
-	struct ifreq ifr = { 0 };
 
-	ifr_name_set(&ifr, s->dev);
-	ifr.ifr_data = data;
-	if (ioctl(p->fd, SIOCETHTOOL, &ifr) < 0)
+	p->ifr.ifr_data = data;
+	if (ioctl(p->fd, SIOCETHTOOL, &p->ifr) < 0)
 		return -errno;
 	return 0;
 }
@@ -157,6 +156,7 @@ static int ethtool_init(struct mon_src *s)
 	if (!p)
 		return -ENOMEM;
 	s->priv = p;
+	ifr_name_set(&p->ifr, s->dev);
 	p->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (p->fd < 0)
 		p->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0);

@@ -32,7 +32,16 @@ struct link_priv {
 	struct nl_sock nl;
 	uint32_t ifindex;
 	struct src_link_stats st;
+	/* The request never changes but for its sequence number: built once. */
+	struct {
+		struct nlmsghdr nlh;
+		struct if_stats_msg ifsm;
+	} req;
 };
+
+/* The kernel reads exactly the header and struct if_stats_msg: no padding between. */
+_Static_assert(sizeof(((struct link_priv *)0)->req) ==
+	       NLMSG_HDRLEN + sizeof(struct if_stats_msg), "RTM_GETSTATS request layout");
 
 int src_link_parse_stats(struct rd *payload, struct src_link_stats *out)
 {
@@ -82,6 +91,12 @@ static int link_init(struct mon_src *s)
 		snprintf(s->err, sizeof(s->err), "interface %s: no such interface", s->dev);
 		return -ENODEV;
 	}
+	p->req.nlh.nlmsg_len = sizeof(p->req);
+	p->req.nlh.nlmsg_type = RTM_GETSTATS;
+	p->req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	p->req.ifsm.family = AF_UNSPEC;
+	p->req.ifsm.ifindex = p->ifindex;
+	p->req.ifsm.filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
 	return 0;
 }
 
@@ -101,16 +116,12 @@ static int link_discover(struct mon_src *s)
 static int link_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 {
 	struct link_priv *p = s->priv;
-	struct nlmsghdr *nlh = nl_sock_req(&p->nl, RTM_GETSTATS, 0);
-	struct if_stats_msg *ifsm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifsm));
 	size_t i;
 	int rc;
 
-	ifsm->family = AF_UNSPEC;
-	ifsm->ifindex = p->ifindex;
-	ifsm->filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
+	p->req.nlh.nlmsg_seq = ++p->nl.seq;
 	p->st.have64 = false;
-	rc = nl_sock_talk_type(&p->nl, nlh, RTM_NEWSTATS, link_cb, &p->st);
+	rc = nl_sock_talk_type(&p->nl, &p->req.nlh, RTM_NEWSTATS, link_cb, &p->st);
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%s: RTM_GETSTATS: %s", s->dev,
 			 rc == -ENODEV ? "interface gone" : strerror(-rc));
