@@ -41,9 +41,10 @@ if [ ! -s "$f" ]; then
 	exit 1
 fi
 e=$out/traffic_vs_perftest/ends.txt
-# median of one case/tool over the rounds (figures, or with a third argument the ends)
+# median of one case/tool over the rounds (figures, or with a third argument the ends and
+# a fourth its column)
 get() {
-	awk -v c="$1" -v t="$2" '$1 == c && $2 == t { print $3 }' "${3:-$f}" | sort -g |
+	awk -v c="$1" -v t="$2" -v k="${4:-3}" '$1 == c && $2 == t && $k != "-" { print $k }' "${3:-$f}" | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 rounds() { awk -v c="$1" -v t="$2" '$1 == c && $2 == t { printf "%s%s", s, $3; s = " " }' "$f"; }
@@ -58,7 +59,7 @@ line() { # name case unit what
 		r = q > 0 ? sprintf("%.2f", p / q) : "n/a"
 		printf "BENCH %s: pfclab %s %s, ib_write_bw %s %s, ratio %s (target >= 1.0)\n", n, p, u, q, u, r }'
 	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]"
-	echo "  -D end: the client ran beyond -D by pfclab +$(get "$2" pfclab "$e") s, ib_write_bw +$(get "$2" perftest "$e") s (target: pfclab <= 0.5 s)"
+	echo "  -D end: pfclab's phase ended $(get "$2" pfclab "$e" 4) s after -D (target: within 0.5 s); the client's whole run, start-up included, took -D plus: pfclab $(get "$2" pfclab "$e") s, ib_write_bw $(get "$2" perftest "$e") s"
 }
 for m in ${BENCH_MODES:-oneway bidir}; do
 	for sz in ${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576 4194304}; do

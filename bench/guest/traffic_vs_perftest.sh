@@ -8,8 +8,9 @@
 # cycle-counter calibration fails). The emulated CPU is shared with whatever else runs on
 # the host, so figures drift by 2x within minutes: the tools alternate (ABBA) over several
 # rounds and the host side takes medians. Writes figures.txt: "<case> <tool> <value>" per
-# round, and ends.txt: "<case> <tool> <seconds>", how much longer than -D the client's whole
-# run took (start-up and connection included).
+# round, and ends.txt: "<case> <tool> <seconds> <phase>", how much longer than -D the client's
+# whole run took (start-up and connection included), and for pfclab how much longer than
+# -D its phase took (its summary's time; JSON output).
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 
 DUR=${BENCH_DUR:-7}		# each run
@@ -55,7 +56,11 @@ measure() {
 	local src=$?
 	# the client's whole run (connection, -D, the end), against -D
 	echo "$case $tool $((a1 - a0)) $((b1 - b0)) exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
-	awk -v a="$ts" -v b="$te" -v d="$DUR" -v c="$case" -v t="$tool" 'BEGIN { printf "%s %s %.2f\n", c, t, b - a - d }' >>"$ends"
+	# pfclab's own end of the phase: its summary's time since the phase started
+	local pe=-
+	[ "$tool" = pfclab ] && pe=$(grep '^{' "$tag-client.txt" | jq -r 'select(.type == "summary") | .t' 2>/dev/null | tail -n 1)
+	awk -v a="$ts" -v b="$te" -v d="$DUR" -v c="$case" -v t="$tool" -v pe="${pe:--}" 'BEGIN {
+		printf "%s %s %.2f %s\n", c, t, b - a - d, pe == "-" ? "-" : sprintf("%.2f", pe - d) }' >>"$ends"
 	case $case in
 	bidir*) awk -v p=$((a1 - a0 + b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
 	*) awk -v p=$((b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
@@ -74,7 +79,7 @@ run() { # MODE SIZE TOOL
 	else
 		measure "$1$2" pfclab \
 			"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port -- \
-			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port "$VLAB_IP_A"
+			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port -j "$VLAB_IP_A"
 	fi
 }
 
