@@ -21,6 +21,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 fi
 [ -x "$PFCLAB" ] || { echo "BENCH traffic_vs_perftest: no pfclab binary at $PFCLAB (run make)"; exit 1; }
 rm -rf "$out"
+mkdir -p "$(dirname "$out")" || exit 1
 # The guest sees none of this environment: a wrapper of the same name carries the
 # BENCH_* settings given here into it.
 wrap=$(mktemp -d)
