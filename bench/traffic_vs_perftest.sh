@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # traffic_vs_perftest.sh: pfclab traffic vs perftest ib_write_bw in the virtual lab (rxe
-# under QEMU TCG): a sweep of message sizes (BENCH_SIZES, default 64 B to 4 MiB), one way
+# under QEMU TCG): a sweep of message sizes (BENCH_SIZES, default 64 B to 4 MiB in powers
+# of four), one way
 # and both ways (BENCH_MODES), at equal settings (-q 1 -t 128 -l 1), measured the same
 # way for both (rxe packet counters over the same window, Mpps), in ABBA rounds
-# (BENCH_ROUNDS, default 2); the figures are medians over the rounds. Prints BENCH lines. Figures are those of an
-# emulated CPU shared with the rest of the host: compare the ratio, not the numbers.
+# (BENCH_ROUNDS, default 2); the figures are medians over the rounds. Prints BENCH lines,
+# each with how long the client ran beyond -D (median; start-up and connection included).
+# Figures are those of an emulated CPU shared with the rest of the host: compare the
+# ratio, not the numbers.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -18,16 +21,31 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 fi
 [ -x "$PFCLAB" ] || { echo "BENCH traffic_vs_perftest: no pfclab binary at $PFCLAB (run make)"; exit 1; }
 rm -rf "$out"
-PFCLAB=$PFCLAB lab/vlab/vlab run --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} bench/guest/traffic_vs_perftest.sh >"$out.log" 2>&1
+mkdir -p "$(dirname "$out")" || exit 1
+# The guest sees none of this environment: a wrapper of the same name carries the
+# BENCH_* settings given here into it.
+wrap=$(mktemp -d)
+trap 'rm -rf "$wrap"' EXIT
+{
+	echo '#!/usr/bin/env bash'
+	for v in BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_ROUNDS BENCH_SIZES BENCH_MODES; do
+		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
+	done
+	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'
+} >"$wrap/traffic_vs_perftest.sh"
+chmod +x "$wrap/traffic_vs_perftest.sh"
+PFCLAB=$PFCLAB lab/vlab/vlab run --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
 rc=$?
 f=$out/traffic_vs_perftest/figures.txt
 if [ ! -s "$f" ]; then
 	echo "BENCH traffic_vs_perftest: no figures (vlab exit $rc; see $out.log and $out/)"
 	exit 1
 fi
-# median of one case/tool over the rounds
+e=$out/traffic_vs_perftest/ends.txt
+# median of one case/tool over the rounds (figures, or with a third argument the ends and
+# a fourth its column)
 get() {
-	awk -v c="$1" -v t="$2" '$1 == c && $2 == t { print $3 }' "$f" | sort -g |
+	awk -v c="$1" -v t="$2" -v k="${4:-3}" '$1 == c && $2 == t && $k != "-" { print $k }' "${3:-$f}" | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 rounds() { awk -v c="$1" -v t="$2" '$1 == c && $2 == t { printf "%s%s", s, $3; s = " " }' "$f"; }
@@ -42,9 +60,10 @@ line() { # name case unit what
 		r = q > 0 ? sprintf("%.2f", p / q) : "n/a"
 		printf "BENCH %s: pfclab %s %s, ib_write_bw %s %s, ratio %s (target >= 1.0)\n", n, p, u, q, u, r }'
 	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]"
+	echo "  -D end: pfclab's phase ended $(get "$2" pfclab "$e" 4) s after -D (target: within 0.5 s); the client's whole run, start-up included, took -D plus: pfclab $(get "$2" pfclab "$e") s, ib_write_bw $(get "$2" perftest "$e") s"
 }
 for m in ${BENCH_MODES:-oneway bidir}; do
-	for sz in ${BENCH_SIZES:-64 4096 65536 1048576 4194304}; do
+	for sz in ${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576 4194304}; do
 		line "traffic_${m}_$sz" "$m$sz" Mpps
 	done
 done

@@ -321,6 +321,20 @@ int conn_readable(int fd)
 	return rc > 0;
 }
 
+int conn_wait_readable(int fd, uint64_t timeout_ns)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ULL),
+		.tv_nsec = (long)(timeout_ns % 1000000000ULL),
+	};
+	int rc = ppoll(&p, 1, &ts, NULL);
+
+	if (rc < 0)
+		return errno == EINTR ? 0 : -errno;
+	return rc > 0;
+}
+
 int conn_local_addr(int fd, char *buf, size_t n)
 {
 	struct sockaddr_storage ss;

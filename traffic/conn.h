@@ -22,6 +22,9 @@ int conn_send(int fd, const struct xchg_msg *m, uint64_t timeout_ns, char *why, 
 int conn_recv(int fd, struct xchg_msg *m, uint64_t timeout_ns, char *why, size_t n);
 /* 1 when bytes (or EOF / an error) wait to be read, 0 when none, -errno. Never blocks. */
 int conn_readable(int fd);
+/* Waits up to timeout_ns for bytes (or EOF / an error) to read: 1, 0 when none came (or a
+ * signal ended the wait), -errno. */
+int conn_wait_readable(int fd, uint64_t timeout_ns);
 /* "addr:port" of a socket address. */
 struct sockaddr;
 void conn_addr_str(const struct sockaddr *sa, char *buf, size_t n);

@@ -204,14 +204,16 @@ static const struct opt traffic_opts_tab[] = {
 	{ "imm", 0, OPT_FLAG, .dst = &P.imm,
 	  .help = "RDMA WRITE with immediate (receiver counts completions)" },
 	{ "duration", 'D', OPT_DUR, S(1) / 1000, S(30 * 86400ULL), &P.duration_ns, .arg = "DUR",
-	  .help = "run time per size (default 5s)" },
+	  .help = "run time per size (default 5s); the last sends are\n"
+		  "posted so that they complete near its end" },
 	{ "iters", 'n', OPT_U64, 1, 1ULL << 40, &P.iters, .arg = "N",
 	  .help = "messages per QP per size instead of a duration" },
 	{ "warmup", 0, OPT_DUR, 0, S(3600), &P.warmup_ns, .arg = "DUR",
 	  .help = "traffic before measuring starts (default 0)" },
 	{ "tx-depth", 't', OPT_U32, 1, 16384, &P.tx_depth, .arg = "N",
 	  .help = "outstanding sends per QP (default 128; fewer for large\n"
-		  "messages: at most 8 MiB in flight per QP)" },
+		  "messages or a slow link: at most 8 MiB and about 100 ms\n"
+		  "of data in flight per QP)" },
 	{ "rx-depth", 0, OPT_U32, 1, 16384, &P.rx_depth, .arg = "N",
 	  .help = "receives posted per QP with --imm (default 512)" },
 	{ "post-list", 'l', OPT_U32, 1, 64, &P.post_list, .arg = "N",

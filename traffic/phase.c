@@ -148,12 +148,18 @@ bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffi
 	row->t = (double)(now - ps->c.t0) / 1e9;
 	if (ps->c.send)
 		fill_dir_tx(&row->tx, ctr, &ps->tx_prev, secs);
-	if (ps->c.peer_sends)
+	/* The received side comes from the peer's STATS: until its next one arrives (its
+	 * interval ends when ours does, and the message may come just after our row) the
+	 * row leaves it out rather than show 0 bytes; the next row then covers the peer's
+	 * intervals since the last one, over their own measured time.
+	 */
+	if (ps->c.peer_sends && ps->rx_now.elapsed_ns > ps->rx_prev.elapsed_ns) {
 		fill_dir_rx(&row->rx, &ps->rx_now, &ps->rx_prev, ps->c.imm,
 			    ctr->rx_cqes - ps->rx_cqes_prev, rx_secs);
+		ps->rx_prev = ps->rx_now;
+		ps->rx_cqes_prev = ctr->rx_cqes;
+	}
 	ps->tx_prev = *ctr;
-	ps->rx_prev = ps->rx_now;
-	ps->rx_cqes_prev = ctr->rx_cqes;
 	/* Every side sends STATS each interval until its DONE: the sender's counters, and
 	 * from a receive-only side zeros.
 	 */

@@ -234,7 +234,7 @@ static int warmup(struct run *r, uint32_t size, bool send)
 
 	if (!send || !r->o->warmup_ns)
 		return 0;
-	traffic_verbs_phase_begin(&r->tv, size, true, 0);
+	traffic_verbs_phase_begin(&r->tv, size, true, 0, 0);
 	while (!stop_requested && (now = time_mono_ns()) < end) {
 		rc = traffic_verbs_phase_run(&r->tv, now + CHECK_PERIOD_NS < end ? now + CHECK_PERIOD_NS : end);
 		if (rc < 0)
@@ -296,16 +296,23 @@ static int phase_local(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();
 	uint64_t until = ps->next_report < now + CHECK_PERIOD_NS ? ps->next_report : now + CHECK_PERIOD_NS;
+	uint64_t end = ps->c.t0 + ps->c.duration_ns;
 	int64_t left;
 
+	if (ps->c.duration_ns && !ps->stopped && end < until)
+		until = end;
 	if (phase_wants_local(ps))
 		return phase_step_local(ps, traffic_verbs_phase_run(&r->tv, until), r->tv.why,
 					time_mono_ns());
+	/* Nothing to post: sleep on the socket until a message, the next row or the end. */
 	left = (int64_t)until - (int64_t)time_mono_ns();
-	if (phase_wants_msgs(ps) && left > 0 && conn_readable(r->fd) == 0) {
-		struct timespec ts = { .tv_nsec = left > 10000000 ? 10000000 : left };
+	if (phase_wants_msgs(ps) && left > 0) {
+		int rc = conn_wait_readable(r->fd, (uint64_t)left);
 
-		nanosleep(&ts, NULL);	/* sleep on the socket instead of spinning */
+		if (rc < 0) {
+			snprintf(ps->why, sizeof(ps->why), "exchange connection: %s", strerror(-rc));
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -350,7 +357,7 @@ static int phase_out(struct run *r, struct phase_state *ps)
 	int rc;
 
 	if (phase_step_report(ps, now, &r->tv.ctr, &row, &m, &send_stats)) {
-		if (!r->o->quiet)
+		if (!r->o->quiet && (row.tx.valid || row.rx.valid))
 			traffic_report_row(stdout, r->o->json, &row);
 		if (send_stats && (rc = phase_send(r, ps, &m)))
 			return rc;
@@ -374,7 +381,8 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	if ((rc = warmup(r, o->sizes[phase], o->bidir || o->host)) || (rc = phase_barrier(r, phase)))
 		return rc;
 	phase_cfg_fill(r, phase, &c);
-	traffic_verbs_phase_begin(&r->tv, c.size, c.send, o->duration_ns ? 0 : o->iters);
+	traffic_verbs_phase_begin(&r->tv, c.size, c.send, o->duration_ns ? 0 : o->iters,
+				  o->duration_ns);
 	c.t0 = r->tv.start_ns;
 	phase_init(ps, &c);
 	while (!phase_finished(ps)) {

@@ -463,13 +463,60 @@ uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size)
 	return mod ? mod : 1;
 }
 
-void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters)
+/* The rate is sampled at most this often (and only when something completed since the
+ * last sample, so that a large message completing now and then is not read as a stop). */
+#define RATE_SAMPLE_NS 200000000ULL
+
+uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint32_t nqps,
+			     double rate)
+{
+	uint64_t floor = 2ULL * mod > 2 ? 2ULL * mod : 2, d;
+
+	if (floor >= window || rate <= 0 || !size || !nqps)
+		return floor < window ? (uint32_t)floor : window;
+	d = (uint64_t)(rate * (double)TRAFFIC_INFLIGHT_NS / nqps / size) + 1;
+	if (d < floor)
+		d = floor;
+	return d < window ? (uint32_t)d : window;
+}
+
+bool traffic_verbs_may_post(uint64_t now, uint64_t end_ns, uint64_t inflight, uint64_t size,
+			    double rate)
+{
+	/* The new send completes at now + (inflight + size) / rate and without it the last
+	 * one at now + inflight / rate: post when the end is nearer the first, i.e. when
+	 * the send's midpoint is due before the end.
+	 */
+	if (rate <= 0)
+		return true;
+	return (double)now + ((double)inflight + (double)size / 2) / rate <= (double)end_ns;
+}
+
+static void rate_sample(struct traffic_verbs *tv, uint64_t now)
+{
+	double r;
+
+	if (now - tv->rate_t < RATE_SAMPLE_NS || tv->ctr.bytes == tv->rate_b)
+		return;
+	r = (double)(tv->ctr.bytes - tv->rate_b) / (double)(now - tv->rate_t);
+	tv->rate = tv->rate > 0 ? (tv->rate + r) / 2 : r;
+	tv->rate_t = now;
+	tv->rate_b = tv->ctr.bytes;
+	tv->depth = traffic_verbs_depth(tv->window, tv->mod, tv->size, tv->nqps, tv->rate);
+}
+
+void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters,
+			       uint64_t duration_ns)
 {
 	uint32_t i, j;
 
 	tv->size = size;
 	tv->mod = traffic_verbs_mod(tv->o, size);
 	tv->window = traffic_verbs_window(tv->o, size);
+	tv->depth = tv->window;
+	tv->posted = 0;
+	tv->rate = 0;
+	tv->rate_b = 0;
 	tv->plist = tv->o->post_list_auto && size > 4096 ? 1 : tv->o->post_list;
 	tv->send = send;
 	tv->stopping = false;
@@ -482,7 +529,8 @@ void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool sen
 		for (j = 0; j < tv->o->post_list; j++)
 			q->sge[j].length = size;
 	}
-	tv->start_ns = time_mono_ns();
+	tv->start_ns = tv->rate_t = time_mono_ns();
+	tv->end_ns = duration_ns ? tv->start_ns + duration_ns : 0;
 }
 
 void traffic_verbs_phase_stop(struct traffic_verbs *tv)
@@ -518,7 +566,7 @@ static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char
 static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t qi,
 			    uint64_t now)
 {
-	const uint32_t depth = tv->window, plist = tv->plist, nwr = tv->o->post_list;
+	const uint32_t depth = tv->depth, plist = tv->plist, nwr = tv->o->post_list;
 	const uint32_t mod = tv->mod;
 	const unsigned int inl = tv->size <= tv->inline_size ? IBV_SEND_INLINE : 0;
 	struct ibv_send_wr *bad;
@@ -531,6 +579,14 @@ static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint
 			k = plist;
 		if (q->posted - q->completed + k > depth)
 			break;
+		/* -D: stop posting when what is in flight would complete after the end;
+		 * the stop rounds up to a signalled send, so look again. */
+		if (tv->end_ns && !tv->stopping &&
+		    !traffic_verbs_may_post(now, tv->end_ns, (tv->posted - tv->ctr.msgs) * tv->size,
+					    k * tv->size, tv->rate)) {
+			traffic_verbs_phase_stop(tv);
+			continue;
+		}
 		if (tv->pace_bytes_per_ns > 0 &&
 		    (double)(q->posted + k) * tv->size > (double)(now - tv->start_ns) * tv->pace_bytes_per_ns)
 			break;
@@ -548,6 +604,7 @@ static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint
 			return fail(tv, -(int)j, "%s QP 0x%x: ibv_post_send: %s", tv->o->dev,
 				    q->qp->qp_num, strerror((int)j));
 		q->posted += k;
+		tv->posted += k;
 		posted += (int)k;
 	}
 	return posted;
@@ -640,12 +697,15 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		if (done && n == 0)
 			return 1;
 		/* The clock is read after every pass that did work (post calls can be slow on
-		 * software RoCE, so a pass count is no measure of time), and every 32 idle
-		 * passes: where the clock is a system call (some virtual machines), an idle
-		 * spin would otherwise spend its time there.
+		 * software RoCE, so a pass count is no measure of time), and every 256 idle
+		 * passes (a poll of an empty CQ takes well under a microsecond): where the
+		 * clock is a system call reading an emulated timer (QEMU guests with the HPET
+		 * clocksource: 1.4-2.8 us a read), an idle spin would otherwise spend its
+		 * time there.
 		 */
-		if (busy || n > 0 || tv->pace_bytes_per_ns > 0 || (++idle & 31) == 0) {
+		if (busy || n > 0 || tv->pace_bytes_per_ns > 0 || (++idle & 255) == 0) {
 			now = time_mono_ns();
+			rate_sample(tv, now);
 			if (now >= deadline_ns)
 				return 0;
 		}

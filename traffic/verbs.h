@@ -13,6 +13,11 @@
 #include "traffic/opts.h"
 #include "traffic/xchg.h"
 
+/* Data in flight per QP is bounded by time as well as by -t and 8 MiB: at most this much
+ * at the measured rate, so that draining it (Ctrl-C, a peer that stops) takes about this
+ * long on a slow link too. */
+#define TRAFFIC_INFLIGHT_NS 100000000ULL
+
 /* Cumulative counters of one phase (one message size). */
 struct traffic_counters {
 	uint64_t msgs;		/* sends completed (acknowledged by the peer) */
@@ -59,9 +64,14 @@ struct traffic_verbs {
 	uint32_t plist;			/* sends chained per post call in this phase */
 	uint32_t mod;			/* one signalled send every mod sends in this phase */
 	uint32_t window;		/* sends in flight per QP at most, this phase */
+	uint32_t depth;			/* sends in flight per QP now: window, less by time */
 	bool send;			/* this side writes in this run */
 	bool stopping;
 	uint64_t start_ns;
+	uint64_t end_ns;		/* -D: when the phase ends (0: no set end) */
+	uint64_t posted;		/* sends posted on every QP in this phase */
+	double rate;			/* completed bytes per ns, measured (0: not yet) */
+	uint64_t rate_t, rate_b;	/* the last rate sample: time, completed bytes */
 	double pace_bytes_per_ns;	/* software pacing per QP, 0 = off */
 	struct traffic_counters ctr;
 	char why[512];
@@ -88,8 +98,21 @@ uint32_t traffic_verbs_window(const struct traffic_opts *o, uint32_t size);
 /* Sends per signalled completion for messages of `size` bytes: at most -Q, at least
  * one completion every 256 KiB of data and two per window; 1 or more. */
 uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size);
-/* Starts phase `size`; send: whether this side writes; iters 0 = until stopped. */
-void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters);
+/* Sends in flight per QP for the measured rate (completed bytes per ns over all nqps QPs,
+ * 0: not measured yet): at most window, at most TRAFFIC_INFLIGHT_NS of data at that rate,
+ * at least two and at least two moderation groups (2 * mod). */
+uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint32_t nqps,
+			     double rate);
+/* With the phase ending at end_ns and inflight bytes not completed yet, whether one more
+ * send of `size` bytes posted at now is expected to complete nearer the end than stopping
+ * here (rate: completed bytes per ns, 0 = unknown: yes). */
+bool traffic_verbs_may_post(uint64_t now, uint64_t end_ns, uint64_t inflight, uint64_t size,
+			    double rate);
+/* Starts phase `size`; send: whether this side writes; iters 0 = until stopped;
+ * duration_ns: the phase ends that long after it starts (0: no set end), and this side
+ * stops posting early enough that what is in flight completes by then. */
+void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters,
+			       uint64_t duration_ns);
 /* Stop posting new work (duration over, Ctrl-C, peer stopped); outstanding sends drain. */
 void traffic_verbs_phase_stop(struct traffic_verbs *tv);
 /* Runs the post/poll loop until deadline_ns (CLOCK_MONOTONIC). Returns 1 when the phase

@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # traffic_vs_perftest.sh (vlab guest, run by bench/traffic_vs_perftest.sh): pfclab traffic
-# and perftest ib_write_bw over the same rxe pair, same sizes (64 B to 4 MiB), one way and
-# both ways, same settings (-q, -t, -l), same run length. Each figure
+# and perftest ib_write_bw over the same rxe pair, same sizes (64 B to 4 MiB in powers of
+# four), one way and both ways, same settings (-q, -t, -l), same run length (-D). Each figure
 # comes from rxe's sent_pkts counters over the same window in the middle of each run, so
 # both tools are measured the same way (perftest's own Gb/s is unreliable under TCG, its
 # cycle-counter calibration fails). The emulated CPU is shared with whatever else runs on
 # the host, so figures drift by 2x within minutes: the tools alternate (ABBA) over several
 # rounds and the host side takes medians. Writes figures.txt: "<case> <tool> <value>" per
-# round.
+# round, and ends.txt: "<case> <tool> <seconds> <phase>", how much longer than -D the client's
+# whole run took (start-up and connection included), and for pfclab how much longer than
+# -D its phase took (its summary's time; JSON output).
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 
 DUR=${BENCH_DUR:-7}		# each run
 SKIP=${BENCH_SKIP:-2}		# seconds after the client starts before the window opens
 WIN=${BENCH_WIN:-3}		# measured window
 ROUNDS=${BENCH_ROUNDS:-2}	# 2 = ABBA
-SIZES=${BENCH_SIZES:-64 4096 65536 1048576 4194304}
+SIZES=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576 4194304}
 MODES=${BENCH_MODES:-oneway bidir}
 # Equal settings for both tools: one QP, tx depth 128, one send per post call.
 SET=(-q 1 -t 128 -l 1)
 MTU=$(ibv_devinfo -d "$VLAB_DEV_A" | awk '/active_mtu/ { print $2; exit }')
 GID_B=$(vlab_gid_index "$VLAB_DEV_B" "$VLAB_IP_B")
-fig=$VLAB_OUT/figures.txt
+fig=$VLAB_OUT/figures.txt ends=$VLAB_OUT/ends.txt
 : >"$fig"
+: >"$ends"
 
 hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
 
@@ -53,6 +56,11 @@ measure() {
 	local src=$?
 	# the client's whole run (connection, -D, the end), against -D
 	echo "$case $tool $((a1 - a0)) $((b1 - b0)) exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
+	# pfclab's own end of the phase: its summary's time since the phase started
+	local pe=-
+	[ "$tool" = pfclab ] && pe=$(grep '^{' "$tag-client.txt" | jq -r 'select(.type == "summary") | .t' 2>/dev/null | tail -n 1)
+	awk -v a="$ts" -v b="$te" -v d="$DUR" -v c="$case" -v t="$tool" -v pe="${pe:--}" 'BEGIN {
+		printf "%s %s %.2f %s\n", c, t, b - a - d, pe == "-" ? "-" : sprintf("%.2f", pe - d) }' >>"$ends"
 	case $case in
 	bidir*) awk -v p=$((a1 - a0 + b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
 	*) awk -v p=$((b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
@@ -71,7 +79,7 @@ run() { # MODE SIZE TOOL
 	else
 		measure "$1$2" pfclab \
 			"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port -- \
-			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port "$VLAB_IP_A"
+			"$PFCLAB" traffic -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" -p $port -j "$VLAB_IP_A"
 	fi
 }
 

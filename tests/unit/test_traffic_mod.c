@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_traffic_mod.c: completion moderation and the send window follow the message size
  * (a signalled send at least every 256 KiB, at most every -Q sends, at least two per
- * window; at most 8 MiB in flight per QP). */
+ * window; at most 8 MiB in flight per QP, and at most 100 ms of data at the measured
+ * rate); -D: the last send is posted so that it completes nearest the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,11 +59,50 @@ static void test_window_by_size(void **state)
 	}
 }
 
+static void test_depth_by_rate(void **state)
+{
+	/* rate in bytes per ns: 0.0375 = 0.3 Gb/s, 12.5 = 100 Gb/s */
+	static const struct { uint32_t window, mod, size, nqps; double rate; uint32_t want; } t[] = {
+		{ 128, 64, 4096, 1, 0, 128 },          /* not measured yet: the window */
+		{ 128, 64, 4096, 1, 0.0375, 128 },     /* two moderation groups at least */
+		{ 128, 4, 65536, 1, 0.0375, 58 },      /* 3.75 MB in 100 ms / 64 KiB, + 1 */
+		{ 128, 4, 65536, 2, 0.0375, 29 },      /* shared by two QPs */
+		{ 128, 4, 65536, 1, 0.001, 8 },        /* slower: 2 x mod */
+		{ 8, 1, 1u << 20, 1, 0.0375, 4 },      /* 1 MiB: 3.75 MB -> 3 + 1 */
+		{ 2, 1, 4u << 20, 1, 0.0375, 2 },      /* never below 2 */
+		{ 128, 1, 4u << 20, 1, 12.5, 128 },    /* 100 Gb/s: -t decides */
+		{ 1, 1, 4u << 20, 1, 0.0375, 1 },      /* nor above the window */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(traffic_verbs_depth(t[i].window, t[i].mod, t[i].size, t[i].nqps,
+						     t[i].rate), t[i].want);
+}
+
+static void test_may_post_by_end(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	/* rate unknown: post */
+	assert_true(traffic_verbs_may_post(0, 1, 1u << 30, 1u << 20, 0));
+	/* 1 byte per ns, 4 MB in flight done at 4 ms; a 4 MB send would end at 8 ms: posted
+	 * when the end is at 6 ms or later (nearer 8 than 4), not at 5.9 ms. */
+	assert_true(traffic_verbs_may_post(0, 6 * ms, 4 * ms, 4 * ms, 1.0));
+	assert_false(traffic_verbs_may_post(0, 6 * ms - 100000, 4 * ms, 4 * ms, 1.0));
+	/* past the end: never */
+	assert_false(traffic_verbs_may_post(7 * ms, 6 * ms, 0, 64, 1.0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mod_by_size),
 		cmocka_unit_test(test_window_by_size),
+		cmocka_unit_test(test_depth_by_rate),
+		cmocka_unit_test(test_may_post_by_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -190,16 +190,31 @@ static void test_report(void **state)
 	assert_int_equal(row.tx.bytes, 1000);
 	assert_int_equal(row.rx.bytes, 3000);
 	assert_true(row.tx.secs > 0.999 && row.tx.secs < 1.001);
-	/* The next row holds the difference; a late loop skips the missed intervals. */
+	/* The next row holds the difference; a late loop skips the missed intervals. The
+	 * peer's next STATS has not come: no received side rather than 0 bytes.
+	 */
 	ctr.bytes = 2500;
 	assert_true(phase_step_report(&ps, T0 + 3500 * MS, &ctr, &row, &m, &send_stats));
 	assert_int_equal(row.tx.bytes, 1500);
+	assert_true(row.tx.valid && !row.rx.valid);
 	assert_int_equal(ps.next_report, T0 + 4 * S);
+	/* Its two next STATS arrive together: one row holds both intervals' bytes over the
+	 * peer's own 2 s.
+	 */
+	m = ctr_msg(XCHG_STATS, 2, 5000, 0);
+	m.u.ctr.elapsed_ns = 2 * S;
+	phase_step_msg(&ps, &m, T0 + 3700 * MS, &stop);
+	m = ctr_msg(XCHG_STATS, 2, 9000, 0);
+	m.u.ctr.elapsed_ns = 3 * S;
+	phase_step_msg(&ps, &m, T0 + 3800 * MS, &stop);
 	/* After this side's DONE: rows go on, STATS do not. */
 	ps.local_done = true;
-	assert_true(phase_step_done(&ps, T0 + 3600 * MS, &ctr, &m));
+	assert_true(phase_step_done(&ps, T0 + 3900 * MS, &ctr, &m));
 	assert_true(phase_step_report(&ps, T0 + 4 * S, &ctr, &row, &m, &send_stats));
 	assert_false(send_stats);
+	assert_true(row.rx.valid);
+	assert_int_equal(row.rx.bytes, 6000);
+	assert_true(row.rx.secs > 1.999 && row.rx.secs < 2.001);
 }
 
 static void test_done(void **state)
