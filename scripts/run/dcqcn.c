@@ -112,14 +112,43 @@ static int gnuplot(const char *gp, char *err, size_t errlen)
 	return 0;
 }
 
+static const char *const d_title[D_N] = {
+	"CE marks at the bottleneck", "backlog at the bottleneck", "CNPs sent (receiver)",
+	"CNPs handled (sender)", "sender throughput",
+};
+static const char *const d_ylabel[D_N] = { "marks/s", "KB", "CNPs/s", "CNPs/s", "Gb/s" };
+
+/* plots/data/<point>-<rep>-dcqcn.dat: one block per series (gnuplot's index). */
+static int write_dat(const char *path, const struct exp *e, const struct dseries *s,
+		     char m[D_N][160], const size_t host[D_N], char *err, size_t errlen)
+{
+	size_t i, j;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "# the DCQCN loop: seconds on the runner's clock since the point started, "
+		   "value; one block per series (gnuplot index), one NaN row when not measured\n");
+	for (i = 0; i < D_N; i++) {
+		fprintf(f, "%s# series %zu: %s, %s on %s (%s)\n", i ? "\n\n" : "", i, d_title[i],
+			m[i], e->hosts[host[i]].name, d_ylabel[i]);
+		for (j = 0; j < s[i].n; j++)
+			fprintf(f, "%.6f %.9g\n", s[i].t[j], s[i].v[j]);
+		if (!s[i].n)
+			fprintf(f, "NaN NaN\n"); /* n/a; keeps the block (gnuplot's index) in place */
+	}
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: write error", path);
+		return -EIO;
+	}
+	return 0;
+}
+
 int dcqcn_plot(const char *dir, const char *pid, const char *rep, json_object *man,
 	       const struct exp *e, char *err, size_t errlen)
 {
-	static const char *const title[D_N] = {
-		"CE marks at the bottleneck", "backlog at the bottleneck", "CNPs sent (receiver)",
-		"CNPs handled (sender)", "sender throughput",
-	};
-	static const char *const ylabel[D_N] = { "marks/s", "KB", "CNPs/s", "CNPs/s", "Gb/s" };
 	struct dseries s[D_N] = { { 0 } };
 	char m[D_N][160], path[PATH_MAX], gp[PATH_MAX], png[PATH_MAX];
 	size_t host[D_N], snd, rcv, i, j;
@@ -151,27 +180,9 @@ int dcqcn_plot(const char *dir, const char *pid, const char *rep, json_object *m
 		rec_jsonl_each(path, dsample, &d);
 	}
 	run_path(path, sizeof(path), "%s/plots/data/%s-%s-dcqcn.dat", dir, pid, rep);
-	f = fopen(path, "w");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	rc = write_dat(path, e, s, m, host, err, errlen);
+	if (rc)
 		goto out;
-	}
-	fprintf(f, "# the DCQCN loop: seconds on the runner's clock since the point started, "
-		   "value; one block per series (gnuplot index), one NaN row when not measured\n");
-	for (i = 0; i < D_N; i++) {
-		fprintf(f, "%s# series %zu: %s, %s on %s (%s)\n", i ? "\n\n" : "", i, title[i], m[i],
-			e->hosts[host[i]].name, ylabel[i]);
-		for (j = 0; j < s[i].n; j++)
-			fprintf(f, "%.6f %.9g\n", s[i].t[j], s[i].v[j]);
-		if (!s[i].n)
-			fprintf(f, "NaN NaN\n"); /* n/a; keeps the block (gnuplot's index) in place */
-	}
-	if (fclose(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: write error", path);
-		goto out;
-	}
 	run_path(gp, sizeof(gp), "%s/plots/%s-%s-dcqcn.gp", dir, pid, rep);
 	run_path(png, sizeof(png), "%s/plots/%s-%s-dcqcn.png", dir, pid, rep);
 	f = fopen(gp, "w");
@@ -202,8 +213,8 @@ int dcqcn_plot(const char *dir, const char *pid, const char *rep, json_object *m
 		static const int panel_series[4] = { D_CE, D_CNP_SENT, D_CNP_HANDLED, D_TPUT };
 		int k = panel_series[i];
 
-		fprintf(f, "set title \"%s\"\nset ylabel \"%s\"\nset yrange [0:*]\n%s", title[k],
-			ylabel[k], i == 3 ? "set xlabel \"s since the point started (runner's clock)\"\n"
+		fprintf(f, "set title \"%s\"\nset ylabel \"%s\"\nset yrange [0:*]\n%s", d_title[k],
+			d_ylabel[k], i == 3 ? "set xlabel \"s since the point started (runner's clock)\"\n"
 					  : "unset xlabel\n");
 		if (k == D_CE && (s[D_CE].n || s[D_BACKLOG].n)) {
 			fprintf(f, "set y2label \"backlog KB\"\nset y2range [0:*]\nset ytics nomirror\n"
