@@ -478,7 +478,7 @@ static void slot_sample(struct mon_engine *e, size_t si, uint64_t now)
 
 int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out)
 {
-	uint64_t now = time_mono_ns();
+	uint64_t now = time_mono_ns(), c0, c1;
 	size_t i;
 
 	e->cur.seq++;
@@ -493,27 +493,23 @@ int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out)
 	e->cur.reset_mask = 0;
 	for (i = 0; i < e->ncol; i++)
 		e->vals[i].flags = 0;
-	if (e->cpu_due) {
-		/* one clock read between sources: each span holds one read's cost, taken off */
-		uint64_t c0 = thread_cpu_ns(), c1;
-
+	/* on a measured sample, one clock read between sources: each span holds one
+	 * read's cost, taken off */
+	c0 = e->cpu_due ? thread_cpu_ns() : 0;
+	e->cpu_reads += e->cpu_due;
+	for (i = 0; i < e->nslot; i++) {
+		if (e->slot[i].state == MON_SRC_UNSUPPORTED)	/* said once; free since */
+			continue;
+		slot_sample(e, i, now);
+		if (!e->cpu_due)
+			continue;
+		c1 = thread_cpu_ns();
 		e->cpu_reads++;
-		for (i = 0; i < e->nslot; i++) {
-			if (e->slot[i].state == MON_SRC_UNSUPPORTED)
-				continue;
-			slot_sample(e, i, now);
-			c1 = thread_cpu_ns();
-			e->cpu_reads++;
-			if (c1 - c0 > e->cpu_read_ns)
-				e->slot[i].cpu_ns += c1 - c0 - e->cpu_read_ns;
-			c0 = c1;
-		}
-		e->cpu_samples++;
-	} else {
-		for (i = 0; i < e->nslot; i++)
-			if (e->slot[i].state != MON_SRC_UNSUPPORTED) /* said once; free since */
-				slot_sample(e, i, now);
+		if (c1 - c0 > e->cpu_read_ns)
+			e->slot[i].cpu_ns += c1 - c0 - e->cpu_read_ns;
+		c0 = c1;
 	}
+	e->cpu_samples += e->cpu_due;
 	if (e->cfg.cpu_stats) {
 		/* xorshift64: cheap, and enough to keep the choice out of step */
 		e->cpu_rng ^= e->cpu_rng << 13;

@@ -236,7 +236,7 @@ int hw_rm_gpu_open(struct hw_rm_gpu *g, const char *bdf, char *why, size_t whyle
 	size_t i;
 
 	memset(g, 0, sizeof(*g));
-	g->dev_fd = -1;
+	g->ctl = g->dev_fd = -1;
 	if (hw_pci_parse_bdf(bdf, &dom, &bus, &slot, &fn)) {
 		snprintf(why, whylen, "'%s' is not a PCI address", bdf);
 		return -EINVAL;
@@ -309,7 +309,7 @@ void hw_rm_gpu_close(struct hw_rm_gpu *g)
 	/* Closing the control fd frees the client and every object under it. */
 	if (g->dev_fd >= 0)
 		close(g->dev_fd);
-	if (g->ctl > 0)
+	if (g->ctl >= 0)
 		close(g->ctl);
 	g->dev_fd = g->ctl = -1;
 }

@@ -381,7 +381,7 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 				run_log(c, "%s: %s", hdir, strerror(errno));
 			remote_run(&c->hosts[h].t, rm, NULL, 20000, NULL, NULL, NULL, 0);
 		}
-		run_mkdirs(hdir);
+		pfc_mkdir_p(hdir);
 		/* pid files are of no use once the point ended */
 		for (i = 0; i < r->pl.n; i++) {
 			if (r->pl.s[i].host != h)
@@ -601,7 +601,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 		goto out;
 	}
 	snprintf(repdir, sizeof(repdir), "%s/points/%s/rep%u", c->dir, p->id, rep);
-	rc = run_mkdirs(repdir);
+	rc = pfc_mkdir_p(repdir);
 	if (rc)
 		goto out;
 	for (h = 0; h < c->nhosts; h++) {

@@ -590,7 +590,7 @@ int plots_make(const char *dir, char *err, size_t errlen)
 	run_path(path, sizeof(path), "%s/manifest.json", dir);
 	man = json_object_from_file(path);
 	run_path(path, sizeof(path), "%s/plots/data", dir);
-	rc = run_mkdirs(path);
+	rc = pfc_mkdir_p(path);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;

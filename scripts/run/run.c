@@ -46,25 +46,6 @@ void run_log(struct run_ctx *c, const char *fmt, ...)
 		fprintf(stderr, "%s: %s\n", pfc_progname(), line);
 }
 
-int run_mkdirs(const char *path)
-{
-	char buf[PATH_MAX], *p;
-
-	if (run_path(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int run_path(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -583,7 +564,7 @@ static int run_folder(struct run_ctx *c, const char *parent)
 			return -1;
 		}
 	}
-	rc = run_mkdirs(c->dir);
+	rc = pfc_mkdir_p(c->dir);
 	if (rc) {
 		pfc_errno(-rc, "%s: cannot create the results folder", c->dir);
 		return -1;

@@ -164,7 +164,6 @@ int plots_make(const char *dir, char *err, size_t errlen);
 
 /* ---- small helpers (run.c) ---------------------------------------------------------- */
 void run_log(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int run_mkdirs(const char *path);
 /* snprintf for paths and names: -ENAMETOOLONG when cut short */
 int run_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 json_object *run_json_read(const char *path);

@@ -58,7 +58,7 @@ if [ "$state" = ok ]; then ok monitor_nvml_source
 else fail monitor_nvml_source "NVML source state '$state': $(tr '\n' ' ' <"$out/monitor.err")"; finish; fi
 
 csv=$out/run/samples.csv
-col() { head -n 1 "$csv" | tr ',' '\n' | grep -nx -- "$1" | cut -d: -f1; }
+col() { head -n 1 "${2:-$csv}" | tr ',' '\n' | grep -nx -- "$1" | cut -d: -f1; } # NAME [CSV]
 crx=$(col "pcie.gpu$GPU.rx_Bps") ctx=$(col "pcie.gpu$GPU.tx_Bps")
 # median of a column over samples whose mono_ns lies in [t0 + 1 s, t1 - 0.5 s]
 median() { # $1 col, $2 t0, $3 t1
@@ -138,8 +138,8 @@ else fail monitor_nvml_tx_bytes_vs_copy "tx_bytes rate / copy bandwidth = $r"; f
 # window of >= 1.5 s, i.e. < 1% per edge): accept 0.97x .. 1.03x
 fmode=$(jq -r '.sources[] | select(.source == "nvml") | .info.pcie_bytes // ""' "$out/fields/meta.json" 2>/dev/null)
 fcsv=$out/fields/samples.csv
-frate=$(span_rate "$(head -n 1 "$fcsv" | tr ',' '\n' | grep -nx -- "pcie.gpu$GPU.rx_bytes" | cut -d: -f1)" "$h0" "$h1" "$fcsv")
-ftrate=$(span_rate "$(head -n 1 "$fcsv" | tr ',' '\n' | grep -nx -- "pcie.gpu$GPU.tx_bytes" | cut -d: -f1)" "$d0" "$d1" "$fcsv")
+frate=$(span_rate "$(col "pcie.gpu$GPU.rx_bytes" "$fcsv")" "$h0" "$h1" "$fcsv")
+ftrate=$(span_rate "$(col "pcie.gpu$GPU.tx_bytes" "$fcsv")" "$d0" "$d1" "$fcsv")
 echo "# NVML fields monitor: rx_bytes $(awk -v v="$frate" 'BEGIN { printf "%.2f", v / 1e9 }') GB/s, tx_bytes $(awk -v v="$ftrate" 'BEGIN { printf "%.2f", v / 1e9 }') GB/s ($fmode)"
 if [[ "$bytes_mode" != "RM bus counters"* ]]; then
 	skip monitor_nvml_rm_vs_fields "the default monitor did not use the RM client"

@@ -81,9 +81,9 @@ static void rep_folder(const char *root, int rep, double gbytes, bool valid)
 	char d[512], s[2048];
 
 	snprintf(d, sizeof(d), "%s/points/p000/rep%d/a/monitor", root, rep);
-	assert_int_equal(run_mkdirs(d), 0);
+	assert_int_equal(pfc_mkdir_p(d), 0);
 	snprintf(d, sizeof(d), "%s/points/p000/rep%d/b", root, rep);
-	assert_int_equal(run_mkdirs(d), 0);
+	assert_int_equal(pfc_mkdir_p(d), 0);
 	snprintf(d, sizeof(d), "%s/points/p000/rep%d", root, rep);
 	snprintf(s, sizeof(s), "{\"finished\":true,\"valid\":%s,\"reasons\":[%s],\"attempt\":0,"
 		 "\"t0_wall_ns\":1000000000,\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0}]}",
