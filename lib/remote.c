@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +162,54 @@ static void vec_add2(struct vec *a, const char *prefix, const char *arg, const c
 	vec_add(a, buf);
 }
 
+/* The ssh configuration pfclab passes with -F: the user's own files first (the --ssh-config
+ * file, else ~/.ssh/config and /etc/ssh/ssh_config, as ssh reads them by default), then
+ * pfclab's defaults. ssh keeps the first value it obtains for each option, so a value the
+ * user set (ConnectTimeout for a slow jump host, say) wins over pfclab's; a `-o` on the
+ * command line would override it instead. Written to DIR/ssh_config-<hash of the user's
+ * file> (tmp + rename, so concurrent writers are harmless); the path goes to CFG.
+ */
+#define REMOTE_CONNECT_TIMEOUT_S 10
+
+static int defaults_config(const char *dir, const char *user, char *cfg, size_t n)
+{
+	char abs[PATH_MAX], tmp[PATH_MAX + 32], body[PATH_MAX + 512];
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	const char *c;
+	int fd, len, rc;
+
+	if (user) {
+		if (!realpath(user, abs))
+			return -errno;
+		if (strpbrk(abs, "\"\n"))
+			return -EINVAL;	/* cannot be written as an Include line */
+	}
+	for (c = user ? abs : ""; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	if (snprintf(cfg, n, "%s/ssh_config-%016llx", dir, (unsigned long long)h) >= (int)n)
+		return -ENAMETOOLONG;
+	if (user)
+		len = snprintf(body, sizeof(body), "Include \"%s\"\n", abs);
+	else
+		len = snprintf(body, sizeof(body),
+			       "Include ~/.ssh/config\nInclude /etc/ssh/ssh_config\n");
+	len += snprintf(body + len, sizeof(body) - (size_t)len,
+			"# pfclab's defaults, for what the files above leave unset\n"
+			"Host *\n\tConnectTimeout %d\n", REMOTE_CONNECT_TIMEOUT_S);
+	snprintf(tmp, sizeof(tmp), "%s.%ld.%lx", cfg, (long)getpid(), (unsigned long)pthread_self());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = pfc_write_all(fd, body, (size_t)len);
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, cfg))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
 int remote_argv_build(const struct remote_target *t, const char *const *argv, char ***out)
 {
 	struct vec a = { 0 };
@@ -175,7 +225,7 @@ int remote_argv_build(const struct remote_target *t, const char *const *argv, ch
 		break;
 	case REMOTE_SSH: {
 		const char *dir = t->control_dir;
-		char num[16];
+		char num[16], cfg[PATH_MAX];
 		int err = 0;
 
 		if (!t->host || !t->host[0])
@@ -184,6 +234,9 @@ int remote_argv_build(const struct remote_target *t, const char *const *argv, ch
 			dir = remote_control_dir(&err);
 		if (!dir)
 			return err ? err : -EPERM;
+		err = defaults_config(dir, t->ssh_config, cfg, sizeof(cfg));
+		if (err)
+			return err;
 		vec_add(&a, "ssh");
 		vec_add(&a, "-o");
 		vec_add(&a, "BatchMode=yes");
@@ -193,13 +246,13 @@ int remote_argv_build(const struct remote_target *t, const char *const *argv, ch
 		vec_add2(&a, "ControlPath=", dir, "/cm-%C");
 		vec_add(&a, "-o");
 		vec_add(&a, "ControlPersist=60");
-		vec_add(&a, "-o");
-		snprintf(num, sizeof(num), "%d", t->connect_timeout_s > 0 ? t->connect_timeout_s : 10);
-		vec_add2(&a, "ConnectTimeout=", num, "");
-		if (t->ssh_config) {
-			vec_add(&a, "-F");
-			vec_add(&a, t->ssh_config);
+		if (t->connect_timeout_s > 0) {
+			snprintf(num, sizeof(num), "%d", t->connect_timeout_s);
+			vec_add(&a, "-o");
+			vec_add2(&a, "ConnectTimeout=", num, "");
 		}
+		vec_add(&a, "-F");
+		vec_add(&a, cfg);
 		vec_add(&a, "-T");
 		vec_add(&a, t->host);
 		vec_add(&a, "--");

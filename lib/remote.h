@@ -6,9 +6,10 @@
  * How a command is started (remote_argv_build):
  *   local  argv as given, run here.
  *   ssh    ssh -o BatchMode=yes -o ControlMaster=auto -o ControlPath=DIR/cm-%C
- *              -o ControlPersist=60 [-F FILE] -n -T HOST -- 'quoted argv'
- *          DIR is a private runtime folder (remote_control_dir); -F only when the caller
- *          gives an ssh config file, so otherwise the user's own ~/.ssh/config applies.
+ *              -o ControlPersist=60 -F DIR/ssh_config-HASH -T HOST -- 'quoted argv'
+ *          DIR is a private runtime folder (remote_control_dir). The -F file includes the
+ *          caller's ssh config file, or else ~/.ssh/config and /etc/ssh/ssh_config, and
+ *          after them pfclab's defaults (ConnectTimeout 10): a value the user set wins.
  *   srun   srun --nodes=1 --ntasks=1 --nodelist=NODE --overlap --quiet -- argv
  *          (inside an allocation: SLURM_JOB_ID set; srun runs argv without a shell).
  *
@@ -32,9 +33,10 @@ enum remote_kind {
 struct remote_target {
 	enum remote_kind kind;
 	const char *host;	 /* ssh destination (alias, user@host) or Slurm node; unused locally */
-	const char *ssh_config;	 /* passed as -F FILE; NULL: the user's own ssh config */
+	const char *ssh_config;	 /* the ssh config to read; NULL: ~/.ssh/config and the system's */
 	const char *control_dir; /* ControlPath folder; NULL: remote_control_dir() */
-	int connect_timeout_s;	 /* ssh ConnectTimeout; 0: 10 s */
+	int connect_timeout_s;	 /* > 0: ssh -o ConnectTimeout, over the config files; 0: the
+				  * files' own value, else 10 s */
 };
 
 /* Where the child's standard streams go. */
@@ -73,7 +75,8 @@ char *remote_shell_quote(const char *s);
 char *remote_argv_join(const char *const *argv);
 
 /* The local argv that runs ARGV (NULL-terminated) on T; free with remote_argv_free.
- * -EINVAL for an empty argv or a missing host, -ENOMEM. */
+ * -EINVAL for an empty argv or a missing host, -ENOMEM; for ssh also the errors of
+ * finding the caller's config file (-ENOENT) and writing DIR/ssh_config-HASH. */
 int remote_argv_build(const struct remote_target *t, const char *const *argv, char ***out);
 void remote_argv_free(char **argv);
 

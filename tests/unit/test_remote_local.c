@@ -27,29 +27,115 @@ static void test_quote(void **state)
 	free(j);
 }
 
+/* What ssh would use as HOST's ConnectTimeout with the argv remote built (ssh -G reads the
+ * configuration and prints it, connecting nowhere); -1 without ssh. */
+static int ssh_effective_timeout(char **av)
+{
+	char cmd[8192], line[256];
+	size_t off = 0;
+	int v = -1, i;
+	FILE *p;
+
+	if (system("command -v ssh >/dev/null 2>&1"))
+		return -1;
+	off += (size_t)snprintf(cmd, sizeof(cmd), "HOME=%s ssh -G", getenv("HOME"));
+	for (i = 1; av[i] && strcmp(av[i], "--"); i++) {
+		char *q = remote_shell_quote(av[i]);
+
+		off += (size_t)snprintf(cmd + off, sizeof(cmd) - off, " %s", q);
+		free(q);
+	}
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "connecttimeout %d", &v) == 1)
+			break;
+	pclose(p);
+	return v;
+}
+
 static void test_ssh_argv(void **state)
 {
-	struct remote_target t = { .kind = REMOTE_SSH, .host = "h1", .ssh_config = "/x/cfg",
-				   .control_dir = "/run/cm" };
+	char dir[] = "/tmp/pfclab-remote-XXXXXX", ucfg[64], exp[512], path[128], buf[512];
+	struct remote_target t = { .kind = REMOTE_SSH, .host = "h1" };
 	const char *argv[] = { "pfclab", "version", NULL };
-	char **av = NULL, *line;
+	char **av = NULL, *line, *cfg;
+	FILE *f;
+	int v;
 
 	(void)state;
+	assert_non_null(mkdtemp(dir));
+	t.control_dir = dir;
+	snprintf(ucfg, sizeof(ucfg), "%s/user cfg", dir);
+	f = fopen(ucfg, "w");
+	assert_non_null(f);
+	fputs("Host h1\n\tConnectTimeout 3\n", f);
+	fclose(f);
+	t.ssh_config = ucfg;
 	assert_int_equal(remote_argv_build(&t, argv, &av), 0);
 	line = remote_argv_join((const char *const *)av);
-	assert_string_equal(line, "ssh -o BatchMode=yes -o ControlMaster=auto -o "
-				  "ControlPath=/run/cm/cm-%C -o ControlPersist=60 -o ConnectTimeout=10 "
-				  "-F /x/cfg -T h1 -- 'pfclab version'");
+	cfg = strstr(line, " -F ");
+	assert_non_null(cfg);
+	snprintf(exp, sizeof(exp), "ssh -o BatchMode=yes -o ControlMaster=auto -o "
+		 "ControlPath=%s/cm-%%C -o ControlPersist=60 -F %s/ssh_config-", dir, dir);
+	assert_memory_equal(line, exp, strlen(exp));
+	assert_string_equal(line + strlen(exp) + 16, " -T h1 -- 'pfclab version'");
+	/* the generated file: the user's first, then pfclab's default */
+	snprintf(path, sizeof(path), "%.*s", 16 + (int)strlen(dir) + 12, cfg + 4);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+	fclose(f);
+	snprintf(exp, sizeof(exp), "Include \"%s\"\n# pfclab's defaults, for what the files above "
+		 "leave unset\nHost *\n\tConnectTimeout 10\n", ucfg);
+	assert_string_equal(buf, exp);
+	/* the user's ConnectTimeout for h1 wins, pfclab's applies to other hosts */
+	v = ssh_effective_timeout(av);
+	if (v >= 0)
+		assert_int_equal(v, 3);
 	free(line);
 	remote_argv_free(av);
-	t.ssh_config = NULL; /* the user's own config: no -F */
+	t.host = "h2";
+	assert_int_equal(remote_argv_build(&t, argv, &av), 0);
+	v = ssh_effective_timeout(av);
+	if (v >= 0)
+		assert_int_equal(v, 10);
+	remote_argv_free(av);
+	/* a timeout the caller asks for goes on the command line, over the files */
+	t.host = "h1";
+	t.connect_timeout_s = 7;
 	assert_int_equal(remote_argv_build(&t, argv, &av), 0);
 	line = remote_argv_join((const char *const *)av);
-	assert_null(strstr(line, " -F "));
+	assert_non_null(strstr(line, " -o ConnectTimeout=7 -F "));
+	v = ssh_effective_timeout(av);
+	if (v >= 0)
+		assert_int_equal(v, 7);
 	free(line);
 	remote_argv_free(av);
+	t.connect_timeout_s = 0;
+	/* no config file given: the user's own and the system's are included */
+	t.ssh_config = NULL;
+	assert_int_equal(remote_argv_build(&t, argv, &av), 0);
+	line = remote_argv_join((const char *const *)av);
+	cfg = strstr(line, " -F ");
+	assert_non_null(cfg);
+	snprintf(path, sizeof(path), "%.*s", 16 + (int)strlen(dir) + 12, cfg + 4);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+	fclose(f);
+	assert_memory_equal(buf, "Include ~/.ssh/config\nInclude /etc/ssh/ssh_config\n", 50);
+	unlink(path);
+	free(line);
+	remote_argv_free(av);
+	/* a config file that is not there is an error, not silently nothing */
+	t.ssh_config = "/nonexistent/pfclab-cfg";
+	assert_int_equal(remote_argv_build(&t, argv, &av), -ENOENT);
+	t.ssh_config = NULL;
 	t.host = NULL;
 	assert_int_equal(remote_argv_build(&t, argv, &av), -EINVAL);
+	snprintf(exp, sizeof(exp), "rm -rf '%s'", dir);
+	assert_int_equal(system(exp), 0);
 }
 
 static void test_srun_argv(void **state)

@@ -76,7 +76,13 @@ boot() {
 	PFCLAB=$PFCLAB $vlab run --out "$o" "$@" >"$o/vlab.out" 2>"$o/vlab.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
-		result <<<"FAIL vlab boot ($label): vlab run exit $rc: $(tail -n 2 "$o/vlab.err" | tr '\n' ' ')(see $o)"
+		# name the guest scripts that ended badly (their own lines follow), or what vlab said
+		local f why=
+		for f in "$o"/t_*/rc "$o"/[ab]/t_*/rc; do
+			[ -f "$f" ] && [ "$(cat "$f")" != 0 ] && { f=${f#"$o"/}; why+="${f%/rc} (exit $(cat "$o/$f")); "; }
+		done
+		[ -n "$why" ] && why="guest scripts that exited non-zero: $why"
+		result <<<"FAIL vlab boot ($label): vlab run exit $rc: ${why:-$(tail -n 2 "$o/vlab.err" | tr '\n' ' ')}(see $o)"
 	fi
 }
 
