@@ -4,6 +4,8 @@
  * the version check that must pass before anything runs, and manifest.json.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,54 +43,93 @@ static const char *first_line(char *s)
 	return s;
 }
 
-int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen)
+/* One host's `pfclab version`: 0, or a negative errno with the reason in ERR. */
+static int version_one(struct run_ctx *c, size_t h, char *err, size_t errlen)
 {
-	size_t h;
+	struct run_host *rh = &c->hosts[h];
+	const char *argv[] = { rh->pfclab, "version", NULL };
+	char *errs = NULL, *out;
+	int code, rc = 0;
 
-	for (h = 0; h < c->nhosts; h++) {
-		struct run_host *rh = &c->hosts[h];
-		const char *argv[] = { rh->pfclab, "version", NULL };
-		char *errs = NULL, *out;
-		int code;
-
-		out = host_out(c, h, argv, &code, &errs);
-		if (code == 255 && c->lops->kind == REMOTE_SSH) {
-			snprintf(err, errlen, "host %s (ssh %s) is unreachable: %s; check that "
-				 "'ssh -o BatchMode=yes %s true' works (keys, known_hosts%s)",
-				 rh->h->name, rh->reach, first_line(errs), rh->reach,
-				 c->o.ssh_config ? ", the --ssh-config file" : ", ~/.ssh/config");
-			free(out);
-			free(errs);
-			rh->lost = true;
-			return -EHOSTUNREACH;
-		}
-		if (code == 127 || code < 0) {
-			snprintf(err, errlen, "host %s%s%s: cannot run '%s version' (%s); install pfclab "
-				 "there or set hosts.%s.pfclab to its path", rh->h->name,
-				 rh->reach[0] ? " on " : "", rh->reach, rh->pfclab, first_line(errs),
-				 rh->h->name);
-			free(out);
-			free(errs);
-			return -ENOENT;
-		}
-		if (code != 0 || !out || strncmp(out, "pfclab ", 7)) {
-			snprintf(err, errlen, "host %s: '%s version' failed (exit %d): %s", rh->h->name,
-				 rh->pfclab, code, first_line(errs));
-			free(out);
-			free(errs);
-			return -EIO;
-		}
+	out = host_out(c, h, argv, &code, &errs);
+	if (code == 255 && c->lops->kind == REMOTE_SSH) {
+		snprintf(err, errlen, "host %s (ssh %s) is unreachable: %s; check that "
+			 "'ssh -o BatchMode=yes %s true' works (keys, known_hosts%s)",
+			 rh->h->name, rh->reach, first_line(errs), rh->reach,
+			 c->o.ssh_config ? ", the --ssh-config file" : ", ~/.ssh/config");
+		rh->lost = true;
+		rc = -EHOSTUNREACH;
+	} else if (code == 127 || code < 0) {
+		snprintf(err, errlen, "host %s%s%s: cannot run '%s version' (%s); install pfclab "
+			 "there or set hosts.%s.pfclab to its path", rh->h->name,
+			 rh->reach[0] ? " on " : "", rh->reach, rh->pfclab, first_line(errs),
+			 rh->h->name);
+		rc = -ENOENT;
+	} else if (code != 0 || !out || strncmp(out, "pfclab ", 7)) {
+		snprintf(err, errlen, "host %s: '%s version' failed (exit %d): %s", rh->h->name,
+			 rh->pfclab, code, first_line(errs));
+		rc = -EIO;
+	} else {
 		snprintf(rh->version, sizeof(rh->version), "%s", first_line(out) + 7);
-		free(out);
-		free(errs);
 		if (strcmp(rh->version, PFCLAB_VERSION)) {
-			snprintf(err, errlen, "host %s runs pfclab %s, this host runs pfclab %s; every host "
-				 "must run the same version: install this one there (make install) or run "
-				 "from the matching checkout", rh->h->name, rh->version, PFCLAB_VERSION);
-			return -EPROTO;
+			snprintf(err, errlen, "host %s runs pfclab %s, this host runs pfclab %s; "
+				 "every host must run the same version: install this one there "
+				 "(make install) or run from the matching checkout", rh->h->name,
+				 rh->version, PFCLAB_VERSION);
+			rc = -EPROTO;
 		}
 	}
-	return 0;
+	free(out);
+	free(errs);
+	return rc;
+}
+
+/* The hosts are asked at once, a thread each (a remote command costs a connection each);
+ * the first host in the experiment's order that fails is the one reported. */
+struct version_job {
+	struct run_ctx *c;
+	size_t h;
+	int rc;
+	char err[1024];
+	pthread_t thr;
+	bool started;
+};
+
+static void *version_thread(void *arg)
+{
+	struct version_job *j = arg;
+
+	j->rc = version_one(j->c, j->h, j->err, sizeof(j->err));
+	return NULL;
+}
+
+int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct version_job *jobs = calloc(c->nhosts, sizeof(*jobs));
+	size_t h;
+	int rc = 0;
+
+	if (!jobs) {	/* one after another */
+		for (h = 0; h < c->nhosts && !rc; h++)
+			rc = version_one(c, h, err, errlen);
+		return rc;
+	}
+	for (h = 0; h < c->nhosts; h++) {
+		jobs[h] = (struct version_job){ .c = c, .h = h };
+		jobs[h].started = !pthread_create(&jobs[h].thr, NULL, version_thread, &jobs[h]);
+	}
+	for (h = 0; h < c->nhosts; h++) {
+		if (jobs[h].started)
+			pthread_join(jobs[h].thr, NULL);
+		else
+			version_thread(&jobs[h]);
+		if (jobs[h].rc && !rc) {
+			rc = jobs[h].rc;
+			snprintf(err, errlen, "%s", jobs[h].err);
+		}
+	}
+	free(jobs);
+	return rc;
 }
 
 /* ethtool -i NETDEV output: driver, version, firmware-version, bus-info */
