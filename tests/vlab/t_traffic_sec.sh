@@ -124,21 +124,28 @@ running() {
 	return 1
 }
 stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
-	local tag=$1 victim=$2 survivor=$3 err=$4 t0 t1 i rc ms
+	local tag=$1 victim=$2 survivor=$3 err=$4 t0 t1 tn= i rc ms ns
 	t0=$(now_ms)
 	kill -STOP "$victim"
-	for i in $(seq 200); do kill -0 "$survivor" 2>/dev/null || break; sleep 0.02; done
+	for i in $(seq 400); do
+		[ -z "$tn" ] && grep -q 'no message from the peer for' "$err" && tn=$(now_ms)
+		kill -0 "$survivor" 2>/dev/null || break
+		sleep 0.02
+	done
 	t1=$(now_ms)
 	wait "$survivor"; rc=$?
 	kill -9 "$victim" 2>/dev/null
-	ms=$((t1 - t0))
-	echo "$tag ${ms}" >>"$VLAB_OUT/stopped-peer-ms.txt"
+	ms=$((t1 - t0)) ns=$((${tn:-$t1} - t0))
+	echo "$tag noticed ${ns} exited ${ms}" >>"$VLAB_OUT/stopped-peer-ms.txt"
 	# Heartbeats every 0.25 s, declared gone after 1.5 s of silence (2 s peer timeout):
-	# 1.25..1.5 s after the stop plus the 100 ms check period; within 2 s is the promise.
-	if [ $rc -eq 1 ] && [ $ms -ge 1000 ] && [ $ms -le 2000 ] && grep -q 'no message from the peer for' "$err"; then
-		ok "$tag: noticed after ${ms} ms: $(tail -n 1 "$err")"
+	# 1.25..1.5 s after the stop plus the 100 ms check period; the message within 2 s is
+	# the promise (the message's own moment, polled every 20 ms). Then the process ends,
+	# giving its QPs and buffers back, slow work under TCG on a busy host: within 2 s more.
+	if [ $rc -eq 1 ] && [ $ns -ge 1000 ] && [ $ns -le 2000 ] && [ $ms -le 4000 ] &&
+		grep -q 'no message from the peer for' "$err"; then
+		ok "$tag: noticed after ${ns} ms, exited after ${ms} ms: $(tail -n 1 "$err")"
 	else
-		fail "$tag: noticed within about 2 s" "rc $rc after ${ms} ms: $(tr '\n' ' ' <"$err")"
+		fail "$tag: noticed within about 2 s" "rc $rc, noticed after ${ns} ms, exited after ${ms} ms: $(tr '\n' ' ' <"$err")"
 	fi
 }
 server stopc 18713 -b -D 60 -s 64K --json
