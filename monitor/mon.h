@@ -51,6 +51,8 @@ struct mon_src_ops {
 	 * reads on its own cadence), for --stats. NULL: it has none.
 	 */
 	uint64_t (*thread_cpu_ns)(const struct mon_src *s);
+	/* Optional: how many readings that thread made (for --stats: its mean cadence). */
+	uint64_t (*thread_reads)(const struct mon_src *s);
 };
 
 struct mon_src {
@@ -62,13 +64,15 @@ struct mon_src {
 	uint64_t min_period_ns;	/* sample at most this often (0: every tick) */
 	uint64_t cadence_ns;	/* own reading cadence of a source with a reader thread
 				 * (0: the source's default) */
+	bool cadence_floor;	/* cadence_ns is the shortest: the source may read less
+				 * often to bound its own CPU (not asked by the user) */
 	uint64_t epoch;		/* bumped by the source when the device was re-created or
 				 * its counters restarted: no delta across an epoch change */
 	struct mon_field *fields;
 	size_t nfields;
 	char err[256];		/* last error, one line, no trailing period */
 	/* Key/value facts for the metadata file (driver, firmware, bus). */
-	char info[8][2][96];
+	char info[8][2][256];
 	size_t ninfo;
 	void *priv;
 };

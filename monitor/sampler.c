@@ -557,11 +557,12 @@ const struct mon_src *mon_engine_src(const struct mon_engine *e, size_t i)
 	return i < e->nslot ? &e->slot[i].s : NULL;
 }
 
-int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns)
+int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns, bool floor)
 {
 	if (i >= e->nslot)
 		return -EINVAL;
 	e->slot[i].s.cadence_ns = ns;
+	e->slot[i].s.cadence_floor = floor;
 	return 0;
 }
 

@@ -43,8 +43,9 @@ void mon_engine_free(struct mon_engine *e);
 
 size_t mon_engine_nsrc(const struct mon_engine *e);
 const struct mon_src *mon_engine_src(const struct mon_engine *e, size_t i);
-/* Reading cadence for source i's own reader thread (before mon_engine_start). */
-int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns);
+/* Reading cadence for source i's own reader thread (before mon_engine_start); with floor,
+ * the shortest: the source may read less often where a read costs much CPU. */
+int mon_engine_set_cadence(struct mon_engine *e, size_t i, uint64_t ns, bool floor);
 /* CPU spent on source i so far: in the sampling thread (only with cfg.cpu_stats; an
  * estimate from a random sixteenth of the samples, scaled) and in the source's own threads.
  */

@@ -71,7 +71,8 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 
 			rc |= i < 0;
 			if (i >= 0 && w->gpu_cadence_ns)
-				mon_engine_set_cadence(e, (size_t)i, w->gpu_cadence_ns);
+				mon_engine_set_cadence(e, (size_t)i, w->gpu_cadence_ns,
+						       !w->gpu_cadence_fixed);
 		}
 		if (wanted(w->only, "pci"))
 			rc |= mon_engine_add(e, &src_pci_ops, dev, 0, w->gpu) < 0;

@@ -14,6 +14,7 @@ struct mon_sources_want {
 	unsigned rdma_port;
 	int gpu;		/* NVML and PCI of GPU N; < 0: none */
 	uint64_t gpu_cadence_ns;	/* NVML reader thread's cadence; 0: its default */
+	bool gpu_cadence_fixed;	/* the user asked for it: no longer when reads are dear */
 	const char *frames;	/* capture interface for "frames"; NULL: none */
 	const char *only;	/* comma list of source names ("ethtool,link"); NULL: all */
 	bool qdisc;		/* the qdisc source on iface even when only does not name it */

@@ -120,6 +120,21 @@ enum {
 };
 /* Default reading cadence of the NVML reader thread. */
 #define SRC_NVML_CADENCE_NS (10 * 1000000ULL)
+/* Unless the user fixed the cadence, the reader keeps its PCIe reads within this share of
+ * one core: where one read costs more than 0.15 ms of CPU (the driver spins on each round
+ * trip to the GPU's firmware: ~0.3-0.45 ms on an H100), it reads less often than the
+ * default, up to src_nvml_cadence_max.
+ */
+#define SRC_NVML_READ_BUDGET 0.015
+/* The longest cadence at which a counter of this value type cannot wrap twice unseen: half
+ * the time a 32-bit counter takes to wrap at the full rate of a x16 link of PCIe
+ * generation max(GEN, 5) (gen 5: 34 ms, gen 6: 17 ms; older links can train up to gen 5
+ * on a newer slot, so no less is assumed), at most 50 ms; 50 ms for 64-bit counters.
+ */
+uint64_t src_nvml_cadence_max(int value_type, unsigned gen);
+/* The cadence for reads costing COST_NS of CPU each (a running mean): COST_NS /
+ * SRC_NVML_READ_BUDGET, no shorter than BASE_NS, no longer than MAX_NS (nor BASE_NS). */
+uint64_t src_nvml_cadence_adapt(uint64_t cost_ns, uint64_t base_ns, uint64_t max_ns);
 /* Bytes between two readings of a counter of this value type: modulo 2^32 for the 32-bit
  * types (a wrap), 0 when a 64-bit counter went back (a reset).
  */

@@ -2,8 +2,11 @@
 /* src_nvml.c: GPU PCIe bytes, throughput, replay counter and link generation/width from
  * NVML (lib/hw/nvml: loaded with dlopen, so one binary runs with or without a GPU).
  *
- * A reader thread does the driver calls on its own cadence (default 10 ms) and sleeps in
- * between; a sample takes its latest reading. PCIe bytes come from the GPU's cumulative
+ * A reader thread does the driver calls on its own cadence and sleeps in between; a sample
+ * takes its latest reading. The cadence is 10 ms (or the sampling interval when longer)
+ * unless a read costs more CPU than SRC_NVML_READ_BUDGET allows at that pace: then the
+ * reader reads less often, up to the counters' wrap-safe bound (src_nvml_cadence_max).
+ * A cadence the user gives (--gpu-interval) is kept as it is. PCIe bytes come from the GPU's cumulative
  * counters, read in the cheapest way that works, in this order:
  *   rm          our own RM client (lib/hw/rm): TX and RX in one control call;
  *   fields      NVML's fields 197/198 (nvmlDeviceGetFieldValues): the same counters, but
@@ -56,7 +59,10 @@ struct nvml_priv {
 	enum { PCIE_RM, PCIE_FIELDS, PCIE_THROUGHPUT } mode;
 	struct hw_rm_gpu rm;
 	bool rm_open;
-	uint64_t cadence_ns;
+	uint64_t cadence_ns;	/* now; the reader's own (adapted when adaptive) */
+	uint64_t base_ns;	/* the default or the user's */
+	bool adaptive;
+	uint64_t read_cost_ns;	/* running mean of the CPU one PCIe read costs */
 	uint64_t v[F_N];
 	bool ok[F_N];
 	uint64_t readings;
@@ -105,6 +111,42 @@ int src_nvml_field_raw(int value_type, const void *value8, uint64_t *out)
 	default:
 		return -EINVAL;	/* a double is no byte counter */
 	}
+}
+
+/* PCIe per-lane rates in bytes per second by generation (the raw signalling rate less
+ * the line code: 8b/10b up to gen 2, 128b/130b from gen 3; gen 6 and 7 taken at their
+ * full raw rate, which errs on the short side).
+ */
+static const double lane_Bps[] = { 0, 250e6, 500e6, 984.6e6, 1969e6, 3938e6, 8e9, 16e9 };
+
+uint64_t src_nvml_cadence_max(int value_type, unsigned gen)
+{
+	const uint64_t cap = 50000000ULL;
+	double wrap_s;
+	uint64_t ns;
+
+	if (value_type != SRC_NVML_VT_UINT && value_type != SRC_NVML_VT_INT &&
+	    value_type != SRC_NVML_VT_USHORT)
+		return cap;
+	if (gen < 5)
+		gen = 5;
+	if (gen >= sizeof(lane_Bps) / sizeof(lane_Bps[0]))
+		gen = sizeof(lane_Bps) / sizeof(lane_Bps[0]) - 1;
+	wrap_s = (value_type == SRC_NVML_VT_USHORT ? 65536.0 : 4294967296.0) /
+		 (lane_Bps[gen] * 16);
+	ns = (uint64_t)(wrap_s / 2 * 1e9);
+	return ns < cap ? ns : cap;
+}
+
+uint64_t src_nvml_cadence_adapt(uint64_t cost_ns, uint64_t base_ns, uint64_t max_ns)
+{
+	uint64_t want = (uint64_t)((double)cost_ns / SRC_NVML_READ_BUDGET);
+
+	if (max_ns < base_ns)
+		max_ns = base_ns;
+	if (want < base_ns)
+		return base_ns;
+	return want < max_ns ? want : max_ns;
 }
 
 static uint64_t thread_cpu_now(void)
@@ -253,10 +295,21 @@ static void *reader(void *arg)
 		uint64_t now;
 		bool stop;
 
-		if (p->mode != PCIE_THROUGHPUT)
+		if (p->mode != PCIE_THROUGHPUT) {
+			uint64_t c0 = thread_cpu_now(), cost;
+
 			tick_fields(p);
-		else
+			cost = thread_cpu_now() - c0;
+			if (p->adaptive && p->rx.have) {
+				p->read_cost_ns = p->read_cost_ns ?
+					(p->read_cost_ns * 7 + cost) / 8 : cost;
+				p->cadence_ns = src_nvml_cadence_adapt(p->read_cost_ns, p->base_ns,
+					src_nvml_cadence_max(p->rx.value_type,
+							     p->ok[F_GEN] ? (unsigned)p->v[F_GEN] : 0));
+			}
+		} else {
 			tick_throughput(p);
+		}
 		now = time_mono_ns();
 		if (!last_slow || now - last_slow >= SLOW_PERIOD_NS) {
 			tick_slow(p);
@@ -331,6 +384,20 @@ static int try_rm(struct nvml_priv *p, char *why, size_t whylen)
 	return 0;
 }
 
+/* "every 10 ms", or for an adaptive cadence "every 10 ms, up to every 34 ms while one
+ * read costs over 0.15 ms of CPU" */
+static void cadence_text(const struct nvml_priv *p, int value_type, char *buf, size_t n)
+{
+	uint64_t max = src_nvml_cadence_max(value_type, 0);
+
+	if (!p->adaptive || max <= p->base_ns)
+		snprintf(buf, n, "every %.3g ms", (double)p->base_ns / 1e6);
+	else
+		snprintf(buf, n, "every %.3g ms, up to every %.3g ms while one read costs over "
+			 "%.3g ms of CPU", (double)p->base_ns / 1e6, (double)max / 1e6,
+			 (double)p->base_ns * SRC_NVML_READ_BUDGET / 1e6);
+}
+
 /* Decide how PCIe bytes are read (see the top of this file); say which, and why not the
  * cheaper ways, in info.
  */
@@ -338,8 +405,7 @@ static int pick_mode(struct mon_src *s, struct nvml_priv *p)
 {
 	const char *want = getenv("PFCLAB_GPU_PCIE"), *legacy = getenv("PFCLAB_NVML_FIELDS");
 	struct hw_nvml_field_value fv[2];
-	char buf[240], rm_why[120] = "", err[32];
-	double ms = (double)p->cadence_ns / 1e6;
+	char buf[320], rm_why[120] = "", err[32], every[96];
 	hw_nvml_ret rc = -1;
 
 	if (!want && legacy && !strcmp(legacy, "0"))
@@ -353,8 +419,9 @@ static int pick_mode(struct mon_src *s, struct nvml_priv *p)
 	if (!want || !strcmp(want, "rm")) {
 		if (!try_rm(p, rm_why, sizeof(rm_why))) {
 			p->mode = PCIE_RM;
+			cadence_text(p, SRC_NVML_VT_UINT, every, sizeof(every));
 			snprintf(buf, sizeof(buf), "RM bus counters TX+RX in one control call "
-				 "(cumulative, 32-bit), read every %.3g ms", ms);
+				 "(cumulative, 32-bit), read %s", every);
 			src_info_add(s, "pcie_bytes", buf);
 			return 0;
 		}
@@ -365,8 +432,9 @@ static int pick_mode(struct mon_src *s, struct nvml_priv *p)
 		rc = read_fields(p->api, p->dev, fv);
 	if (rc == HW_NVML_OK) {
 		p->mode = PCIE_FIELDS;
-		snprintf(buf, sizeof(buf), "NVML fields 197/198 (cumulative, %d-bit), read every "
-			 "%.3g ms (RM: %s)", fv[0].value_type == SRC_NVML_VT_UINT ? 32 : 64, ms, rm_why);
+		cadence_text(p, fv[0].value_type, every, sizeof(every));
+		snprintf(buf, sizeof(buf), "NVML fields 197/198 (cumulative, %d-bit), read %s "
+			 "(RM: %s)", fv[0].value_type == SRC_NVML_VT_UINT ? 32 : 64, every, rm_why);
 	} else {
 		snprintf(buf, sizeof(buf), "NVML throughput KB/s x 1000, ~20 ms window (fields "
 			 "197/198: %s; RM: %s)", want && strcmp(want, "fields") && strcmp(want, "rm") ?
@@ -394,7 +462,8 @@ static int nvml_init(struct mon_src *s)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	p->cadence_ns = s->cadence_ns ? s->cadence_ns : SRC_NVML_CADENCE_NS;
+	p->cadence_ns = p->base_ns = s->cadence_ns ? s->cadence_ns : SRC_NVML_CADENCE_NS;
+	p->adaptive = !s->cadence_ns || s->cadence_floor;
 	p->api = hw_nvml_get(&err, why, sizeof(why));
 	if (!p->api) {
 		snprintf(s->err, sizeof(s->err), "%s", why);
@@ -466,6 +535,19 @@ static uint64_t nvml_thread_cpu(const struct mon_src *s)
 	return ns;
 }
 
+static uint64_t nvml_thread_reads(const struct mon_src *s)
+{
+	struct nvml_priv *p = s->priv;
+	uint64_t n;
+
+	if (!p || !p->thr_started)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	n = p->readings;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
 const struct mon_src_ops src_nvml_ops = {
 	.name = "nvml",
 	.what = "GPU PCIe counters (NVML)",
@@ -475,4 +557,5 @@ const struct mon_src_ops src_nvml_ops = {
 	.close = nvml_close,
 	.last_error = src_last_error,
 	.thread_cpu_ns = nvml_thread_cpu,
+	.thread_reads = nvml_thread_reads,
 };

@@ -71,6 +71,35 @@ static void test_field_raw(void **state)
 	assert_int_equal(src_nvml_field_raw(42, v, &out), -EINVAL);
 }
 
+/* The adaptive cadence: the wrap-safe bound by link generation, and reads kept within the
+ * budget. Expected values worked out here from 2^32 B, x16 lanes and the per-lane rates.
+ */
+static void test_cadence(void **state)
+{
+	const uint64_t ms = 1000000ULL;
+	uint64_t g5 = src_nvml_cadence_max(SRC_NVML_VT_UINT, 5);
+
+	(void)state;
+	/* gen 5 x16: 3.938e9 B/s x 16 = 63.0 GB/s, 2^32 B wrap in 68.2 ms, half 34.1 ms */
+	assert_true(g5 >= 34 * ms && g5 <= 34200000ULL);
+	/* slower or unknown links are taken as gen 5 */
+	assert_int_equal(src_nvml_cadence_max(SRC_NVML_VT_UINT, 0), g5);
+	assert_int_equal(src_nvml_cadence_max(SRC_NVML_VT_UINT, 3), g5);
+	/* gen 6 x16 at 8e9 B/s a lane: 2^32 / 128e9 / 2 = 16.8 ms */
+	assert_true(src_nvml_cadence_max(SRC_NVML_VT_UINT, 6) >= 16 * ms &&
+		    src_nvml_cadence_max(SRC_NVML_VT_UINT, 6) <= 17 * ms);
+	/* 64-bit counters do not wrap: the 50 ms cap */
+	assert_int_equal(src_nvml_cadence_max(SRC_NVML_VT_ULONGLONG, 5), 50 * ms);
+	/* reads of 0.1 ms keep the default 10 ms (1% of a core) */
+	assert_int_equal(src_nvml_cadence_adapt(100000, 10 * ms, g5), 10 * ms);
+	/* 0.4 ms reads: every 26.7 ms, 1.5% of a core */
+	assert_int_equal(src_nvml_cadence_adapt(400000, 10 * ms, g5), 26666666ULL);
+	/* 1 ms reads: the wrap-safe bound wins over the budget */
+	assert_int_equal(src_nvml_cadence_adapt(1000000, 10 * ms, g5), g5);
+	/* a base above the bound (a 50 ms sampling interval) is kept */
+	assert_int_equal(src_nvml_cadence_adapt(1000000, 50 * ms, g5), 50 * ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -78,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_delta_64_reset),
 		cmocka_unit_test(test_sum_over_wraps),
 		cmocka_unit_test(test_field_raw),
+		cmocka_unit_test(test_cadence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
