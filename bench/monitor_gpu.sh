@@ -27,15 +27,17 @@ ip netns add "$ns" || exit 1
 ip -n "$ns" link add bg0 type veth peer name bg1 || exit 1
 ip -n "$ns" link set bg0 up && ip -n "$ns" link set bg1 up
 
+k=0
 for gi in $GPU_INTERVALS; do
+	k=$((k + 1))	# a cadence may be listed twice (repeats): one record each
 	args=(monitor -i bg0 --frames --gpu "$GPU" -I 1ms -D "${DUR}s" -q --stats
-		--record "$tmp/rec-$gi")
+		--record "$tmp/rec-$k")
 	[ "$gi" = default ] || args+=(--gpu-interval "$gi")
-	ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$gi"
+	ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$k"
 	rc=$?
-	sed 's/^/# /' "$tmp/err-$gi"
+	sed 's/^/# /' "$tmp/err-$k"
 	state=$(jq -r '.sources[] | select(.source == "nvml") | .state + " " + (.info.pcie_bytes // "")' \
-		"$tmp/rec-$gi/meta.json" 2>/dev/null)
+		"$tmp/rec-$k/meta.json" 2>/dev/null)
 	awk -v name="$name" -v gi="$gi" -v rc="$rc" -v st="$state" '
 		/samples in/ { for (i = 1; i <= NF; i++) {
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
@@ -47,5 +49,5 @@ for gi in $GPU_INTERVALS; do
 			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
 			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
 				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
-		}' "$tmp/err-$gi"
+		}' "$tmp/err-$k"
 done
