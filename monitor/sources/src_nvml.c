@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,30 +523,29 @@ static int nvml_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	return 0;
 }
 
-static uint64_t nvml_thread_cpu(const struct mon_src *s)
+/* One of the reader thread's own figures (at OFF in nvml_priv), read under its lock; 0
+ * while no thread runs. */
+static uint64_t reader_figure(const struct mon_src *s, size_t off)
 {
 	struct nvml_priv *p = s->priv;
-	uint64_t ns;
+	uint64_t v;
 
 	if (!p || !p->thr_started)
 		return 0;
 	pthread_mutex_lock(&p->lock);
-	ns = p->cpu_ns;
+	memcpy(&v, (const char *)p + off, sizeof(v));
 	pthread_mutex_unlock(&p->lock);
-	return ns;
+	return v;
+}
+
+static uint64_t nvml_thread_cpu(const struct mon_src *s)
+{
+	return reader_figure(s, offsetof(struct nvml_priv, cpu_ns));
 }
 
 static uint64_t nvml_thread_reads(const struct mon_src *s)
 {
-	struct nvml_priv *p = s->priv;
-	uint64_t n;
-
-	if (!p || !p->thr_started)
-		return 0;
-	pthread_mutex_lock(&p->lock);
-	n = p->readings;
-	pthread_mutex_unlock(&p->lock);
-	return n;
+	return reader_figure(s, offsetof(struct nvml_priv, readings));
 }
 
 const struct mon_src_ops src_nvml_ops = {
