@@ -8,7 +8,7 @@
 # which is what `make test` runs last, ends with failures and exit 1.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../verdict.sh"
-plan 12
+plan 13
 
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
@@ -54,9 +54,15 @@ for s in "$@"; do
 	n=$(basename "$s" .sh)
 	[ "$MODE" = missing ] && [ "$n" = t_two ] && continue
 	mkdir -p "$out/$n"
+	if [ "$MODE" = failed ] && [ "$n" = t_two ]; then
+		printf 'PLAN 1\nFAIL %s broke: why\nDONE\n' "$n" >"$out/$n/log.txt"
+		echo 1 >"$out/$n/rc"
+		continue
+	fi
 	printf 'PLAN 1\nOK %s works\nDONE\n' "$n" >"$out/$n/log.txt"
 	echo 0 >"$out/$n/rc"
 done
+[ "$MODE" = failed ] && { echo "vlab: booting one VM topology (TCG)" >&2; exit 1; }
 exit 0
 EOF
 chmod +x "$tmp/fakevlab"
@@ -84,6 +90,13 @@ if [ $rc -ne 0 ] && echo "$out" | grep -q '^FAIL t_two: no result came back' &&
 	ok "vlab suite: a script missing from the results is a FAIL"
 else
 	fail "vlab suite: a script missing from the results" "rc $rc: $(echo "$out" | tr '\n' '|')"
+fi
+suite failed
+if [ $rc -ne 0 ] && echo "$out" | grep -q '^FAIL vlab boot (one VM): vlab run exit 1: guest scripts that exited non-zero: t_two (exit 1); ' &&
+	echo "$out" | grep -q '^FAIL t_two broke: why' && echo "$out" | grep -q '^OK t_one works'; then
+	ok "vlab suite: a guest script that failed is named in the boot's FAIL line, its own FAIL follows"
+else
+	fail "vlab suite: a failed guest script named" "rc $rc: $(echo "$out" | tr '\n' '|')"
 fi
 
 # 3. a real guest killed while its script runs
