@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,11 +172,57 @@ static void vec_add2(struct vec *a, const char *prefix, const char *arg, const c
  */
 #define REMOTE_CONNECT_TIMEOUT_S 10
 
+static uint64_t fnv1a(const char *c)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	return h;
+}
+
+/* The files this process wrote (their paths' hashes): each is written once, not for every
+ * command, unless it has gone since. */
+static pthread_mutex_t written_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t written[16];
+static size_t nwritten;
+
+static bool written_before(uint64_t key, const char *path)
+{
+	bool seen = false;
+	size_t i;
+
+	pthread_mutex_lock(&written_mu);
+	for (i = 0; i < nwritten && !seen; i++)
+		seen = written[i] == key;
+	pthread_mutex_unlock(&written_mu);
+	return seen && !access(path, F_OK);
+}
+
+static void written_add(uint64_t key)
+{
+	pthread_mutex_lock(&written_mu);
+	if (nwritten < sizeof(written) / sizeof(written[0]))
+		written[nwritten++] = key;
+	pthread_mutex_unlock(&written_mu);
+}
+
+const char *remote_ssh_config_problem(const char *path)
+{
+	char abs[PATH_MAX];
+
+	if (!realpath(path, abs))
+		return strerror(errno);
+	if (strpbrk(abs, "\"\n"))
+		return "its full path holds a double quote or a newline, which ssh's Include "
+		       "cannot take; give a path without them";
+	return access(abs, R_OK) ? strerror(errno) : NULL;
+}
+
 static int defaults_config(const char *dir, const char *user, char *cfg, size_t n)
 {
 	char abs[PATH_MAX], tmp[PATH_MAX + 32], body[PATH_MAX + 512];
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	const char *c;
+	uint64_t key;
 	int fd, len, rc;
 
 	if (user) {
@@ -184,10 +231,12 @@ static int defaults_config(const char *dir, const char *user, char *cfg, size_t 
 		if (strpbrk(abs, "\"\n"))
 			return -EINVAL;	/* cannot be written as an Include line */
 	}
-	for (c = user ? abs : ""; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-	if (snprintf(cfg, n, "%s/ssh_config-%016llx", dir, (unsigned long long)h) >= (int)n)
+	if (snprintf(cfg, n, "%s/ssh_config-%016llx", dir,
+		     (unsigned long long)fnv1a(user ? abs : "")) >= (int)n)
 		return -ENAMETOOLONG;
+	key = fnv1a(cfg);
+	if (written_before(key, cfg))
+		return 0;
 	if (user)
 		len = snprintf(body, sizeof(body), "Include \"%s\"\n", abs);
 	else
@@ -207,6 +256,8 @@ static int defaults_config(const char *dir, const char *user, char *cfg, size_t 
 		rc = -errno;
 	if (rc)
 		unlink(tmp);
+	else
+		written_add(key);
 	return rc;
 }
 

@@ -373,6 +373,22 @@ static void test_nl_messages(void **state)
 
 /* --- recorder ------------------------------------------------------------------------ */
 
+
+/* A fresh folder DIR (a mkdtemp template), the fake source with two fields on an engine
+ * made from CFG, and a record of it there. */
+static void rec_start(char *dir, const struct mon_engine_cfg *cfg, struct mon_engine **e,
+		      struct mon_rec **rec)
+{
+	int failed;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&fk, 0, sizeof(fk));
+	fk.nfields = 2;
+	assert_int_equal(mon_engine_new(cfg, e), 0);
+	mon_engine_add(*e, &fake_ops, "eth9", 0, -1);
+	assert_int_equal(mon_engine_start(*e, &failed), 0);
+	assert_int_equal(mon_rec_open(dir, *e, 0, NULL, rec), 0);
+}
 static void test_record_files(void **state)
 {
 	char dir[] = "/tmp/pfclab-rec-XXXXXX", path[256], line[8192];
@@ -383,16 +399,10 @@ static void test_record_files(void **state)
 	struct mon_rec *rec;
 	json_object *o;
 	FILE *f;
-	int failed, lines = 0;
+	int lines = 0;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	memset(&fk, 0, sizeof(fk));
-	fk.nfields = 2;
-	assert_int_equal(mon_engine_new(&cfg, &e), 0);
-	mon_engine_add(e, &fake_ops, "eth9", 0, -1);
-	assert_int_equal(mon_engine_start(e, &failed), 0);
-	assert_int_equal(mon_rec_open(dir, e, 0, NULL, &rec), 0);
+	rec_start(dir, &cfg, &e, &rec);
 	g_rec = rec;
 	mon_engine_sample(e, &s);
 	assert_int_equal(mon_rec_sample(rec, s), 0);
@@ -471,16 +481,10 @@ static void test_record_write_fails(void **state)
 	struct mon_rec *rec;
 	json_object *o, *v;
 	void (*oldsig)(int);
-	int failed, i, rows, jrows;
+	int i, rows, jrows;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	memset(&fk, 0, sizeof(fk));
-	fk.nfields = 2;
-	assert_int_equal(mon_engine_new(&cfg, &e), 0);
-	mon_engine_add(e, &fake_ops, "eth9", 0, -1);
-	assert_int_equal(mon_engine_start(e, &failed), 0);
-	assert_int_equal(mon_rec_open(dir, e, 0, NULL, &rec), 0);
+	rec_start(dir, &cfg, &e, &rec);
 	/* 3000 samples of ~0.3 KB: one batch, written at close in 64 KiB pieces, of
 	 * which the second crosses the 100 kB limit */
 	for (i = 0; i < 3000; i++) {
