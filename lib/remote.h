@@ -71,6 +71,10 @@ const char *remote_control_dir(int *err);
 /* Quote S for a POSIX shell ('...' with embedded quotes escaped). Caller frees. */
 char *remote_shell_quote(const char *s);
 
+/* Why PATH cannot serve as the ssh config file pfclab includes (missing, unreadable, or a
+ * full path holding a double quote or a newline), or NULL when it can. */
+const char *remote_ssh_config_problem(const char *path);
+
 /* Join argv into one shell command line, each word quoted only when it needs it. */
 char *remote_argv_join(const char *const *argv);
 

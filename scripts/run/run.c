@@ -115,8 +115,12 @@ static int launcher_fn(void *dst, const char *v, char *why, size_t len)
 
 static int ssh_config_fn(void *dst, const char *v, char *why, size_t len)
 {
+	const char *bad;
+
 	if (access(v, R_OK))
-		return snprintf(why, len, "give a readable ssh config file"), -1;
+		return snprintf(why, len, "%s: give a readable ssh config file", strerror(errno)), -1;
+	if ((bad = remote_ssh_config_problem(v)))
+		return snprintf(why, len, "%s", bad), -1;
 	*(const char **)dst = v;
 	return 0;
 }

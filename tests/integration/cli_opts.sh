@@ -6,7 +6,7 @@
 # --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
 # and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF.
 source "$(dirname "$0")/../lib.sh"
-plan 17
+plan 18
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -66,6 +66,17 @@ for a in "--replay $tmp/no-such-record" "--replay $PFCLAB_ROOT/README.md" "-e $t
 done
 if [ -z "$t_msgs" ]; then ok "top --replay/-e/--ssh-config: a missing or wrong path is exit 2 naming it, before the terminal check"
 else fail "top: bad paths" "$t_msgs"; fi
+
+# an ssh config whose path ssh's Include cannot take (a double quote) is refused up front by
+# both commands that reach hosts, naming the option, the path and why
+mkdir -p "$tmp/q\"d" && echo 'Host x' >"$tmp/q\"d/cfg"
+q_msgs=""
+m=$("$PFCLAB" run --ssh-config "$tmp/q\"d/cfg" "$PFCLAB_ROOT/scripts/experiments/gpu-bar-bidir.yaml" </dev/null 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $m == *"--ssh-config '$tmp/q\"d/cfg'"*"double quote"* ]] || q_msgs+="[run: rc $rc: $m] "
+m=$("$PFCLAB" top -i eth0 --ssh-config "$tmp/q\"d/cfg" h1 </dev/null 2>&1); rc=$?
+[ $rc -eq 2 ] && [[ $m == *"--ssh-config '$tmp/q\"d/cfg'"*"double quote"* ]] || q_msgs+="[top: rc $rc: $m] "
+if [ -z "$q_msgs" ]; then ok "run/top --ssh-config: a path holding a double quote is exit 2 naming it and why"
+else fail "--ssh-config with a double quote" "$q_msgs"; fi
 
 # ---- on a veth pair: capture options, reactive inject options, monitor --------------------
 if [ "$(id -u)" -ne 0 ]; then
