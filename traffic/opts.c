@@ -152,6 +152,17 @@ static int rate_mode_fn(void *dst, const char *a, char *why, size_t n)
 	return snprintf(why, n, "one of auto, hw, sw"), -1;
 }
 
+static int poll_fn(void *dst, const char *a, char *why, size_t n)
+{
+	if (!strcmp(a, "auto"))
+		*(enum traffic_poll_mode *)dst = TRAFFIC_POLL_AUTO;
+	else if (!strcmp(a, "spin"))
+		*(enum traffic_poll_mode *)dst = TRAFFIC_POLL_SPIN;
+	else
+		return snprintf(why, n, "auto or spin"), -1;
+	return 0;
+}
+
 static int mem_fn(void *dst, const char *a, char *why, size_t n)
 {
 	if (!mem_ops_find(a))
@@ -223,6 +234,10 @@ static const struct opt traffic_opts_tab[] = {
 	  .help = "request a completion every N sends at most (default 64,\n"
 		  "<= tx depth); fewer for large messages: at least one\n"
 		  "every 256 KiB and two per tx depth" },
+	{ "poll", 0, OPT_FN, .dst = &P.poll_mode, .fn = poll_fn, .arg = "M",
+	  .help = "auto: poll the completion queue while work is in flight,\n"
+		  "sleep on its completion channel after 50 us with\n"
+		  "nothing to post or complete (default); spin: never sleep" },
 	{ "inline-size", 'I', OPT_U32, 0, 4096, &P.inline_size, .arg = "N",
 	  .help = "send messages up to N bytes inline (default 0)" },
 	{ "mtu", 'm', OPT_FN, .dst = &P.mtu, .fn = mtu_fn, .arg = "N",

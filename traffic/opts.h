@@ -14,6 +14,8 @@
 #define TRAFFIC_DEFAULT_PORT 18515
 
 enum traffic_rate_mode { TRAFFIC_RATE_AUTO, TRAFFIC_RATE_HW, TRAFFIC_RATE_SW };
+/* --poll: how the loop waits for completions when nothing can be posted */
+enum traffic_poll_mode { TRAFFIC_POLL_AUTO, TRAFFIC_POLL_SPIN };
 
 struct traffic_opts {
 	const char *dev;		/* -d */
@@ -42,6 +44,7 @@ struct traffic_opts {
 	uint32_t sl;			/* -S */
 	double rate_gbps;		/* --rate per QP, 0 = unlimited */
 	enum traffic_rate_mode rate_mode;
+	enum traffic_poll_mode poll_mode;	/* --poll */
 	uint32_t qp_timeout;		/* --qp-timeout (4.096 us * 2^N) */
 	uint32_t retry;			/* --retry */
 	uint64_t timeout_ns;		/* --timeout: connect and each exchange step */

@@ -188,7 +188,10 @@ bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_
 
 uint64_t phase_silence_limit(const struct phase_cfg *c)
 {
-	return c->peer_timeout_ns / 4 * 3;
+	uint64_t check = PHASE_CHECK_NS < c->peer_timeout_ns / 8 ? PHASE_CHECK_NS :
+			 c->peer_timeout_ns / 8;
+
+	return c->peer_timeout_ns / 4 * 3 - check;
 }
 
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr)

@@ -89,7 +89,13 @@ bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffi
 bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
 		     struct xchg_msg *done);
 
-/* How long the peer may be silent before it is declared gone: 3/4 of the timeout. */
+/* The run loop checks the peer (phase_step_check) at least this often. */
+#define PHASE_CHECK_NS 100000000ULL
+
+/* How long the peer may be silent before it is declared gone: 3/4 of the timeout, less
+ * the loop's check period (at most an eighth of the timeout), so that the check that
+ * sees it comes within 3/4 of the timeout; the last quarter is left for the host's own
+ * scheduling delays. */
 uint64_t phase_silence_limit(const struct phase_cfg *c);
 
 /* Sends stalled, or the peer silent too long: -ETIMEDOUT with ps->why; else 0. */

@@ -51,6 +51,8 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 	out_uint_na(&o, "tclass", ", tclass %" PRIu64, (uint64_t)(ri->tclass < 0 ? 0 : ri->tclass),
 		    ri->tclass >= 0);
 	out_uint_na(&o, "sl", ", SL %" PRIu64, (uint64_t)(ri->sl < 0 ? 0 : ri->sl), ri->sl >= 0);
+	if (ri->poll)
+		out_str(&o, "poll", NULL, ri->poll);
 	out_str(&o, "mem", ", memory %s", ri->mem);
 	out_str(&o, "mem_desc", " (%s", ri->mem_desc);
 	if (ri->mem_path)

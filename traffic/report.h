@@ -44,6 +44,7 @@ struct traffic_run_info {
 	unsigned int mtu;
 	int tclass;		/* traffic class and SL the device reports for the QPs */
 	int sl;			/* (ibv_query_qp); -1 = n/a (query failed, no GRH) */
+	const char *poll;	/* --poll: "auto" or "spin" (JSON only) */
 	const char *mem;
 	const char *mem_desc;
 	const char *mem_path;

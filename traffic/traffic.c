@@ -36,7 +36,7 @@
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 #define EXIT_SKIP 3
-#define CHECK_PERIOD_NS 100000000ULL	/* peer connection checked at least every 100 ms */
+#define CHECK_PERIOD_NS PHASE_CHECK_NS	/* peer connection checked at least every 100 ms */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -578,6 +578,7 @@ static int run_traffic(const struct traffic_opts *o)
 		.mtu = 128u << r->tv.mtu,
 		.mem = o->mem, .mem_desc = r->tv.buf.desc, .mem_path = r->tv.buf.path,
 		.rate_gbps = o->rate_gbps, .rate_how = r->tv.rate_how,
+		.poll = o->poll_mode == TRAFFIC_POLL_SPIN ? "spin" : "auto",
 	};
 	/* The start line shows the SL and traffic class the device reports for the QPs, a
 	 * check of -S/--tclass independent of the options; n/a when it cannot tell. A device

@@ -5,7 +5,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,11 +271,20 @@ int traffic_verbs_open(struct traffic_verbs *tv, const struct traffic_opts *o, c
 	cqe = tv->nqps * o->tx_depth;
 	if ((int)cqe > da.max_cqe)
 		cqe = (uint32_t)da.max_cqe;
-	tv->scq = ibv_create_cq(tv->ctx, (int)cqe, NULL, NULL, 0);
+	if (o->poll_mode == TRAFFIC_POLL_AUTO) {
+		tv->ch = ibv_create_comp_channel(tv->ctx);
+		if (!tv->ch)
+			return fail(tv, -errno, "%s: cannot create a completion channel: %s; "
+				    "--poll spin does without one", o->dev, strerror(errno));
+		if (fcntl(tv->ch->fd, F_SETFL, fcntl(tv->ch->fd, F_GETFL) | O_NONBLOCK) < 0)
+			return fail(tv, -errno, "%s: completion channel: %s", o->dev,
+				    strerror(errno));
+	}
+	tv->scq = ibv_create_cq(tv->ctx, (int)cqe, NULL, tv->ch, 0);
 	cqe = o->imm ? tv->nqps * o->rx_depth : 1;
 	if ((int)cqe > da.max_cqe)
 		cqe = (uint32_t)da.max_cqe;
-	tv->rcq = ibv_create_cq(tv->ctx, (int)cqe, NULL, NULL, 0);
+	tv->rcq = ibv_create_cq(tv->ctx, (int)cqe, NULL, tv->ch, 0);
 	if (!tv->scq || !tv->rcq)
 		return fail(tv, -errno, "%s: cannot create completion queues: %s", o->dev,
 			    strerror(errno));
@@ -645,10 +656,53 @@ int traffic_verbs_drain_rx(struct traffic_verbs *tv)
 	return m;
 }
 
+/* --poll auto: how long the loop spins with nothing to post and nothing completing
+ * before it sleeps on the completion channel. A NIC that keeps up completes a moderation
+ * group in microseconds, so the loop never sleeps there; where completions come seldom
+ * (a full window on a slow or paused link, software RoCE) the spinning core is given
+ * back: to the kernel's RoCE work on the same host, to other processes. */
+#define SPIN_NS 50000ULL
+
+/* One step towards sleeping until a completion or deadline_ns: the first call asks both
+ * CQs for an event and returns (the caller polls once more, for a completion that came
+ * before the request); the next sleeps on the channel and takes the events. */
+static int cq_sleep(struct traffic_verbs *tv, uint64_t now, uint64_t deadline_ns)
+{
+	struct pollfd pfd = { .fd = tv->ch->fd, .events = POLLIN };
+	struct timespec ts;
+	struct ibv_cq *cq;
+	void *cctx;
+	uint64_t left = deadline_ns - now;
+	int r;
+
+	if (!tv->armed) {
+		if (ibv_req_notify_cq(tv->scq, 0) || (tv->o->imm && ibv_req_notify_cq(tv->rcq, 0)))
+			return fail(tv, -EIO, "%s: asking for a completion event failed; "
+				    "--poll spin does without", tv->o->dev);
+		tv->armed = true;
+		return 0;
+	}
+	ts.tv_sec = (time_t)(left / 1000000000ULL);
+	ts.tv_nsec = (long)(left % 1000000000ULL);
+	tv->sleeps++;
+	r = ppoll(&pfd, 1, &ts, NULL);
+	if (r < 0 && errno != EINTR)
+		return fail(tv, -errno, "%s: waiting on the completion channel: %s", tv->o->dev,
+			    strerror(errno));
+	if (r > 0) {
+		while (!ibv_get_cq_event(tv->ch, &cq, &cctx))
+			ibv_ack_cq_events(cq, 1);
+		tv->armed = false;
+	}
+	return 0;
+}
+
 int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	uint64_t now = time_mono_ns();
+	uint64_t now = time_mono_ns(), last_work = now;
+	/* idle passes between clock reads: few where the loop may sleep */
+	const unsigned int idle_mask = tv->ch && tv->pace_bytes_per_ns <= 0 ? 31 : 255;
 	unsigned int idle = 0;
 	uint32_t i;
 	int n, k, rc;
@@ -703,11 +757,19 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		 * clocksource: 1.4-2.8 us a read), an idle spin would otherwise spend its
 		 * time there.
 		 */
-		if (busy || n > 0 || tv->pace_bytes_per_ns > 0 || (++idle & 255) == 0) {
+		if (busy || n > 0 || tv->pace_bytes_per_ns > 0 || (++idle & idle_mask) == 0) {
 			now = time_mono_ns();
 			rate_sample(tv, now);
 			if (now >= deadline_ns)
 				return 0;
+			if (busy || n > 0) {
+				last_work = now;
+			} else if (idle_mask != 255 && now - last_work >= SPIN_NS) {
+				rc = cq_sleep(tv, now, deadline_ns);
+				if (rc)
+					return rc;
+				idle = idle_mask;	/* the clock again after the next pass */
+			}
 		}
 	}
 }
@@ -728,6 +790,9 @@ void traffic_verbs_close(struct traffic_verbs *tv)
 		ibv_destroy_cq(tv->rcq);
 	if (tv->scq)
 		ibv_destroy_cq(tv->scq);
+	if (tv->ch)
+		ibv_destroy_comp_channel(tv->ch);
+	tv->ch = NULL;
 	if (tv->mr)
 		ibv_dereg_mr(tv->mr);
 	if (tv->buf_ok)

@@ -73,6 +73,7 @@ static void test_opts_table(void **state)
 		{ -EINVAL, "-d rxe0 --rate fast", "--rate" },
 		{ -EINVAL, "-d rxe0 --rate-mode hw", "without --rate" },
 		{ -EINVAL, "-d rxe0 --rate 1 --rate-mode turbo", "--rate-mode" },
+		{ -EINVAL, "-d rxe0 --poll busy", "auto or spin" },
 		{ -EINVAL, "-d rxe0 --mem vram", "unknown memory type" },
 		{ -EINVAL, "--check-mem floppy", "unknown memory type" },
 		{ -EINVAL, "-d rxe0 -D 5parsecs", "expected a duration" },
@@ -115,6 +116,11 @@ static void test_opts_values(void **state)
 	assert_int_equal(o.gid_index, -1);
 	assert_int_equal(o.tclass, -1);
 	assert_string_equal(o.mem, "host");
+	assert_int_equal(o.poll_mode, TRAFFIC_POLL_AUTO);
+	assert_int_equal(run_parse("-d rxe0 --poll spin", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.poll_mode, TRAFFIC_POLL_SPIN);
+	assert_int_equal(run_parse("-d rxe0 --poll auto", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.poll_mode, TRAFFIC_POLL_AUTO);
 
 	assert_int_equal(run_parse("-d rxe1 -b -q 8 -s 64,4K -n 200 --dscp 26 -x 3 -t 64 -Q 16 -l 4 "
 				   "-I 128 -m 1024 10.77.0.1", &o, err, sizeof(err)), 0);

@@ -262,13 +262,18 @@ static void test_silent_peer(void **state)
 	(void)state;
 	cfg(&c, false, true, 60 * S);
 	phase_init(&ps, &c);
-	assert_int_equal(phase_silence_limit(&c), 1500 * MS);
-	/* The peer silent for 3/4 of the timeout: gone. */
+	/* 3/4 of the timeout less the 100 ms check period: seen by 3/4 of it */
+	assert_int_equal(phase_silence_limit(&c), 1400 * MS);
 	m = (struct xchg_msg){ .type = XCHG_PING };
 	phase_step_msg(&ps, &m, T0 + 1 * S, &stop);
-	assert_int_equal(phase_step_check(&ps, T0 + 2500 * MS, &ctr), 0);
-	assert_int_equal(phase_step_check(&ps, T0 + 2501 * MS, &ctr), -ETIMEDOUT);
-	assert_non_null(strstr(ps.why, "no message from the peer for 1.5 s (--peer-timeout 2.0 s)"));
+	assert_int_equal(phase_step_check(&ps, T0 + 2400 * MS, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 2401 * MS, &ctr), -ETIMEDOUT);
+	assert_non_null(strstr(ps.why, "no message from the peer for 1.4 s (--peer-timeout 2.0 s)"));
+	/* a short timeout: the check period is at most an eighth of it */
+	cfg(&c, false, true, 60 * S);
+	c.peer_timeout_ns = 400 * MS;
+	assert_int_equal(phase_silence_limit(&c), 250 * MS);
+	cfg(&c, false, true, 60 * S);
 	/* Any message counts: a PING after this side's DONE keeps the peer alive. */
 	ps.local_done = true;
 	phase_step_done(&ps, T0 + 2600 * MS, &ctr, &m);

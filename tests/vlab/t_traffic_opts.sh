@@ -4,10 +4,10 @@
 # -a (the whole size sweep), --dscp/-S (DSCP in every captured packet, traffic class and
 # SL as both devices report them), -d with a device that is not there, -i, --bind, --numa,
 # --hugepages (2 MiB pages when the guest has them, plain pages when not), --quiet,
-# --rx-depth (the receive CQ's size), --rate-mode, and --retry / --qp-timeout (14 and 19)
-# against a peer whose path vanishes.
+# --rx-depth (the receive CQ's size), --rate-mode, --poll (the CPU the client's loop
+# spends), and --retry / --qp-timeout (14 and 19) against a peer whose path vanishes.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 14
+plan 15
 
 need_cmd traffic-opts jq tcpdump rdma || finish
 [ -x "$PFCLAB" ] || { fail traffic-opts "no pfclab binary at $PFCLAB"; finish; }
@@ -174,6 +174,42 @@ if [ $crc -ne 0 ] && grep -qi 'rate' "$VLAB_OUT/rhw-client.err"; then
 	ok "--rate-mode hw on rxe: refused ($(head -n 1 "$VLAB_OUT/rhw-client.err"))"
 else
 	fail "--rate-mode hw on rxe is refused" "rc $src/$crc $(errs rhw)"
+fi
+
+# 10. --poll: one way, 1 MiB messages, 4 in flight for 3 s: the window is full most of the
+#     time (rxe sends ~1 MiB in 25 ms here), so the client's loop has nothing to do
+#     between completions. --poll spin polls the CQ all along (user CPU ~3.6 of 4 s when
+#     measured); auto (the default) sleeps on the completion channel instead (0.08-0.10 s
+#     of user CPU), and moves as much: the kernel's RoCE work, not the loop, sets the pace.
+#     Bounds: spin at least 1.5 s of user CPU, auto at most a quarter of spin's, and at
+#     least half its bytes (runs of the same tool differ by up to 1.4x here).
+pollrun() { # TAG PORT MODE: sets crc src user_ms bytes mode_seen
+	local tag=$1 port=$2 t
+	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json -s 1M -t 4 \
+		-D 3 --poll "$3" >"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
+	local spid=$!
+	( "$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 1M -t 4 -D 3 --poll "$3" \
+		"$VLAB_IP_A" >"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err"
+	  echo "rc $?"; times ) >"$VLAB_OUT/$tag-times.txt"
+	wait $spid
+	src=$?
+	t=$VLAB_OUT/$tag-times.txt
+	crc=$(awk '$1 == "rc" { print $2 }' "$t")
+	# times: the shell's user and system CPU, then its children's ("0m3.636s 0m0.459s")
+	user_ms=$(tail -n 1 "$t" | awk '{ n = split($1, a, /[ms]/); if (n >= 2) printf "%d", (a[1] * 60 + a[2]) * 1000 }')
+	bytes=$(sums "$VLAB_OUT/$tag-client.out" | jq -r '.tx.bytes')
+	mode_seen=$(start "$VLAB_OUT/$tag-client.out" .poll)
+}
+pollrun pspin 19014 spin
+spin_rc=$crc/$src spin_ms=${user_ms:-0} spin_b=${bytes:-0} spin_mode=$mode_seen
+pollrun pauto 19015 auto
+auto_rc=$crc/$src auto_ms=${user_ms:-0} auto_b=${bytes:-0} auto_mode=$mode_seen
+if [ "$spin_rc" = 0/0 ] && [ "$auto_rc" = 0/0 ] && [ "$spin_mode" = spin ] && [ "$auto_mode" = auto ] &&
+	[ "$spin_ms" -ge 1500 ] && [ $((auto_ms * 4)) -le "$spin_ms" ] && [ "$spin_b" -gt 0 ] &&
+	[ $((auto_b * 2)) -ge "$spin_b" ]; then
+	ok "--poll: client user CPU $spin_ms ms spinning, $auto_ms ms with auto; bytes $spin_b / $auto_b"
+else
+	fail "--poll auto sleeps where spin spins, and moves as much" "rc $spin_rc / $auto_rc, mode '$spin_mode' / '$auto_mode', user CPU $spin_ms / $auto_ms ms, bytes $spin_b / $auto_b $(errs pauto)"
 fi
 
 # 9. --qp-timeout / --retry: the path to the peer vanishes (neither veth end accepts

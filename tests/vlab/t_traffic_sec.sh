@@ -137,8 +137,8 @@ stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
 	kill -9 "$victim" 2>/dev/null
 	ms=$((t1 - t0)) ns=$((${tn:-$t1} - t0))
 	echo "$tag noticed ${ns} exited ${ms}" >>"$VLAB_OUT/stopped-peer-ms.txt"
-	# Heartbeats every 0.25 s, declared gone after 1.5 s of silence (2 s peer timeout):
-	# 1.25..1.5 s after the stop plus the 100 ms check period; the message within 2 s is
+	# Heartbeats every 0.25 s, declared gone after 1.4 s of silence (2 s peer timeout, 3/4
+	# of it less the 100 ms check period): 1.15..1.5 s after the stop; the message within 2 s is
 	# the promise (the message's own moment, polled every 20 ms). Then the process ends,
 	# giving its QPs and buffers back, slow work under TCG on a busy host: within 2 s more.
 	if [ $rc -eq 1 ] && [ $ns -ge 1000 ] && [ $ns -le 2000 ] && [ $ms -le 4000 ] &&
