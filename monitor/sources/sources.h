@@ -121,15 +121,22 @@ enum {
 /* Default reading cadence of the NVML reader thread. */
 #define SRC_NVML_CADENCE_NS (10 * 1000000ULL)
 /* Unless the user fixed the cadence, the reader keeps its PCIe reads within this share of
- * one core: where one read costs more than 0.15 ms of CPU (the driver spins on each round
+ * one core: where one read costs more than 0.1 ms of CPU (the driver spins on each round
  * trip to the GPU's firmware: ~0.3-0.45 ms on an H100), it reads less often than the
  * default, up to src_nvml_cadence_max.
  */
-#define SRC_NVML_READ_BUDGET 0.015
-/* The longest cadence at which a counter of this value type cannot wrap twice unseen: half
- * the time a 32-bit counter takes to wrap at the full rate of a x16 link of PCIe
- * generation max(GEN, 5) (gen 5: 34 ms, gen 6: 17 ms; older links can train up to gen 5
- * on a newer slot, so no less is assumed), at most 50 ms; 50 ms for 64-bit counters.
+#define SRC_NVML_READ_BUDGET 0.01
+/* The time a counter of this value type takes to wrap at the full rate of a x16 link of
+ * PCIe generation max(GEN, 5) (32-bit, gen 5: 68.2 ms, gen 6: 33.6 ms; older links can
+ * train up to gen 5 on a newer slot, so no less is assumed); 0 for 64-bit counters. Two
+ * readings further apart than this may hide a whole wrap: the reader then takes no delta
+ * across them.
+ */
+uint64_t src_nvml_wrap_ns(int value_type, unsigned gen);
+/* Whether two readings GAP_NS apart are too far apart for a delta (src_nvml_wrap_ns). */
+bool src_nvml_read_late(int value_type, unsigned gen, uint64_t gap_ns);
+/* The longest adaptive cadence: 3/4 of src_nvml_wrap_ns (gen 5: 51 ms, gen 6: 25 ms),
+ * leaving a quarter of a wrap for a late read, at most 50 ms; 50 ms for 64-bit counters.
  */
 uint64_t src_nvml_cadence_max(int value_type, unsigned gen);
 /* The cadence for reads costing COST_NS of CPU each (a running mean): COST_NS /

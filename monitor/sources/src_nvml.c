@@ -15,7 +15,9 @@
  *   throughput  nvmlDeviceGetPcieThroughput (KB/s over a ~20 ms window; no byte totals).
  * The counters are 32 bits wide and wrap every ~4 GiB, so the thread sums deltas modulo
  * the counter's width into 64-bit totals (exact bytes between any two readings, as long
- * as the cadence is shorter than one wrap: ~67 ms at 64 GB/s). PFCLAB_GPU_PCIE=rm|fields|
+ * as they are less than one wrap apart: 68 ms at a gen 5 x16 link's 63 GB/s; a reading
+ * that comes later than that, the host having stalled the reader, starts a new epoch: no
+ * delta is taken across it). PFCLAB_GPU_PCIE=rm|fields|
  * throughput picks one (PFCLAB_NVML_FIELDS=0, older, means throughput). Link facts and
  * the replay counter change slowly and are read once a second.
  */
@@ -71,6 +73,8 @@ struct nvml_priv {
 	struct nvml_ctr rx, tx;
 	int64_t last_ts_us;
 	uint64_t last_read_ns;
+	uint64_t late;		/* readings too far apart to take a delta across */
+	uint64_t late_seen;	/* the sampling side's copy: a change bumps the epoch */
 };
 
 uint64_t src_nvml_counter_delta(int value_type, uint64_t prev, uint64_t cur)
@@ -120,23 +124,32 @@ int src_nvml_field_raw(int value_type, const void *value8, uint64_t *out)
  */
 static const double lane_Bps[] = { 0, 250e6, 500e6, 984.6e6, 1969e6, 3938e6, 8e9, 16e9 };
 
-uint64_t src_nvml_cadence_max(int value_type, unsigned gen)
+uint64_t src_nvml_wrap_ns(int value_type, unsigned gen)
 {
-	const uint64_t cap = 50000000ULL;
-	double wrap_s;
-	uint64_t ns;
-
 	if (value_type != SRC_NVML_VT_UINT && value_type != SRC_NVML_VT_INT &&
 	    value_type != SRC_NVML_VT_USHORT)
-		return cap;
+		return 0;
 	if (gen < 5)
 		gen = 5;
 	if (gen >= sizeof(lane_Bps) / sizeof(lane_Bps[0]))
 		gen = sizeof(lane_Bps) / sizeof(lane_Bps[0]) - 1;
-	wrap_s = (value_type == SRC_NVML_VT_USHORT ? 65536.0 : 4294967296.0) /
-		 (lane_Bps[gen] * 16);
-	ns = (uint64_t)(wrap_s / 2 * 1e9);
-	return ns < cap ? ns : cap;
+	return (uint64_t)((value_type == SRC_NVML_VT_USHORT ? 65536.0 : 4294967296.0) /
+			  (lane_Bps[gen] * 16) * 1e9);
+}
+
+bool src_nvml_read_late(int value_type, unsigned gen, uint64_t gap_ns)
+{
+	uint64_t wrap = src_nvml_wrap_ns(value_type, gen);
+
+	return wrap && gap_ns >= wrap;
+}
+
+uint64_t src_nvml_cadence_max(int value_type, unsigned gen)
+{
+	const uint64_t cap = 50000000ULL;
+	uint64_t ns = src_nvml_wrap_ns(value_type, gen) / 4 * 3;
+
+	return ns && ns < cap ? ns : cap;
 }
 
 uint64_t src_nvml_cadence_adapt(uint64_t cost_ns, uint64_t base_ns, uint64_t max_ns)
@@ -225,6 +238,14 @@ static void tick_fields(struct nvml_priv *p)
 		p->ok[F_RX] = p->ok[F_TX] = false;
 		pthread_mutex_unlock(&p->lock);
 		return;
+	}
+	/* Further apart than one wrap at the link's full rate (the host stalled the reader):
+	 * a wrap may hide in the deltas, so no rate now and no delta across (a new epoch). */
+	if (had && src_nvml_read_late(fv[0].value_type, p->ok[F_GEN] ? (unsigned)p->v[F_GEN] : 0,
+				      now - p->last_read_ns)) {
+		p->late++;
+		had = false;
+		p->ok[F_RX] = p->ok[F_TX] = false;
 	}
 	ctr_update(&p->rx, &fv[0], &drx);
 	ctr_update(&p->tx, &fv[1], &dtx);
@@ -385,8 +406,8 @@ static int try_rm(struct nvml_priv *p, char *why, size_t whylen)
 	return 0;
 }
 
-/* "every 10 ms", or for an adaptive cadence "every 10 ms, up to every 34 ms while one
- * read costs over 0.15 ms of CPU" */
+/* "every 10 ms", or for an adaptive cadence "every 10 ms, up to every 50 ms while one
+ * read costs over 0.1 ms of CPU" */
 static void cadence_text(const struct nvml_priv *p, int value_type, char *buf, size_t n)
 {
 	uint64_t max = src_nvml_cadence_max(value_type, 0);
@@ -515,6 +536,10 @@ static int nvml_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	int i;
 
 	pthread_mutex_lock(&p->lock);
+	if (p->late != p->late_seen) {
+		p->late_seen = p->late;
+		s->epoch++;	/* the byte totals moved by an unknown number of wraps */
+	}
 	for (i = 0; i < F_N && p->readings; i++) {
 		vals[i] = p->v[i];
 		valid[i] = p->ok[i];

@@ -80,20 +80,34 @@ static void test_cadence(void **state)
 	uint64_t g5 = src_nvml_cadence_max(SRC_NVML_VT_UINT, 5);
 
 	(void)state;
-	/* gen 5 x16: 3.938e9 B/s x 16 = 63.0 GB/s, 2^32 B wrap in 68.2 ms, half 34.1 ms */
-	assert_true(g5 >= 34 * ms && g5 <= 34200000ULL);
+	/* gen 5 x16: 3.938e9 B/s x 16 = 63.0 GB/s, 2^32 B wrap in 68.2 ms */
+	uint64_t w5 = src_nvml_wrap_ns(SRC_NVML_VT_UINT, 5);
+
+	assert_true(w5 >= 68100000ULL && w5 <= 68200000ULL);
+	/* 3/4 of it is 51.1 ms: the 50 ms cap */
+	assert_int_equal(g5, 50 * ms);
 	/* slower or unknown links are taken as gen 5 */
+	assert_int_equal(src_nvml_wrap_ns(SRC_NVML_VT_UINT, 0), w5);
+	assert_int_equal(src_nvml_wrap_ns(SRC_NVML_VT_UINT, 3), w5);
 	assert_int_equal(src_nvml_cadence_max(SRC_NVML_VT_UINT, 0), g5);
-	assert_int_equal(src_nvml_cadence_max(SRC_NVML_VT_UINT, 3), g5);
-	/* gen 6 x16 at 8e9 B/s a lane: 2^32 / 128e9 / 2 = 16.8 ms */
-	assert_true(src_nvml_cadence_max(SRC_NVML_VT_UINT, 6) >= 16 * ms &&
-		    src_nvml_cadence_max(SRC_NVML_VT_UINT, 6) <= 17 * ms);
-	/* 64-bit counters do not wrap: the 50 ms cap */
+	/* gen 6 x16 at 8e9 B/s a lane: 2^32 / 128e9 = 33.6 ms, 3/4: 25.2 ms */
+	assert_true(src_nvml_wrap_ns(SRC_NVML_VT_UINT, 6) >= 33500000ULL &&
+		    src_nvml_wrap_ns(SRC_NVML_VT_UINT, 6) <= 33600000ULL);
+	assert_true(src_nvml_cadence_max(SRC_NVML_VT_UINT, 6) >= 25100000ULL &&
+		    src_nvml_cadence_max(SRC_NVML_VT_UINT, 6) <= 25200000ULL);
+	/* 64-bit counters do not wrap: the 50 ms cap, and no reading is ever late */
+	assert_int_equal(src_nvml_wrap_ns(SRC_NVML_VT_ULONGLONG, 5), 0);
 	assert_int_equal(src_nvml_cadence_max(SRC_NVML_VT_ULONGLONG, 5), 50 * ms);
+	assert_false(src_nvml_read_late(SRC_NVML_VT_ULONGLONG, 5, 10ULL * 1000 * ms));
+	/* a 32-bit reading one wrap after the last is late; just under it is not */
+	assert_false(src_nvml_read_late(SRC_NVML_VT_UINT, 5, w5 - 1));
+	assert_true(src_nvml_read_late(SRC_NVML_VT_UINT, 5, w5));
+	assert_true(src_nvml_read_late(SRC_NVML_VT_UINT, 6, 34 * ms));
+	assert_false(src_nvml_read_late(SRC_NVML_VT_UINT, 5, g5));
 	/* reads of 0.1 ms keep the default 10 ms (1% of a core) */
 	assert_int_equal(src_nvml_cadence_adapt(100000, 10 * ms, g5), 10 * ms);
-	/* 0.4 ms reads: every 26.7 ms, 1.5% of a core */
-	assert_int_equal(src_nvml_cadence_adapt(400000, 10 * ms, g5), 26666666ULL);
+	/* 0.4 ms reads: every 40 ms, 1% of a core */
+	assert_int_equal(src_nvml_cadence_adapt(400000, 10 * ms, g5), 40 * ms);
 	/* 1 ms reads: the wrap-safe bound wins over the budget */
 	assert_int_equal(src_nvml_cadence_adapt(1000000, 10 * ms, g5), g5);
 	/* a base above the bound (a 50 ms sampling interval) is kept */
