@@ -152,9 +152,9 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "how often the NVML reader thread reads, on its own cadence:\n"
 			  "1ms..60ms (the counters wrap every ~67 ms at 64 GB/s). Default\n"
 			  "10ms, or the sampling interval up to 50ms when that is longer;\n"
-			  "then less often, up to 34ms, while one read costs over 0.15 ms\n"
+			  "then less often, up to 50ms, while one read costs over 0.1 ms\n"
 			  "of CPU (the driver spins: ~0.4 ms on an H100), to keep the\n"
-			  "reads within 1.5% of a core. A value given here is kept" },
+			  "reads within 1% of a core. A value given here is kept" },
 		{ "frames", 0, OPT_STR, .dst = &o->frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
 		  .help = "also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
 			  "IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
