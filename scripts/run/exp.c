@@ -412,6 +412,7 @@ static const struct tkey tkeys[] = {
 	{ "mtu", "-m", false },
 	{ "rate", "--rate", false },
 	{ "rate_mode", "--rate-mode", false },
+	{ "poll", "--poll", false },
 	{ "tclass", "--tclass", false },
 	{ "dscp", "--dscp", false },
 	{ "sl", "-S", false },

@@ -70,6 +70,9 @@ static void test_errors(void **state)
 		  "exp.yaml:6: phases[0].traffic.inline: '1K' is not valid for pfclab traffic -I; give a whole "
 		  "number from 0 to 4096" },
 		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "phases:\n  - traffic: {from: b, to: a, poll: busy}\n",
+		  "exp.yaml:6: phases[0].traffic.poll: 'busy' is not valid for pfclab traffic --poll; auto or spin" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
 		  "phases:\n  - traffic: {from: b, to: a, mtu: 1000}\n",
 		  "exp.yaml:6: phases[0].traffic.mtu: '1000' is not valid for pfclab traffic -m; the MTU is one "
 		  "of 256, 512, 1024, 2048, 4096" },
