@@ -207,15 +207,25 @@ static void written_add(uint64_t key)
 	pthread_mutex_unlock(&written_mu);
 }
 
+/* PATH's full path into ABS (PATH_MAX) as an Include line can hold it: 0, -errno, or
+ * -EINVAL for a double quote or newline in it. */
+static int config_abs(const char *path, char *abs)
+{
+	if (!realpath(path, abs))
+		return -errno;
+	return strpbrk(abs, "\"\n") ? -EINVAL : 0;
+}
+
 const char *remote_ssh_config_problem(const char *path)
 {
 	char abs[PATH_MAX];
+	int rc = config_abs(path, abs);
 
-	if (!realpath(path, abs))
-		return strerror(errno);
-	if (strpbrk(abs, "\"\n"))
+	if (rc == -EINVAL)
 		return "its full path holds a double quote or a newline, which ssh's Include "
 		       "cannot take; give a path without them";
+	if (rc)
+		return strerror(-rc);
 	return access(abs, R_OK) ? strerror(errno) : NULL;
 }
 
@@ -225,12 +235,8 @@ static int defaults_config(const char *dir, const char *user, char *cfg, size_t 
 	uint64_t key;
 	int fd, len, rc;
 
-	if (user) {
-		if (!realpath(user, abs))
-			return -errno;
-		if (strpbrk(abs, "\"\n"))
-			return -EINVAL;	/* cannot be written as an Include line */
-	}
+	if (user && (rc = config_abs(user, abs)))
+		return rc;
 	if (snprintf(cfg, n, "%s/ssh_config-%016llx", dir,
 		     (unsigned long long)fnv1a(user ? abs : "")) >= (int)n)
 		return -ENAMETOOLONG;

@@ -36,7 +36,6 @@
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 #define EXIT_SKIP 3
-#define CHECK_PERIOD_NS PHASE_CHECK_NS	/* peer connection checked at least every 100 ms */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -236,7 +235,7 @@ static int warmup(struct run *r, uint32_t size, bool send)
 		return 0;
 	traffic_verbs_phase_begin(&r->tv, size, true, 0, 0);
 	while (!stop_requested && (now = time_mono_ns()) < end) {
-		rc = traffic_verbs_phase_run(&r->tv, now + CHECK_PERIOD_NS < end ? now + CHECK_PERIOD_NS : end);
+		rc = traffic_verbs_phase_run(&r->tv, now + PHASE_CHECK_NS < end ? now + PHASE_CHECK_NS : end);
 		if (rc < 0)
 			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
 	}
@@ -295,7 +294,7 @@ static void phase_cfg_fill(struct run *r, uint32_t phase, struct phase_cfg *c)
 static int phase_local(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();
-	uint64_t until = ps->next_report < now + CHECK_PERIOD_NS ? ps->next_report : now + CHECK_PERIOD_NS;
+	uint64_t until = ps->next_report < now + PHASE_CHECK_NS ? ps->next_report : now + PHASE_CHECK_NS;
 	uint64_t end = ps->c.t0 + ps->c.duration_ns;
 	int64_t left;
 

@@ -684,7 +684,6 @@ static int cq_sleep(struct traffic_verbs *tv, uint64_t now, uint64_t deadline_ns
 	}
 	ts.tv_sec = (time_t)(left / 1000000000ULL);
 	ts.tv_nsec = (long)(left % 1000000000ULL);
-	tv->sleeps++;
 	r = ppoll(&pfd, 1, &ts, NULL);
 	if (r < 0 && errno != EINTR)
 		return fail(tv, -errno, "%s: waiting on the completion channel: %s", tv->o->dev,
@@ -701,8 +700,10 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 {
 	struct ibv_wc wc[POLL_BATCH];
 	uint64_t now = time_mono_ns(), last_work = now;
+	/* pacing keeps its own time: the loop sleeps only without it */
+	const bool may_sleep = tv->ch && tv->pace_bytes_per_ns <= 0;
 	/* idle passes between clock reads: few where the loop may sleep */
-	const unsigned int idle_mask = tv->ch && tv->pace_bytes_per_ns <= 0 ? 31 : 255;
+	const unsigned int idle_mask = may_sleep ? 31 : 255;
 	unsigned int idle = 0;
 	uint32_t i;
 	int n, k, rc;
@@ -764,7 +765,7 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 				return 0;
 			if (busy || n > 0) {
 				last_work = now;
-			} else if (idle_mask != 255 && now - last_work >= SPIN_NS) {
+			} else if (may_sleep && now - last_work >= SPIN_NS) {
 				rc = cq_sleep(tv, now, deadline_ns);
 				if (rc)
 					return rc;

@@ -47,7 +47,6 @@ struct traffic_verbs {
 	struct ibv_cq *rcq;
 	struct ibv_comp_channel *ch;	/* --poll auto: both CQs report here; NULL: spin */
 	bool armed;			/* a completion event was asked for and not seen */
-	uint64_t sleeps;		/* times the loop slept on ch */
 	struct ibv_mr *mr;
 	struct mem_buf buf;
 	bool buf_ok;

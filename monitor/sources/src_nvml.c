@@ -163,6 +163,12 @@ uint64_t src_nvml_cadence_adapt(uint64_t cost_ns, uint64_t base_ns, uint64_t max
 	return want < max_ns ? want : max_ns;
 }
 
+/* The link generation last read (0: not known yet), for the wrap bounds. */
+static unsigned link_gen(const struct nvml_priv *p)
+{
+	return p->ok[F_GEN] ? (unsigned)p->v[F_GEN] : 0;
+}
+
 static uint64_t thread_cpu_now(void)
 {
 	struct timespec ts;
@@ -241,8 +247,7 @@ static void tick_fields(struct nvml_priv *p)
 	}
 	/* Further apart than one wrap at the link's full rate (the host stalled the reader):
 	 * a wrap may hide in the deltas, so no rate now and no delta across (a new epoch). */
-	if (had && src_nvml_read_late(fv[0].value_type, p->ok[F_GEN] ? (unsigned)p->v[F_GEN] : 0,
-				      now - p->last_read_ns)) {
+	if (had && src_nvml_read_late(fv[0].value_type, link_gen(p), now - p->last_read_ns)) {
 		p->late++;
 		had = false;
 		p->ok[F_RX] = p->ok[F_TX] = false;
@@ -326,8 +331,7 @@ static void *reader(void *arg)
 				p->read_cost_ns = p->read_cost_ns ?
 					(p->read_cost_ns * 7 + cost) / 8 : cost;
 				p->cadence_ns = src_nvml_cadence_adapt(p->read_cost_ns, p->base_ns,
-					src_nvml_cadence_max(p->rx.value_type,
-							     p->ok[F_GEN] ? (unsigned)p->v[F_GEN] : 0));
+					src_nvml_cadence_max(p->rx.value_type, link_gen(p)));
 			}
 		} else {
 			tick_throughput(p);

@@ -261,9 +261,12 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	    check_input("-e", o->experiment, false) >= 0 ||
 	    check_input("--ssh-config", o->ssh_config, false) >= 0)
 		return 2;
-	if (o->ssh_config && remote_ssh_config_problem(o->ssh_config))
-		return pfc_bad_arg("--ssh-config", o->ssh_config,
-				   remote_ssh_config_problem(o->ssh_config)), 2;
+	if (o->ssh_config) {
+		const char *bad = remote_ssh_config_problem(o->ssh_config);
+
+		if (bad)
+			return pfc_bad_arg("--ssh-config", o->ssh_config, bad), 2;
+	}
 	if (!o->refresh_ns)
 		o->refresh_ns = o->interval_ns < 1000000000ULL ?
 			(o->interval_ns < TOP_REFRESH_MIN_NS ? TOP_REFRESH_MIN_NS : o->interval_ns) :
