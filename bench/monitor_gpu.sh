@@ -7,7 +7,7 @@
 # recording from --stats. Targets: < 5% of one core and < 0.1% missed intervals.
 # GPU_INTERVALS lists GPU reader cadences to try: "default" is the built-in one (10 ms, less
 # often while a read costs over 0.1 ms of CPU), a duration fixes it (default list:
-# "default 10ms").
+# "default 10ms"). MON_ARGS adds monitor options to every run (e.g. "--rt-priority 50").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 PFCLAB=${PFCLAB:-$root/pfclab}
@@ -33,12 +33,14 @@ for gi in $GPU_INTERVALS; do
 	args=(monitor -i bg0 --frames --gpu "$GPU" -I 1ms -D "${DUR}s" -q --stats
 		--record "$tmp/rec-$k")
 	[ "$gi" = default ] || args+=(--gpu-interval "$gi")
+	read -r -a extra <<<"${MON_ARGS:-}"
+	args+=("${extra[@]}")
 	ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$k"
 	rc=$?
 	sed 's/^/# /' "$tmp/err-$k"
 	state=$(jq -r '.sources[] | select(.source == "nvml") | .state + " " + (.info.pcie_bytes // "")' \
 		"$tmp/rec-$k/meta.json" 2>/dev/null)
-	awk -v name="$name" -v gi="$gi" -v rc="$rc" -v st="$state" '
+	awk -v name="$name" -v gi="$gi" -v rc="$rc" -v st="$state" -v ma="${MON_ARGS:-}" '
 		/samples in/ { for (i = 1; i <= NF; i++) {
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) }
@@ -46,8 +48,8 @@ for gi in $GPU_INTERVALS; do
 		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
 		/^  recording/ { rec = $2 }
 		END {
-			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
-			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
-				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
+			if (n == "") { printf "BENCH %s (gpu-interval %s%s): did not run (exit %s)\n", name, gi, ma == "" ? "" : ", " ma, rc; exit }
+			printf "BENCH %s (gpu-interval %s%s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
+				name, gi, ma == "" ? "" : ", " ma, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
 		}' "$tmp/err-$k"
 done

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ struct mon_opts {
 	uint64_t gpu_interval_ns;	/* NVML reader cadence; 0: the source's default */
 	uint64_t count;
 	uint64_t duration_ns;
+	uint64_t rt_priority;	/* SCHED_FIFO priority of the sampling thread; 0: normal */
 	const char *record;
 	bool force;
 	const char *catalog;
@@ -165,6 +168,11 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "stop after N samples" },
 		{ "duration", 'D', OPT_DUR, 1000000ULL, UINT64_MAX, &o->duration_ns, .arg = "DUR",
 		  .help = "stop after DUR", .alias = "t" },
+		{ "rt-priority", 0, OPT_U64, 1, 99, &o->rt_priority, .arg = "N",
+		  .help = "sample at real-time priority N (SCHED_FIFO 1-99) so that busy\n"
+			  "CPUs (a traffic run spinning on every core) do not delay the\n"
+			  "ticks; the reader and writer threads stay as they are. Needs\n"
+			  "root or CAP_SYS_NICE" },
 		{ "record", 'r', OPT_STR, .dst = &o->record, .arg = "DIR",
 		  .help = "record to DIR: samples.csv, samples.jsonl, meta.json; a DIR\n"
 			  "that holds a run already is refused" },
@@ -501,6 +509,20 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		else
 			pfc_errno(-rc, "starting the sampling timer");
 		return 1;
+	}
+	if (x->o.rt_priority) {
+		/* Only this thread: the sources' reader threads already run, and the record's
+		 * writer sets its own policy.
+		 */
+		struct sched_param sp = { .sched_priority = (int)x->o.rt_priority };
+
+		rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (rc) {
+			pfc_errno(rc, "--rt-priority %" PRIu64 ": real-time scheduling (SCHED_FIFO) "
+				  "for the sampling thread; run as root or with CAP_SYS_NICE, or "
+				  "leave the option out", x->o.rt_priority);
+			return 1;
+		}
 	}
 	if (x->o.record) {
 		rc = mon_rec_open(x->o.record, x->e, argc, argv, &x->rec);

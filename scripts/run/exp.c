@@ -988,12 +988,20 @@ static int section_open(struct pctx *c, const struct ynode *m, const char *name,
 
 static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 {
-	static const char *const keys[] = { "interval", "sources", NULL };
+	static const char *const keys[] = { "interval", "sources", "rt_priority", NULL };
 	const struct ynode *v;
 	int rc = section_open(c, m, "monitor", keys, &e->monitor);
 
 	if (rc)
 		return rc > 0 ? 0 : rc;
+	if ((v = ytree_get(m, "rt_priority"))) {
+		uint64_t u;
+
+		rc = get_uint(c, v, "monitor.rt_priority", 1, 99, &u);
+		if (rc)
+			return rc;
+		e->mon_rt_priority = (unsigned)u;
+	}
 	if ((v = ytree_get(m, "interval"))) {
 		free(e->mon_interval);
 		e->mon_interval = NULL;

@@ -103,6 +103,7 @@ struct exp {
 	char *mon_interval; /* as given, checked */
 	uint64_t mon_interval_ns;
 	char *mon_sources;  /* NULL: all */
+	unsigned mon_rt_priority; /* monitor --rt-priority; 0: not given */
 	bool capture;
 	char *capture_mode; /* "default", "ce" or "roce" */
 	char *capture_speed;

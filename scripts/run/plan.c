@@ -161,6 +161,10 @@ static void monitor_args(struct av *a, const struct run_ctx *c, size_t h, const 
 		add(a, "--sources");
 		add(a, e->mon_sources);
 	}
+	if (e->mon_rt_priority) {
+		add(a, "--rt-priority");
+		addf(a, "%u", e->mon_rt_priority);
+	}
 	add(a, "--duration");
 	add(a, lim);
 	add(a, "-q");

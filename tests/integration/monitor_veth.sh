@@ -3,9 +3,10 @@
 # monitor_veth.sh: pfclab monitor on a veth pair between two network namespaces:
 # ethtool (ioctl) and rtnetlink counters move with UDP the test sends, PAUSE and DCB are
 # reported unsupported (n/a, never 0), deleting and re-creating the veth while sampling
-# records a gap without a crash, and a kill -9 leaves every complete line parseable.
+# records a gap without a crash, a kill -9 leaves every complete line parseable, and
+# --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot.
 source "$(dirname "$0")/../lib.sh"
-plan 10
+plan 12
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -171,6 +172,45 @@ if [ "$complete" -gt 100 ] && [ "$badcsv" -eq 0 ] && [ "$badjson" -eq 0 ] &&
 	ok monitor_veth_kill9_parseable
 else
 	fail monitor_veth_kill9_parseable "rows $complete, bad CSV rows $badcsv, bad JSON lines $badjson"
+fi
+
+# --- 4: --rt-priority: the sampling thread runs SCHED_FIFO, the others do not ----------
+run4=$tmp/run4
+ip netns exec "$B" "$PFCLAB" monitor -i vB --frames -I 1ms -D 3s --rt-priority 20 -q --stats \
+	--record "$run4" 2>"$tmp/err4" &
+mon=$!
+defer kill "$mon"
+sleep 1
+# one line per thread: its id, policy (FF: SCHED_FIFO, B: batch, TS: normal), priority
+threads=$(ps -L -o lwp=,cls=,rtprio= -p "$mon" 2>/dev/null)
+wait "$mon"
+rc=$?
+echo "# threads of monitor --rt-priority 20 (id, policy, priority):"
+sed 's/^/#   /' <<<"$threads"
+main=$(awk -v p="$mon" '$1 == p { print $2 "/" $3 }' <<<"$threads")
+others_ff=$(awk -v p="$mon" '$1 != p && $2 == "FF"' <<<"$threads" | wc -l)
+nthreads=$(wc -l <<<"$threads")
+if [ "$rc" -eq 0 ] && [ "$main" = FF/20 ] && [ "$others_ff" -eq 0 ] && [ "$nthreads" -ge 2 ] &&
+   grep -q "samples in" "$tmp/err4"; then
+	ok monitor_veth_rt_priority
+else
+	fail monitor_veth_rt_priority "exit $rc, sampling thread $main, other FIFO threads $others_ff of $nthreads: $(tr '\n' ' ' <"$tmp/err4")"
+fi
+
+# --- 5: without CAP_SYS_NICE: a clear error naming the option, exit 1, no record ------
+if command -v setpriv >/dev/null; then
+	out=$(ulimit -r 0; ip netns exec "$B" setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
+		"$PFCLAB" monitor -i vB -I 10ms -c 5 --rt-priority 20 -q --record "$tmp/run5" 2>&1)
+	rc=$?
+	echo "# without CAP_SYS_NICE: exit $rc: $out"
+	if [ "$rc" -eq 1 ] && grep -q -- "--rt-priority 20" <<<"$out" && grep -q "CAP_SYS_NICE" <<<"$out" &&
+	   [ ! -e "$tmp/run5/samples.csv" ]; then
+		ok monitor_veth_rt_priority_denied
+	else
+		fail monitor_veth_rt_priority_denied "exit $rc, record: $(ls "$tmp/run5" 2>&1 | tr '\n' ' '): $out"
+	fi
+else
+	skip monitor_veth_rt_priority_denied "setpriv (util-linux) not installed"
 fi
 
 finish

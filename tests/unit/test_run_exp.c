@@ -78,6 +78,8 @@ static void test_errors(void **state)
 		  "of 256, 512, 1024, 2048, 4096" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 10ms, sources: [ethtool, foo]}\n",
 		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give ethtool, pause, dcb, link, pci, rdma, nvml or qdisc" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {rt_priority: 100}\n",
+		  "exp.yaml:4: monitor.rt_priority: '100' is not a whole number in 1..99" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: z, rate: 1mbit}\nphases:\n  - duration: 1s\n",
 		  "exp.yaml:4: bottleneck.host: 'z' is not in hosts:" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: a, rate: fast}\nphases:\n  - duration: 1s\n",
@@ -178,7 +180,7 @@ static void test_plan_incast(void **state)
 		"name: incast\nlauncher: local\nhosts:\n"
 		"  r: {addr: 10.0.0.9, rdma: mlx5_0, netdev: eth2, gpu: 0}\n"
 		"  s1: {rdma: mlx5_0, netdev: eth2}\n  s2: {rdma: mlx5_1, netdev: eth3}\n  s3: {rdma: mlx5_0, netdev: eth2, gid_index: 3}\n"
-		"capture: {mode: ce}\n"
+		"capture: {mode: ce}\nmonitor: {interval: 10ms, rt_priority: 40}\n"
 		"phases:\n  - name: in\n    traffic: {from: [s1, s2, s3], to: r, size: 1M, duration: 10s, port: 20000, mem: cuda}\n"
 		"    inject: {host: r, kind: pfc, args: [-c, \"5\"]}\n";
 	struct run_host hosts[4];
@@ -216,6 +218,9 @@ static void test_plan_incast(void **state)
 			nclient++;
 		} else if (pl.s[i].role == PR_INJECT) {
 			assert_string_equal(l, "pfclab inject -i eth2 -c 5 -D 70000ms pfc");
+		} else if (pl.s[i].role == PR_MONITOR) {
+			assert_non_null(strstr(l, " --interval 10ms "));
+			assert_non_null(strstr(l, " --rt-priority 40 "));
 		} else if (pl.s[i].role == PR_CAPTURE && pl.s[i].host == 2) {
 			assert_string_equal(l, "pfclab capture -i eth3 --ce --pcapng -w capture.pcapng -q --json -D 130000ms");
 		}
