@@ -8,7 +8,13 @@
 # (BENCH_ROUNDS, default 2); the figures are medians over the rounds. Prints BENCH lines,
 # each with how long the client ran beyond -D (median; start-up and connection included).
 # Figures are those of an emulated CPU shared with the rest of the host: compare the
-# ratio, not the numbers.
+# ratio, not the numbers. A warm-up pair (not counted) runs first.
+# BENCH_ICOUNT=SHIFT runs the guest on instruction-counted time (vlab --icount; QEMU then
+# boots one guest CPU only, so set BENCH_SMP=1): guest time no longer follows this host's
+# load, and rounds of one tool agree within about 0.5% at small sizes, so differences of a
+# percent can be seen. The single CPU changes how the two ends and the kernel's RoCE work
+# share it, so large messages behave unlike the 2-CPU default. BENCH_PFCLAB_ARGS adds
+# options to pfclab on both ends (e.g. "--poll spin").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -28,13 +34,13 @@ wrap=$(mktemp -d)
 trap 'rm -rf "$wrap"' EXIT
 {
 	echo '#!/usr/bin/env bash'
-	for v in BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_ROUNDS BENCH_SIZES BENCH_MODES; do
+	for v in BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'
 } >"$wrap/traffic_vs_perftest.sh"
 chmod +x "$wrap/traffic_vs_perftest.sh"
-PFCLAB=$PFCLAB lab/vlab/vlab run --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
+PFCLAB=$PFCLAB lab/vlab/vlab run ${BENCH_ICOUNT:+--icount "$BENCH_ICOUNT"} ${BENCH_SMP:+--smp "$BENCH_SMP"} --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
 rc=$?
 f=$out/traffic_vs_perftest/figures.txt
 if [ ! -s "$f" ]; then

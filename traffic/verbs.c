@@ -662,6 +662,10 @@ int traffic_verbs_drain_rx(struct traffic_verbs *tv)
  * (a full window on a slow or paused link, software RoCE) the spinning core is given
  * back: to the kernel's RoCE work on the same host, to other processes. */
 #define SPIN_NS 50000ULL
+/* Working passes read the clock about this often (see traffic_verbs_phase_run), and at
+ * least every CLOCK_EVERY_MAX passes. */
+#define CLOCK_NS 1000000ULL
+#define CLOCK_EVERY_MAX 256u
 
 /* One step towards sleeping until a completion or deadline_ns: the first call asks both
  * CQs for an event and returns (the caller polls once more, for a completion that came
@@ -699,14 +703,18 @@ static int cq_sleep(struct traffic_verbs *tv, uint64_t now, uint64_t deadline_ns
 int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	uint64_t now = time_mono_ns(), last_work = now;
+	uint64_t now = time_mono_ns(), last_work = now, read_t = now;
 	/* pacing keeps its own time: the loop sleeps only without it */
 	const bool may_sleep = tv->ch && tv->pace_bytes_per_ns <= 0;
 	/* idle passes between clock reads: few where the loop may sleep */
 	const unsigned int idle_mask = may_sleep ? 31 : 255;
-	unsigned int idle = 0;
+	unsigned int idle = 0, working = 0;
+	bool worked = false;	/* a pass did work since the clock was last read */
 	uint32_t i;
 	int n, k, rc;
+
+	if (!tv->clock_every)
+		tv->clock_every = 1;
 
 	for (;;) {
 		bool done = tv->send, busy = false;
@@ -751,26 +759,46 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		}
 		if (done && n == 0)
 			return 1;
-		/* The clock is read after every pass that did work (post calls can be slow on
-		 * software RoCE, so a pass count is no measure of time), and every 256 idle
-		 * passes (a poll of an empty CQ takes well under a microsecond): where the
-		 * clock is a system call reading an emulated timer (QEMU guests with the HPET
-		 * clocksource: 1.4-2.8 us a read), an idle spin would otherwise spend its
-		 * time there.
+		/* The clock is read every clock_every passes that did work, and every 32 or
+		 * 256 idle passes (a poll of an empty CQ takes well under a microsecond):
+		 * where the clock is a system call reading an emulated timer (QEMU guests
+		 * with the HPET clocksource: 1.4-2.8 us a read) a read per message would cost
+		 * as much as a small message's work. A pass count is no measure of time (a
+		 * post call can take milliseconds on software RoCE), so clock_every follows
+		 * the time between reads: doubled while reads come less than CLOCK_NS/2
+		 * apart, cut in proportion when more than 2 * CLOCK_NS: one read per pass
+		 * where passes are slow, about one per CLOCK_NS where they are quick (at most
+		 * CLOCK_EVERY_MAX passes apart). Pacing reads the clock on every pass.
 		 */
-		if (busy || n > 0 || tv->pace_bytes_per_ns > 0 || (++idle & idle_mask) == 0) {
-			now = time_mono_ns();
-			rate_sample(tv, now);
-			if (now >= deadline_ns)
-				return 0;
-			if (busy || n > 0) {
-				last_work = now;
-			} else if (may_sleep && now - last_work >= SPIN_NS) {
-				rc = cq_sleep(tv, now, deadline_ns);
-				if (rc)
-					return rc;
-				idle = idle_mask;	/* the clock again after the next pass */
-			}
+		if (busy || n > 0) {
+			worked = true;
+			if (++working < tv->clock_every && tv->pace_bytes_per_ns <= 0)
+				continue;
+		} else if (tv->pace_bytes_per_ns <= 0 && (++idle & idle_mask) != 0) {
+			continue;
+		}
+		now = time_mono_ns();
+		if (working >= tv->clock_every) {
+			uint64_t dt = now - read_t;
+
+			if (dt < CLOCK_NS / 2 && tv->clock_every < CLOCK_EVERY_MAX)
+				tv->clock_every *= 2;
+			else if (dt > 2 * CLOCK_NS)	/* slower at once: in proportion */
+				tv->clock_every = (uint32_t)(tv->clock_every * CLOCK_NS / dt) + 1;
+		}
+		working = 0;
+		read_t = now;
+		rate_sample(tv, now);
+		if (now >= deadline_ns)
+			return 0;
+		if (worked) {
+			last_work = now;
+			worked = false;
+		} else if (may_sleep && now - last_work >= SPIN_NS) {
+			rc = cq_sleep(tv, now, deadline_ns);
+			if (rc)
+				return rc;
+			idle = idle_mask;	/* the clock again after the next pass */
 		}
 	}
 }

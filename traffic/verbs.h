@@ -74,6 +74,7 @@ struct traffic_verbs {
 	uint64_t posted;		/* sends posted on every QP in this phase */
 	double rate;			/* completed bytes per ns, measured (0: not yet) */
 	uint64_t rate_t, rate_b;	/* the last rate sample: time, completed bytes */
+	uint32_t clock_every;		/* working passes between clock reads (adapted) */
 	double pace_bytes_per_ns;	/* software pacing per QP, 0 = off */
 	struct traffic_counters ctr;
 	char why[512];
