@@ -40,11 +40,12 @@ for r in $(seq "$ROUNDS"); do
 		[ "$mode" = rt ] && args+=(--rt-priority 50)
 		ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$k"
 		awk -v name="$name" -v mode="$mode" -v r="$r" -v ncpu="$ncpu" '
+			/: error: |--rt-priority/ { why = $0 }
 			/samples in/ { for (i = 1; i <= NF; i++) {
 				if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 				if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) } }
 			END {
-				if (n == "") { printf "BENCH %s (%s, round %d): did not run\n", name, mode, r; exit }
+				if (n == "") { printf "BENCH %s (%s, round %d): did not run: %s\n", name, mode, r, why; exit }
 				printf "BENCH %s (%s, round %d): %.3f%% missed intervals (%d of %d) at 1 ms with recording, %d busy processes on %d CPUs; monitor %s of one core\n",
 					name, mode == "rt" ? "--rt-priority 50" : "normal scheduling", r,
 					100 * o / (n + o), o, n + o, ncpu, ncpu, pc

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/out.h"
 #include "lib/opt.h"
@@ -517,12 +518,18 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		struct sched_param sp = { .sched_priority = (int)x->o.rt_priority };
 
 		rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-		if (rc) {
+		if (rc == EPERM && geteuid() == 0)
+			pfc_err("--rt-priority %" PRIu64 ": the kernel refused real-time scheduling "
+				"(SCHED_FIFO) to root: the process's cgroup has no real-time CPU time "
+				"(RT group scheduling: cpu.rt_runtime_us) or the container drops "
+				"CAP_SYS_NICE; run it where real-time is allowed or leave the option out",
+				x->o.rt_priority);
+		else if (rc)
 			pfc_errno(rc, "--rt-priority %" PRIu64 ": real-time scheduling (SCHED_FIFO) "
 				  "for the sampling thread; run as root or with CAP_SYS_NICE, or "
 				  "leave the option out", x->o.rt_priority);
+		if (rc)
 			return 1;
-		}
 	}
 	if (x->o.record) {
 		rc = mon_rec_open(x->o.record, x->e, argc, argv, &x->rec);
