@@ -662,10 +662,17 @@ int traffic_verbs_drain_rx(struct traffic_verbs *tv)
  * (a full window on a slow or paused link, software RoCE) the spinning core is given
  * back: to the kernel's RoCE work on the same host, to other processes. */
 #define SPIN_NS 50000ULL
-/* Working passes read the clock about this often (see traffic_verbs_phase_run), and at
- * least every CLOCK_EVERY_MAX passes. */
-#define CLOCK_NS 1000000ULL
-#define CLOCK_EVERY_MAX 256u
+
+uint32_t traffic_verbs_clock_every(uint32_t every, uint64_t dt_ns)
+{
+	if (every < 1)
+		return 1;
+	if (dt_ns < TRAFFIC_CLOCK_NS / 2)
+		return every < TRAFFIC_CLOCK_EVERY_MAX / 2 ? every * 2 : TRAFFIC_CLOCK_EVERY_MAX;
+	if (dt_ns > 2 * TRAFFIC_CLOCK_NS)
+		return (uint32_t)((uint64_t)every * TRAFFIC_CLOCK_NS / dt_ns) + 1;
+	return every;
+}
 
 /* One step towards sleeping until a completion or deadline_ns: the first call asks both
  * CQs for an event and returns (the caller polls once more, for a completion that came
@@ -765,10 +772,9 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		 * with the HPET clocksource: 1.4-2.8 us a read) a read per message would cost
 		 * as much as a small message's work. A pass count is no measure of time (a
 		 * post call can take milliseconds on software RoCE), so clock_every follows
-		 * the time between reads: doubled while reads come less than CLOCK_NS/2
-		 * apart, cut in proportion when more than 2 * CLOCK_NS: one read per pass
-		 * where passes are slow, about one per CLOCK_NS where they are quick (at most
-		 * CLOCK_EVERY_MAX passes apart). Pacing reads the clock on every pass.
+		 * the time between reads (traffic_verbs_clock_every): one read per pass where
+		 * passes are slow, about one a millisecond where they are quick. Pacing reads
+		 * the clock on every pass.
 		 */
 		if (busy || n > 0) {
 			worked = true;
@@ -778,14 +784,8 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 			continue;
 		}
 		now = time_mono_ns();
-		if (working >= tv->clock_every) {
-			uint64_t dt = now - read_t;
-
-			if (dt < CLOCK_NS / 2 && tv->clock_every < CLOCK_EVERY_MAX)
-				tv->clock_every *= 2;
-			else if (dt > 2 * CLOCK_NS)	/* slower at once: in proportion */
-				tv->clock_every = (uint32_t)(tv->clock_every * CLOCK_NS / dt) + 1;
-		}
+		if (working >= tv->clock_every)
+			tv->clock_every = traffic_verbs_clock_every(tv->clock_every, now - read_t);
 		working = 0;
 		read_t = now;
 		rate_sample(tv, now);

@@ -111,6 +111,14 @@ uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint3
  * here (rate: completed bytes per ns, 0 = unknown: yes). */
 bool traffic_verbs_may_post(uint64_t now, uint64_t end_ns, uint64_t inflight, uint64_t size,
 			    double rate);
+/* The post/poll loop reads the clock every `every` passes that did work; given the time
+ * dt_ns the last `every` passes took, how many to wait next: twice as many while reads
+ * come less than TRAFFIC_CLOCK_NS / 2 apart (at most TRAFFIC_CLOCK_EVERY_MAX), fewer in
+ * proportion when more than 2 * TRAFFIC_CLOCK_NS apart, so that slow passes (a long post
+ * call on software RoCE) read it every pass at once. */
+#define TRAFFIC_CLOCK_NS 1000000ULL
+#define TRAFFIC_CLOCK_EVERY_MAX 256u
+uint32_t traffic_verbs_clock_every(uint32_t every, uint64_t dt_ns);
 /* Starts phase `size`; send: whether this side writes; iters 0 = until stopped;
  * duration_ns: the phase ends that long after it starts (0: no set end), and this side
  * stops posting early enough that what is in flight completes by then. */

@@ -3,7 +3,8 @@
 # traffic_vs_perftest.sh (vlab guest, run by bench/traffic_vs_perftest.sh): pfclab traffic
 # and perftest ib_write_bw over the same rxe pair, same sizes (64 B to 4 MiB in powers of
 # four), one way and both ways, same settings (-q, -t, -l), same run length (-D). Each figure
-# comes from rxe's sent_pkts counters over the same window in the middle of each run, so
+# comes from rxe's packet counters (sent, less the requests the receiver threw away as
+# repeats or out of order) over the same window in the middle of each run, so
 # both tools are measured the same way (perftest's own Gb/s is unreliable under TCG, its
 # cycle-counter calibration fails). The emulated CPU is shared with whatever else runs on
 # the host, so figures drift by 2x within minutes: the tools alternate (ABBA) over several
@@ -29,13 +30,21 @@ fig=$VLAB_OUT/figures.txt ends=$VLAB_OUT/ends.txt
 : >"$ends"
 
 hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
+# requests DEV received and threw away: repeats of what it had (retransmissions after a
+# timeout) and packets after a gap (dropped until the sender goes back)
+lost() {
+	local d=/sys/class/infiniband/$1/ports/1/hw_counters
+	echo $(($(cat "$d/duplicate_request") + $(cat "$d/out_of_seq_request")))
+}
 
 # measure CASE TOOL SERVER_CMD... -- CLIENT_CMD...: runs both, samples the counters.
-# The figure is packets per second over the window (Mpps): for one way the client's
-# (rxe1), for both ways the sum. At one size both tools send the same packets per
-# message (MTU-sized pieces), so packets are the common measure of data moved.
+# The figure is packets per second over the window (Mpps) that carried new data: packets
+# sent less the requests the receiving end threw away as repeats or out of order
+# (retransmissions would otherwise count as work done); for one way the client's (rxe1),
+# for both ways the sum. At one size both tools send the same packets per message
+# (MTU-sized pieces), so packets are the common measure of data moved.
 measure() {
-	local case=$1 tool=$2 scmd=() ccmd=() a0 b0 a1 b1
+	local case=$1 tool=$2 scmd=() ccmd=() a0 b0 a1 b1 la0 lb0 la1 lb1
 	shift 2
 	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
 	shift
@@ -48,23 +57,24 @@ measure() {
 	"${ccmd[@]}" >"$tag-client.txt" 2>&1 &
 	local cpid=$!
 	sleep "$SKIP"
-	a0=$(hw "$VLAB_DEV_A") b0=$(hw "$VLAB_DEV_B")
+	a0=$(hw "$VLAB_DEV_A") b0=$(hw "$VLAB_DEV_B") la0=$(lost "$VLAB_DEV_A") lb0=$(lost "$VLAB_DEV_B")
 	sleep "$WIN"
-	a1=$(hw "$VLAB_DEV_A") b1=$(hw "$VLAB_DEV_B")
+	a1=$(hw "$VLAB_DEV_A") b1=$(hw "$VLAB_DEV_B") la1=$(lost "$VLAB_DEV_A") lb1=$(lost "$VLAB_DEV_B")
+	local la=$((la1 - la0)) lb=$((lb1 - lb0))
 	wait $cpid
 	local crc=$? te=$EPOCHREALTIME
 	wait $spid
 	local src=$?
 	# the client's whole run (connection, -D, the end), against -D
-	echo "$case $tool $((a1 - a0)) $((b1 - b0)) exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
+	echo "$case $tool $((a1 - a0)) $((b1 - b0)) lost $la $lb exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
 	# pfclab's own end of the phase: its summary's time since the phase started
 	local pe=-
 	[ "$tool" = pfclab ] && pe=$(grep '^{' "$tag-client.txt" | jq -r 'select(.type == "summary") | .t' 2>/dev/null | tail -n 1)
 	awk -v a="$ts" -v b="$te" -v d="$DUR" -v c="$case" -v t="$tool" -v pe="${pe:--}" 'BEGIN {
 		printf "%s %s %.2f %s\n", c, t, b - a - d, pe == "-" ? "-" : sprintf("%.2f", pe - d) }' >>"$ends"
 	case $case in
-	bidir*) awk -v p=$((a1 - a0 + b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
-	*) awk -v p=$((b1 - b0)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
+	bidir*) awk -v p=$((a1 - a0 + b1 - b0 - la - lb)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
+	*) awk -v p=$((b1 - b0 - la)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
 	esac | sed "s/^/$case $tool /" >>"$fig"
 }
 

@@ -96,6 +96,29 @@ static void test_may_post_by_end(void **state)
 	assert_false(traffic_verbs_may_post(7 * ms, 6 * ms, 0, 64, 1.0));
 }
 
+/* Clock reads in the post/poll loop: about one a millisecond, every pass where a pass is
+ * slow. */
+static void test_clock_every(void **state)
+{
+	(void)state;
+	/* quick passes: doubles, up to the cap */
+	assert_int_equal(traffic_verbs_clock_every(1, 10000), 2);
+	assert_int_equal(traffic_verbs_clock_every(128, 100000), 256);
+	assert_int_equal(traffic_verbs_clock_every(200, 100000), TRAFFIC_CLOCK_EVERY_MAX);
+	assert_int_equal(traffic_verbs_clock_every(256, 1000), TRAFFIC_CLOCK_EVERY_MAX);
+	/* about a millisecond apart (0.5-2 ms): kept */
+	assert_int_equal(traffic_verbs_clock_every(40, 500000), 40);
+	assert_int_equal(traffic_verbs_clock_every(40, 1000000), 40);
+	assert_int_equal(traffic_verbs_clock_every(40, 2000000), 40);
+	/* slow: in proportion at once, e.g. 64 passes took 3 ms: 64 * 1/3 + 1 = 22 */
+	assert_int_equal(traffic_verbs_clock_every(64, 3000000), 22);
+	/* a 4 MiB post call on software RoCE (400 ms): every pass */
+	assert_int_equal(traffic_verbs_clock_every(256, 400000000), 1);
+	assert_int_equal(traffic_verbs_clock_every(1, 400000000), 1);
+	/* never 0 */
+	assert_int_equal(traffic_verbs_clock_every(0, 10000), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +126,7 @@ int main(void)
 		cmocka_unit_test(test_window_by_size),
 		cmocka_unit_test(test_depth_by_rate),
 		cmocka_unit_test(test_may_post_by_end),
+		cmocka_unit_test(test_clock_every),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
