@@ -9,8 +9,8 @@
 # each with how long the client ran beyond -D (median; start-up and connection included).
 # Figures are those of an emulated CPU shared with the rest of the host: compare the
 # ratio, not the numbers. A warm-up pair (not counted) runs first.
-# BENCH_ICOUNT=SHIFT runs the guest on instruction-counted time (vlab --icount; QEMU then
-# boots one guest CPU only, so set BENCH_SMP=1): guest time no longer follows this host's
+# BENCH_ICOUNT=SHIFT runs the guest on instruction-counted time (vlab --icount, with one
+# guest CPU: QEMU boots no second one then): guest time no longer follows this host's
 # load, and rounds of one tool agree within about 0.5% at small sizes, so differences of a
 # percent can be seen. The single CPU changes how the two ends and the kernel's RoCE work
 # share it, so large messages behave unlike the 2-CPU default. BENCH_PFCLAB_ARGS adds
@@ -40,7 +40,7 @@ trap 'rm -rf "$wrap"' EXIT
 	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'
 } >"$wrap/traffic_vs_perftest.sh"
 chmod +x "$wrap/traffic_vs_perftest.sh"
-PFCLAB=$PFCLAB lab/vlab/vlab run ${BENCH_ICOUNT:+--icount "$BENCH_ICOUNT"} ${BENCH_SMP:+--smp "$BENCH_SMP"} --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
+PFCLAB=$PFCLAB lab/vlab/vlab run ${BENCH_ICOUNT:+--icount "$BENCH_ICOUNT" --smp 1} --out "$out" --timeout ${BENCH_TIMEOUT:-1500} --script-timeout ${BENCH_TIMEOUT:-1500} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
 rc=$?
 f=$out/traffic_vs_perftest/figures.txt
 if [ ! -s "$f" ]; then

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # vlab_limits.sh: the virtual lab never hangs: a boot that cannot reach userspace in time
 # and a script that runs too long both end with a clear message; bad arguments are refused.
-# The second boot also takes --mem, --smp and --impair, which a guest script checks;
+# The second boot also takes --mem, --smp, --impair and --icount (instruction-counted
+# time), which a guest script checks;
 # `vlab clean` removes the cache it is pointed at.
 source "$(dirname "$0")/../lib.sh"
-plan 6
+plan 8
 need_cmd vlab-limits qemu-system-x86_64 || finish
 vlab=$PFCLAB_ROOT/lab/vlab/vlab
 tmp=$(mktemp -d)
@@ -36,7 +37,7 @@ fi
 
 # 2. script limit: the script is stopped, named, and the VM still reports and powers off
 start=$(date +%s)
-out=$("$vlab" run --script-timeout 5 --mem 768 --smp 1 --impair 50mbit --out "$tmp/script" \
+out=$("$vlab" run --script-timeout 5 --mem 768 --smp 1 --impair 50mbit --icount 3 --out "$tmp/script" \
 	"$tmp/t_sleepy.sh" "$tmp/t_quick.sh" "$tmp/t_env.sh" 2>&1)
 rc=$? el=$(( $(date +%s) - start ))
 if [ $rc -eq 1 ] && echo "$out" | grep -q '^FAIL t_sleepy: timed out after 5s' &&
@@ -47,7 +48,7 @@ else
 fi
 
 if echo "$out" | grep -q '^OK env-options'; then
-	ok "vlab: --mem 768 --smp 1 --impair 50mbit at boot: 1 CPU, 768 MB, htb 50 Mbit on va"
+	ok "vlab: --mem 768 --smp 1 --impair 50mbit --icount 3 at boot: 1 CPU, 768 MB, htb 50 Mbit on va"
 else
 	fail "vlab: --mem --smp --impair at boot" "$(echo "$out" | grep 'env' | tr '\n' ' ')"
 fi
@@ -56,6 +57,12 @@ fi
 "$vlab" run --impair fast "$tmp/t_quick.sh" >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q "not a tc rate" "$tmp/err"; then ok "vlab: bad --impair refused"
 else fail "vlab: bad --impair refused" "rc=$rc $(cat "$tmp/err")"; fi
+"$vlab" run --icount 11 --smp 1 "$tmp/t_quick.sh" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "not a shift from 0 to 10" "$tmp/err"; then ok "vlab: bad --icount refused"
+else fail "vlab: bad --icount refused" "rc=$rc $(cat "$tmp/err")"; fi
+"$vlab" run --icount 3 "$tmp/t_quick.sh" >/dev/null 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--icount needs --smp 1" "$tmp/err"; then ok "vlab: --icount with 2 guest CPUs refused"
+else fail "vlab: --icount with 2 guest CPUs refused" "rc=$rc $(cat "$tmp/err")"; fi
 "$vlab" run "$tmp/missing.sh" >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -q "not found" "$tmp/err"; then ok "vlab: missing script refused"
 else fail "vlab: missing script refused" "rc=$rc $(cat "$tmp/err")"; fi
