@@ -769,8 +769,8 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		/* The clock is read every clock_every passes that did work, and every 32 or
 		 * 256 idle passes (a poll of an empty CQ takes well under a microsecond):
 		 * where the clock is a system call reading an emulated timer (QEMU guests
-		 * with the HPET clocksource: 1.4-2.8 us a read) a read per message would cost
-		 * as much as a small message's work. A pass count is no measure of time (a
+		 * with the HPET clocksource: 1.4-2.8 us a read) a read per message would add
+		 * that to every small message. A pass count is no measure of time (a
 		 * post call can take milliseconds on software RoCE), so clock_every follows
 		 * the time between reads (traffic_verbs_clock_every): one read per pass where
 		 * passes are slow, about one a millisecond where they are quick. Pacing reads
