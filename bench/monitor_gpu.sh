@@ -27,20 +27,20 @@ ip netns add "$ns" || exit 1
 ip -n "$ns" link add bg0 type veth peer name bg1 || exit 1
 ip -n "$ns" link set bg0 up && ip -n "$ns" link set bg1 up
 
+read -r -a extra <<<"${MON_ARGS:-}"
 k=0
 for gi in $GPU_INTERVALS; do
 	k=$((k + 1))	# a cadence may be listed twice (repeats): one record each
 	args=(monitor -i bg0 --frames --gpu "$GPU" -I 1ms -D "${DUR}s" -q --stats
 		--record "$tmp/rec-$k")
 	[ "$gi" = default ] || args+=(--gpu-interval "$gi")
-	read -r -a extra <<<"${MON_ARGS:-}"
 	args+=("${extra[@]}")
 	ip netns exec "$ns" "$PFCLAB" "${args[@]}" >/dev/null 2>"$tmp/err-$k"
 	rc=$?
 	sed 's/^/# /' "$tmp/err-$k"
 	state=$(jq -r '.sources[] | select(.source == "nvml") | .state + " " + (.info.pcie_bytes // "")' \
 		"$tmp/rec-$k/meta.json" 2>/dev/null)
-	awk -v name="$name" -v gi="$gi" -v rc="$rc" -v st="$state" -v ma="${MON_ARGS:-}" '
+	awk -v name="$name" -v gi="$gi${MON_ARGS:+, $MON_ARGS}" -v rc="$rc" -v st="$state" '
 		/samples in/ { for (i = 1; i <= NF; i++) {
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) }
@@ -48,8 +48,8 @@ for gi in $GPU_INTERVALS; do
 		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
 		/^  recording/ { rec = $2 }
 		END {
-			if (n == "") { printf "BENCH %s (gpu-interval %s%s): did not run (exit %s)\n", name, gi, ma == "" ? "" : ", " ma, rc; exit }
-			printf "BENCH %s (gpu-interval %s%s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
-				name, gi, ma == "" ? "" : ", " ma, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
+			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
+			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
+				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
 		}' "$tmp/err-$k"
 done

@@ -528,6 +528,7 @@ void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool sen
 	tv->posted = 0;
 	tv->rate = 0;
 	tv->rate_b = 0;
+	tv->clock_every = 1;	/* a new size: passes may take much longer than the last's */
 	tv->plist = tv->o->post_list_auto && size > 4096 ? 1 : tv->o->post_list;
 	tv->send = send;
 	tv->stopping = false;
@@ -715,13 +716,10 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 	const bool may_sleep = tv->ch && tv->pace_bytes_per_ns <= 0;
 	/* idle passes between clock reads: few where the loop may sleep */
 	const unsigned int idle_mask = may_sleep ? 31 : 255;
-	unsigned int idle = 0, working = 0;
-	bool worked = false;	/* a pass did work since the clock was last read */
+	unsigned int idle = 0;
+	uint32_t working = 0;	/* passes that did work since the clock was last read */
 	uint32_t i;
 	int n, k, rc;
-
-	if (!tv->clock_every)
-		tv->clock_every = 1;
 
 	for (;;) {
 		bool done = tv->send, busy = false;
@@ -777,23 +775,21 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		 * the clock on every pass.
 		 */
 		if (busy || n > 0) {
-			worked = true;
 			if (++working < tv->clock_every && tv->pace_bytes_per_ns <= 0)
 				continue;
 		} else if (tv->pace_bytes_per_ns <= 0 && (++idle & idle_mask) != 0) {
 			continue;
 		}
 		now = time_mono_ns();
-		if (working >= tv->clock_every)
+		if (working >= tv->clock_every && tv->pace_bytes_per_ns <= 0)
 			tv->clock_every = traffic_verbs_clock_every(tv->clock_every, now - read_t);
-		working = 0;
 		read_t = now;
 		rate_sample(tv, now);
 		if (now >= deadline_ns)
 			return 0;
-		if (worked) {
+		if (working) {
 			last_work = now;
-			worked = false;
+			working = 0;
 		} else if (may_sleep && now - last_work >= SPIN_NS) {
 			rc = cq_sleep(tv, now, deadline_ns);
 			if (rc)
