@@ -495,7 +495,7 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
-	uint64_t t0, n = 0, work_ns = 0, rec_ns = 0;
+	uint64_t t0, n = 0, work_ns = 0, rec_ns = 0, nmeas = 0, nrec = 0;
 	bool meas;
 	double cpu0;
 	int failed, rc;
@@ -554,13 +554,17 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			return 1;
 		}
 		meas = x->o.stats && mon_engine_cpu_due(x->e);
-		if (meas)
+		if (meas) {
+			nmeas++;
 			work_ns -= thread_cpu_ns();
+		}
 		mon_engine_sample(x->e, &s);
 		n++;
 		if (x->rec && !x->rec_failed) {
-			if (meas)
+			if (meas) {
+				nrec++;
 				rec_ns -= thread_cpu_ns();
+			}
 			if (mon_rec_sample(x->rec, s)) {
 				pfc_err("%s; recording stopped", mon_rec_error(x->rec));
 				x->rec_failed = true;
@@ -587,13 +591,17 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			 x->o.interval_ns / 1e6);
 	if (x->o.stats && n) {
 		/* the engine's sums come from a sample of the ticks; the writer's is whole */
-		uint64_t probes = mon_engine_cpu_probes(x->e);
+		uint64_t rd = mon_engine_cpu_read_ns(x->e);
 		uint64_t writer = x->rec ? mon_rec_cpu_ns(x->rec) : 0;
+		/* each measured span holds one clock read; the work's also holds the recording's
+		 * two */
+		uint64_t probes = mon_engine_cpu_probes(x->e) + (nmeas + 2 * nrec) * rd;
 
 		print_stats(x, n, s ? s->overruns_total : 0, cpu_seconds() - cpu0,
 			    (time_mono_ns() - t0) / 1e9,
 			    mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0) +
-			    writer, mon_engine_cpu_scale(x->e, rec_ns) + writer);
+			    writer, mon_engine_cpu_scale(x->e, rec_ns > nrec * rd ? rec_ns - nrec * rd :
+							  0) + writer);
 	}
 	return x->rec_failed ? 1 : 0;
 }

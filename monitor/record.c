@@ -109,7 +109,10 @@ struct mon_rec {
 	 */
 	size_t jn;
 	size_t jneed;		/* room one JSON line needs at most for these names */
-	char **jkey;		/* per column, its name as a JSON string and a colon */
+	/* Per column: a comma, its name as a JSON string and a colon, all in one block
+	 * (read in order each sample), at jkoff[i], jklen[i] long. */
+	char *jkeys;
+	size_t *jkoff, *jklen;
 	char **jsrc;		/* per source, "source:device" as a JSON string */
 	size_t nsrc;
 	char err[512];
@@ -418,13 +421,15 @@ static void tmpl_free(struct mon_rec *r)
 {
 	size_t i;
 
-	for (i = 0; r->jkey && i < r->jn; i++)
-		free(r->jkey[i]);
 	for (i = 0; r->jsrc && i < r->nsrc; i++)
 		free(r->jsrc[i]);
-	free(r->jkey);
+	free(r->jkeys);
+	free(r->jkoff);
+	free(r->jklen);
 	free(r->jsrc);
-	r->jkey = r->jsrc = NULL;
+	r->jkeys = NULL;
+	r->jsrc = NULL;
+	r->jkoff = r->jklen = NULL;
 	r->jn = r->nsrc = 0;
 }
 
@@ -446,22 +451,35 @@ static char *json_str(const char *s, const char *tail)
 static int tmpl_build(struct mon_rec *r)
 {
 	const struct mon_col *c;
+	struct rec_buf keys = { 0 };
 	size_t i, n;
 
 	tmpl_free(r);
 	c = mon_engine_cols(r->e, &n);
 	r->nsrc = mon_engine_nsrc(r->e);
-	r->jkey = calloc(n ? n : 1, sizeof(*r->jkey));
+	r->jkoff = calloc(n ? n : 1, sizeof(*r->jkoff));
+	r->jklen = calloc(n ? n : 1, sizeof(*r->jklen));
 	r->jsrc = calloc(r->nsrc ? r->nsrc : 1, sizeof(*r->jsrc));
-	if (!r->jkey || !r->jsrc)
+	if (!r->jkoff || !r->jklen || !r->jsrc)
 		return rec_fail(r, -ENOMEM, "recording");
 	r->jn = n;
 	r->jneed = 0;
 	for (i = 0; i < n; i++) {
-		if (!(r->jkey[i] = json_str(col_name(c, n, i), ":")))
-			return rec_fail(r, -ENOMEM, "recording");
-		r->jneed += 2 * (strlen(r->jkey[i]) + NUM_MAX);
+		char *k = json_str(col_name(c, n, i), ":");
+		int rc = k ? out_put(&keys, ",", 1) : -ENOMEM;
+
+		if (!rc)
+			rc = out_put(&keys, k, strlen(k));
+		free(k);
+		if (rc) {
+			free(keys.buf);
+			return rec_fail(r, rc, "recording");
+		}
+		r->jkoff[i] = i ? r->jkoff[i - 1] + r->jklen[i - 1] : 0;
+		r->jklen[i] = keys.len - r->jkoff[i];
+		r->jneed += 2 * (r->jklen[i] + NUM_MAX);
 	}
+	r->jkeys = keys.buf;
 	for (i = 0; i < r->nsrc; i++) {
 		const struct mon_src *src = mon_engine_src(r->e, i);
 		char k[160];
@@ -855,7 +873,8 @@ static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
 	*p++ = ',';
 	o->len = (size_t)(p - o->buf);
 	r->len = 0;
-	csv_field(r, gbuf);
+	if (gbuf[0])
+		csv_field(r, gbuf);
 	memcpy(o->buf + o->len, r->line ? r->line : "", r->len);
 	p = o->buf + o->len + r->len;
 	for (i = 0; i < n; i++) {
@@ -906,9 +925,9 @@ static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 	}
 	p = stpcpy(p, "],\"values\":{");
 	for (i = 0; i < n; i++) {
-		if (i)
-			*p++ = ',';
-		p = stpcpy(p, r->jkey[i]);
+		/* each name comes with the comma before it; the first goes without */
+		memcpy(p, r->jkeys + r->jkoff[i] + !i, r->jklen[i] - !i);
+		p += r->jklen[i] - !i;
 		if (s->v[i].flags & MON_V_VALID)
 			p = u64_put(p, s->v[i].raw);
 		else
@@ -918,10 +937,9 @@ static int sample_json(struct mon_rec *r, const struct mon_sample *s)
 	for (i = 0, first = true; i < n; i++) {
 		if (c[i].kind != MON_COUNTER)
 			continue;
-		if (!first)
-			*p++ = ',';
+		memcpy(p, r->jkeys + r->jkoff[i] + first, r->jklen[i] - first);
+		p += r->jklen[i] - first;
 		first = false;
-		p = stpcpy(p, r->jkey[i]);
 		if (s->v[i].flags & MON_V_DELTA)
 			p = rate_put(p, s->v[i].rate);
 		else
@@ -947,7 +965,7 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 			return rec_stop(r, rc);
 	}
 	mon_engine_cols(r->e, &n);
-	if (!r->jkey || r->jn != n || r->nsrc != mon_engine_nsrc(r->e)) {
+	if (!r->jkoff || r->jn != n || r->nsrc != mon_engine_nsrc(r->e)) {
 		rc = tmpl_build(r);
 		if (rc)
 			return rec_stop(r, rc);

@@ -594,6 +594,11 @@ uint64_t mon_engine_cpu_probes(const struct mon_engine *e)
 	return e->cpu_reads * e->cpu_read_ns;
 }
 
+uint64_t mon_engine_cpu_read_ns(const struct mon_engine *e)
+{
+	return e->cpu_read_ns == UINT64_MAX ? 0 : e->cpu_read_ns;
+}
+
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i)
 {
 	return e->slot[i].state;

@@ -60,6 +60,8 @@ uint64_t mon_engine_cpu_scale(const struct mon_engine *e, uint64_t ns);
  * front end's sum over a span that holds mon_engine_sample less this is the work alone.
  */
 uint64_t mon_engine_cpu_probes(const struct mon_engine *e);
+/* The cost of one such clock read, for a front end's own reads. */
+uint64_t mon_engine_cpu_read_ns(const struct mon_engine *e);
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i);
 const struct mon_col *mon_engine_cols(const struct mon_engine *e, size_t *n);
 /* Bumped whenever columns are appended (a recorder starts a new CSV segment). */
