@@ -813,6 +813,8 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	r->wrunning = pthread_create(&r->th, NULL, writer_main, r) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r->wrunning)
+		pthread_setname_np(r->th, "pfc-writer");	/* for ps -L, top -H */
 	return 0;
 }
 

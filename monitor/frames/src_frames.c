@@ -134,6 +134,8 @@ static int frames_init(struct mon_src *s)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&p->th, NULL, capture_thread, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rc)
+		pthread_setname_np(p->th, "pfc-frames");	/* for ps -L, top -H */
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%s: cannot start the capture thread: %s",
 			 s->dev, strerror(rc));

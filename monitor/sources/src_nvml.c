@@ -515,6 +515,7 @@ static int nvml_init(struct mon_src *s)
 		return -EAGAIN;
 	}
 	p->thr_started = true;
+	pthread_setname_np(p->thr, "pfc-gpu");	/* for ps -L, top -H */
 	return 0;
 }
 
