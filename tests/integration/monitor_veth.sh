@@ -6,7 +6,7 @@
 # records a gap without a crash, a kill -9 leaves every complete line parseable, and
 # --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot.
 source "$(dirname "$0")/../lib.sh"
-plan 12
+plan 13
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -181,11 +181,11 @@ ip netns exec "$B" "$PFCLAB" monitor -i vB --frames -I 1ms -D 3s --rt-priority 2
 mon=$!
 defer kill "$mon"
 sleep 1
-# one line per thread: its id, policy (FF: SCHED_FIFO, B: batch, TS: normal), priority
-threads=$(ps -L -o lwp=,cls=,rtprio= -p "$mon" 2>/dev/null)
+# one line per thread: its id, policy (FF: SCHED_FIFO, B: batch, TS: normal), priority, name
+threads=$(ps -L -o lwp=,cls=,rtprio=,comm= -p "$mon" 2>/dev/null)
 wait "$mon"
 rc=$?
-echo "# threads of monitor --rt-priority 20 (id, policy, priority):"
+echo "# threads of monitor --rt-priority 20 (id, policy, priority, name):"
 sed 's/^/#   /' <<<"$threads"
 main=$(awk -v p="$mon" '$1 == p { print $2 "/" $3 }' <<<"$threads")
 others_ff=$(awk -v p="$mon" '$1 != p && $2 == "FF"' <<<"$threads" | wc -l)
@@ -195,6 +195,15 @@ if [ "$rc" -eq 0 ] && [ "$main" = FF/20 ] && [ "$others_ff" -eq 0 ] && [ "$nthre
 	ok monitor_veth_rt_priority
 else
 	fail monitor_veth_rt_priority "exit $rc, sampling thread $main, other FIFO threads $others_ff of $nthreads: $(tr '\n' ' ' <"$tmp/err4")"
+fi
+# the same threads by name, as ps -L and top -H show them: the writer (batch policy) and
+# the capture thread
+writer=$(awk '$4 == "pfc-writer" { print $2 }' <<<"$threads")
+frames=$(awk '$4 == "pfc-frames"' <<<"$threads" | wc -l)
+if [ "$writer" = B ] && [ "$frames" -eq 1 ]; then
+	ok monitor_veth_thread_names
+else
+	fail monitor_veth_thread_names "pfc-writer policy '$writer', pfc-frames threads $frames"
 fi
 
 # --- 5: without CAP_SYS_NICE: a clear error naming the option, exit 1, no record ------
