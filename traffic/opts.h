@@ -12,6 +12,7 @@
 #define TRAFFIC_MAX_SIZES 32
 #define TRAFFIC_MAX_MSG (64u << 20)
 #define TRAFFIC_DEFAULT_PORT 18515
+#define TRAFFIC_INLINE_DEFAULT 220	/* -I without the option: bytes */
 
 enum traffic_rate_mode { TRAFFIC_RATE_AUTO, TRAFFIC_RATE_HW, TRAFFIC_RATE_SW };
 /* --poll: how the loop waits for completions when nothing can be posted */
@@ -34,6 +35,7 @@ struct traffic_opts {
 	uint32_t rx_depth;		/* --rx-depth (receives posted for --imm) */
 	uint32_t post_list;		/* -l: longest chain of sends per post call */
 	bool post_list_auto;		/* no -l: chain small messages only (<= 4 KiB) */
+	bool inline_auto;		/* no -I: the default, dropped where QPs refuse it */
 	uint32_t cq_mod;		/* -Q: one signalled completion every N sends */
 	uint32_t inline_size;		/* -I */
 	uint32_t mtu;			/* -m, 0 = port's active MTU */

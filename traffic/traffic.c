@@ -566,7 +566,7 @@ static int run_traffic(const struct traffic_opts *o)
 	rc = setup(r);
 	if (rc)
 		goto out;
-	if (o->inline_size && r->tv.buf.device)
+	if (o->inline_size && !o->inline_auto && r->tv.buf.device)
 		pfc_warn("-I %u ignored: inline sends are read by the CPU, and --mem %s is GPU memory",
 			 o->inline_size, o->mem);
 

@@ -162,6 +162,13 @@ static int create_qp(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t id
 	uint32_t j;
 
 	q->qp = ibv_create_qp(tv->pd, &ia);
+	if (!q->qp && tv->inline_size && o->inline_auto) {
+		/* the default inline size, not asked for: do without on a device that
+		 * refuses it (for every QP: they all use the same size) */
+		tv->inline_size = 0;
+		ia.cap.max_inline_data = 0;
+		q->qp = ibv_create_qp(tv->pd, &ia);
+	}
 	if (!q->qp)
 		return fail(tv, -errno, "%s: cannot create QP %u (tx depth %u, inline %u): %s; try a smaller -t or -I",
 			    o->dev, idx, o->tx_depth, tv->inline_size, strerror(errno));

@@ -117,6 +117,12 @@ static void test_opts_values(void **state)
 	assert_int_equal(o.tclass, -1);
 	assert_string_equal(o.mem, "host");
 	assert_int_equal(o.poll_mode, TRAFFIC_POLL_AUTO);
+	/* small messages inline unless -I says otherwise (-I 0: never) */
+	assert_int_equal(o.inline_size, 220);
+	assert_true(o.inline_auto);
+	assert_int_equal(run_parse("-d rxe0 -I 0", &o, err, sizeof(err)), 0);
+	assert_int_equal(o.inline_size, 0);
+	assert_false(o.inline_auto);
 	assert_int_equal(run_parse("-d rxe0 --poll spin", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.poll_mode, TRAFFIC_POLL_SPIN);
 	assert_int_equal(run_parse("-d rxe0 --poll auto", &o, err, sizeof(err)), 0);
@@ -136,6 +142,7 @@ static void test_opts_values(void **state)
 	assert_int_equal(o.cq_mod, 16);
 	assert_int_equal(o.post_list, 4);
 	assert_int_equal(o.inline_size, 128);
+	assert_false(o.inline_auto);
 	assert_int_equal(o.mtu, 1024);
 	assert_int_equal(traffic_opts_max_size(&o), 4096);
 
