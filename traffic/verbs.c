@@ -719,8 +719,8 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 {
 	struct ibv_wc wc[POLL_BATCH];
 	uint64_t now = time_mono_ns(), last_work = now, read_t = now;
-	/* pacing keeps its own time: the loop sleeps only without it */
-	const bool may_sleep = tv->ch && tv->pace_bytes_per_ns <= 0;
+	/* pacing keeps its own time: it reads the clock every pass and never sleeps */
+	const bool paced = tv->pace_bytes_per_ns > 0, may_sleep = tv->ch && !paced;
 	/* idle passes between clock reads: few where the loop may sleep */
 	const unsigned int idle_mask = may_sleep ? 31 : 255;
 	unsigned int idle = 0;
@@ -782,13 +782,13 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 		 * the clock on every pass.
 		 */
 		if (busy || n > 0) {
-			if (++working < tv->clock_every && tv->pace_bytes_per_ns <= 0)
+			if (++working < tv->clock_every && !paced)
 				continue;
-		} else if (tv->pace_bytes_per_ns <= 0 && (++idle & idle_mask) != 0) {
+		} else if (!paced && (++idle & idle_mask) != 0) {
 			continue;
 		}
 		now = time_mono_ns();
-		if (working >= tv->clock_every && tv->pace_bytes_per_ns <= 0)
+		if (working >= tv->clock_every && !paced)
 			tv->clock_every = traffic_verbs_clock_every(tv->clock_every, now - read_t);
 		read_t = now;
 		rate_sample(tv, now);

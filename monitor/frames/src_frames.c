@@ -134,14 +134,13 @@ static int frames_init(struct mon_src *s)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&p->th, NULL, capture_thread, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!rc)
-		pthread_setname_np(p->th, "pfc-frames");	/* for ps -L, top -H */
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%s: cannot start the capture thread: %s",
 			 s->dev, strerror(rc));
 		frames_close(s);
 		return -rc;
 	}
+	pthread_setname_np(p->th, "pfc-frames");	/* for ps -L, top -H */
 	p->running = true;
 	src_info_add(s, "capture_filter", "PAUSE/PFC, CNP, CE-marked RoCEv2");
 	return 0;

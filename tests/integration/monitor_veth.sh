@@ -4,7 +4,8 @@
 # ethtool (ioctl) and rtnetlink counters move with UDP the test sends, PAUSE and DCB are
 # reported unsupported (n/a, never 0), deleting and re-creating the veth while sampling
 # records a gap without a crash, a kill -9 leaves every complete line parseable, and
-# --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot.
+# --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot;
+# the other threads show by name in ps -L.
 source "$(dirname "$0")/../lib.sh"
 plan 13
 
