@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* record.c: writes a monitor run to a folder so that a kill -9 at any moment leaves
- * every complete line parseable: CSV rows and JSON lines are built in memory, gathered
- * for up to FLUSH_NS or FLUSH_BYTES and handed whole to a writer thread, which puts
- * them on O_APPEND files in pieces of whole samples (a failed write is cut back to the
- * last whole sample in both files), so that a slow disk never holds up the sampling
- * loop and the loop wakes the writer ten times a second at most; meta.json is replaced by
+ * every complete line parseable. The sampling loop only copies each sample's values
+ * into a batch (events come as finished JSON lines); batches of up to FLUSH_NS or
+ * FLUSH_BYTES go whole to a writer thread, which turns them into CSV rows and JSON
+ * lines, a hundred samples at a time with the names and buffers warm, and puts those on
+ * O_APPEND files in pieces of whole samples (a failed write is cut back to the last
+ * whole sample in both files). A slow disk never holds up the sampling loop, and the
+ * loop wakes the writer ten times a second at most; meta.json is replaced by
  * write-to-temporary, fsync, rename. A full disk stops the recording: the space kept
  * in a small reserve file is given back so that meta.json can still be finished.
  */
@@ -57,10 +59,33 @@ struct rec_file {
 	off_t done;		/* bytes in the file that hold whole lines */
 };
 
-/* One batch: the same samples' CSV rows and JSON lines (events too), and where each
- * sample ends in both.
+/* One batch, filled by the sampling loop: items in order, each a struct rec_item and
+ * its payload (a sample's figures and values, or an event's JSON line), 8-aligned.
  */
 struct rec_job {
+	struct rec_buf raw;
+	uint64_t samples;
+};
+
+enum { REC_ITEM_SAMPLE, REC_ITEM_EVENT };
+
+struct rec_item {
+	uint32_t type;
+	uint32_t len;		/* the whole item, this header included */
+	uint32_t text;		/* an event: the bytes of its line */
+	uint32_t unused;
+};
+
+struct rec_samp {
+	uint64_t seq, mono_ns, wall_ns, dt_ns, overruns;
+	uint32_t gap_mask;
+	uint32_t ncol;		/* struct mon_val values follow */
+};
+
+/* One batch as text (the writer's, or the caller's without a writer): CSV rows, JSON
+ * lines, and where each sample ends in both.
+ */
+struct rec_text {
 	struct rec_buf csv, jsonl;
 	uint64_t samples;
 	size_t *cend, *jend;	/* per sample: csv.len and jsonl.len after it */
@@ -80,6 +105,7 @@ struct mon_rec {
 	 */
 	struct rec_job job[REC_QLEN];
 	struct rec_job *cur;
+	struct rec_text txt;	/* the writer's (the caller's without one) */
 	unsigned fifo[REC_QLEN], qhead, qn;
 	unsigned freel[REC_QLEN], nfree;
 	pthread_mutex_t mu;
@@ -103,9 +129,9 @@ struct mon_rec {
 	uint64_t first_wall_ns;
 	const struct mon_sample *last;
 	json_object *argv;
-	/* The JSON line of a sample is built once per layout and updated in place each
-	 * sample (no allocation per value): tmpl holds values{} and rates{}, and jv/jr the
-	 * per-column number objects (NULL while the value is null).
+	/* What the writer needs to turn a sample into text, built once per layout while
+	 * no batch waits (so the writer reads it unlocked): the names, which columns are
+	 * counters (rates{}), the sources' names for the gap fields.
 	 */
 	size_t jn;
 	size_t jneed;		/* room one JSON line needs at most for these names */
@@ -113,7 +139,9 @@ struct mon_rec {
 	 * (read in order each sample), at jkoff[i], jklen[i] long. */
 	char *jkeys;
 	size_t *jkoff, *jklen;
+	bool *jcounter;		/* per column: a counter */
 	char **jsrc;		/* per source, "source:device" as a JSON string */
+	char **csrc;		/* per source, "source:device" as it is */
 	size_t nsrc;
 	char err[512];
 };
@@ -421,14 +449,21 @@ static void tmpl_free(struct mon_rec *r)
 {
 	size_t i;
 
-	for (i = 0; r->jsrc && i < r->nsrc; i++)
-		free(r->jsrc[i]);
+	for (i = 0; i < r->nsrc; i++) {
+		if (r->jsrc)
+			free(r->jsrc[i]);
+		if (r->csrc)
+			free(r->csrc[i]);
+	}
 	free(r->jkeys);
 	free(r->jkoff);
 	free(r->jklen);
+	free(r->jcounter);
 	free(r->jsrc);
+	free(r->csrc);
 	r->jkeys = NULL;
-	r->jsrc = NULL;
+	r->jsrc = r->csrc = NULL;
+	r->jcounter = NULL;
 	r->jkoff = r->jklen = NULL;
 	r->jn = r->nsrc = 0;
 }
@@ -459,8 +494,10 @@ static int tmpl_build(struct mon_rec *r)
 	r->nsrc = mon_engine_nsrc(r->e);
 	r->jkoff = calloc(n ? n : 1, sizeof(*r->jkoff));
 	r->jklen = calloc(n ? n : 1, sizeof(*r->jklen));
+	r->jcounter = calloc(n ? n : 1, sizeof(*r->jcounter));
 	r->jsrc = calloc(r->nsrc ? r->nsrc : 1, sizeof(*r->jsrc));
-	if (!r->jkoff || !r->jklen || !r->jsrc)
+	r->csrc = calloc(r->nsrc ? r->nsrc : 1, sizeof(*r->csrc));
+	if (!r->jkoff || !r->jklen || !r->jcounter || !r->jsrc || !r->csrc)
 		return rec_fail(r, -ENOMEM, "recording");
 	r->jn = n;
 	r->jneed = 0;
@@ -478,6 +515,7 @@ static int tmpl_build(struct mon_rec *r)
 		r->jkoff[i] = i ? r->jkoff[i - 1] + r->jklen[i - 1] : 0;
 		r->jklen[i] = keys.len - r->jkoff[i];
 		r->jneed += 2 * (r->jklen[i] + NUM_MAX);
+		r->jcounter[i] = c[i].kind == MON_COUNTER;
 	}
 	r->jkeys = keys.buf;
 	for (i = 0; i < r->nsrc; i++) {
@@ -485,7 +523,7 @@ static int tmpl_build(struct mon_rec *r)
 		char k[160];
 
 		snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
-		if (!(r->jsrc[i] = json_str(k, "")))
+		if (!(r->jsrc[i] = json_str(k, "")) || !(r->csrc[i] = strdup(k)))
 			return rec_fail(r, -ENOMEM, "recording");
 		r->jneed += strlen(r->jsrc[i]) + 1;
 	}
@@ -503,11 +541,174 @@ static int rec_stop(struct mon_rec *r, int rc)
 	return rc;
 }
 
+/* The CSV row of one sample (gap field quoted when a name needs it). */
+static int sample_csv(struct mon_rec *r, struct rec_text *t, const struct rec_samp *rs,
+		      const struct mon_val *v)
+{
+	struct rec_buf *o = &t->csv;
+	char gbuf[1024], *p;
+	size_t i, glen = 0, n = r->csv_ncol < rs->ncol ? r->csv_ncol : rs->ncol;
+	int rc;
+
+	for (i = 0; rs->gap_mask && i < r->nsrc && glen + 1 < sizeof(gbuf); i++) {
+		int w;
+
+		if (!(rs->gap_mask & (1u << i)))
+			continue;
+		w = snprintf(gbuf + glen, sizeof(gbuf) - glen, "%s%s", glen ? ";" : "",
+			     r->csrc[i]);
+		if (w < 0)
+			break;
+		glen = glen + (size_t)w < sizeof(gbuf) ? glen + (size_t)w : sizeof(gbuf) - 1;
+	}
+	rc = out_reserve(o, 5 * NUM_MAX + 2 * sizeof(gbuf) + 2 + n * NUM_MAX);
+	if (rc)
+		return rc;
+	p = o->buf + o->len;
+	p = u64_put(p, rs->seq);
+	*p++ = ',';
+	p = u64_put(p, rs->mono_ns);
+	*p++ = ',';
+	p = u64_put(p, rs->wall_ns);
+	*p++ = ',';
+	p = u64_put(p, rs->dt_ns);
+	*p++ = ',';
+	p = u64_put(p, rs->overruns);
+	*p++ = ',';
+	/* CSV-safe: our names never hold commas or quotes, but keep the file parseable */
+	if (glen && memchr(gbuf, ',', glen) == NULL && memchr(gbuf, '"', glen) == NULL &&
+	    memchr(gbuf, '\n', glen) == NULL) {
+		memcpy(p, gbuf, glen);
+		p += glen;
+	} else if (glen) {
+		*p++ = '"';
+		for (i = 0; i < glen; i++) {
+			if (gbuf[i] == '"')
+				*p++ = '"';
+			if (gbuf[i] != '\n')
+				*p++ = gbuf[i];
+		}
+		*p++ = '"';
+	}
+	for (i = 0; i < n; i++) {
+		*p++ = ',';
+		if (v[i].flags & MON_V_VALID) {
+			p = u64_put(p, v[i].raw);
+		} else {
+			memcpy(p, "n/a", 3);
+			p += 3;
+		}
+	}
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
+	return 0;
+}
+
+/* The JSON line of one sample: the names come from the block built per layout. */
+static int sample_json(struct mon_rec *r, struct rec_text *t, const struct rec_samp *rs,
+		       const struct mon_val *v)
+{
+	static const char head[] = "{\"type\":\"sample\",\"seq\":";
+	struct rec_buf *o = &t->jsonl;
+	size_t i, n = rs->ncol < r->jn ? rs->ncol : r->jn, need = sizeof(head) + 5 * NUM_MAX + 64;
+	bool first;
+	char *p;
+	int rc;
+
+	rc = out_reserve(o, need + r->jneed);
+	if (rc)
+		return rc;
+	p = o->buf + o->len;
+	memcpy(p, head, sizeof(head) - 1);
+	p = u64_put(p + sizeof(head) - 1, rs->seq);
+	p = u64_put(stpcpy(p, ",\"mono_ns\":"), rs->mono_ns);
+	p = u64_put(stpcpy(p, ",\"wall_ns\":"), rs->wall_ns);
+	p = u64_put(stpcpy(p, ",\"dt_ns\":"), rs->dt_ns);
+	p = u64_put(stpcpy(p, ",\"overruns\":"), rs->overruns);
+	p = stpcpy(p, ",\"gaps\":[");
+	for (i = 0, first = true; i < r->nsrc; i++) {
+		if (!(rs->gap_mask & (1u << i)))
+			continue;
+		if (!first)
+			*p++ = ',';
+		p = stpcpy(p, r->jsrc[i]);
+		first = false;
+	}
+	p = stpcpy(p, "],\"values\":{");
+	for (i = 0; i < n; i++) {
+		/* each name comes with the comma before it; the first goes without */
+		memcpy(p, r->jkeys + r->jkoff[i] + !i, r->jklen[i] - !i);
+		p += r->jklen[i] - !i;
+		if (v[i].flags & MON_V_VALID)
+			p = u64_put(p, v[i].raw);
+		else
+			p = stpcpy(p, "null");
+	}
+	p = stpcpy(p, "},\"rates\":{");
+	for (i = 0, first = true; i < n; i++) {
+		if (!r->jcounter[i])
+			continue;
+		memcpy(p, r->jkeys + r->jkoff[i] + first, r->jklen[i] - first);
+		p += r->jklen[i] - first;
+		first = false;
+		if (v[i].flags & MON_V_DELTA)
+			p = rate_put(p, v[i].rate);
+		else
+			p = stpcpy(p, "null");
+	}
+	p = stpcpy(p, "}}\n");
+	o->len = (size_t)(p - o->buf);
+	return 0;
+}
+
+/* Turns batch j into text in t: its samples' rows and lines, its events' lines, in
+ * order. */
+static int job_format(struct mon_rec *r, const struct rec_job *j, struct rec_text *t)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	t->csv.len = t->jsonl.len = 0;
+	t->samples = 0;
+	if (t->ecap < j->samples) {
+		size_t *ce = realloc(t->cend, j->samples * sizeof(*ce)), *je;
+
+		if (ce)
+			t->cend = ce;
+		je = ce ? realloc(t->jend, j->samples * sizeof(*je)) : NULL;
+		if (!je)
+			return -ENOMEM;
+		t->jend = je;
+		t->ecap = j->samples;
+	}
+	while (!rc && off < j->raw.len) {
+		const struct rec_item *it = (const void *)(j->raw.buf + off);
+
+		if (it->type == REC_ITEM_SAMPLE) {
+			const struct rec_samp *rs = (const void *)(it + 1);
+			const struct mon_val *v = (const void *)(rs + 1);
+
+			rc = sample_csv(r, t, rs, v);
+			if (!rc)
+				rc = sample_json(r, t, rs, v);
+			if (!rc && t->samples < t->ecap) {
+				t->cend[t->samples] = t->csv.len;
+				t->jend[t->samples] = t->jsonl.len;
+				t->samples++;
+			}
+		} else {
+			rc = out_put(&t->jsonl, (const char *)(it + 1), it->text);
+		}
+		off += it->len;
+	}
+	return rc;
+}
+
 /* Writes one batch in pieces of whole samples (CSV rows, then the same samples' JSON
  * lines); *nsamp gets the samples both files now hold. On failure msg says which file
  * and why, and both files are cut back to the end of the last piece written whole.
  */
-static int job_write(struct mon_rec *r, struct rec_job *j, uint64_t *nsamp, char *msg,
+static int job_write(struct mon_rec *r, struct rec_text *j, uint64_t *nsamp, char *msg,
 		     size_t msgsz)
 {
 	size_t c0 = 0, j0 = 0, i = 0;
@@ -551,8 +752,8 @@ static int job_write(struct mon_rec *r, struct rec_job *j, uint64_t *nsamp, char
 	return rc;
 }
 
-/* Writes (or, after a failure, drops) batch j and empties it. Called with mu held when
- * the writer thread runs, alone otherwise.
+/* Turns batch j into text and writes it (or, after a failure, drops it), and empties
+ * it. Called with mu held when the writer thread runs, alone otherwise.
  */
 static void job_retire(struct mon_rec *r, struct rec_job *j, bool locked)
 {
@@ -560,11 +761,16 @@ static void job_retire(struct mon_rec *r, struct rec_job *j, bool locked)
 
 	if (!__atomic_load_n(&r->wfailed, __ATOMIC_ACQUIRE)) {
 		char msg[sizeof(r->werr)];
-		uint64_t n;
+		uint64_t n = 0;
 
 		if (locked)
 			pthread_mutex_unlock(&r->mu);
-		rc = job_write(r, j, &n, msg, sizeof(msg));
+		rc = job_format(r, j, &r->txt);
+		if (rc)
+			snprintf(msg, sizeof(msg), "%.440s: recording: %s", r->dir,
+				 strerror(-rc));
+		else
+			rc = job_write(r, &r->txt, &n, msg, sizeof(msg));
 		if (locked)
 			pthread_mutex_lock(&r->mu);
 		r->samples += n;
@@ -573,7 +779,7 @@ static void job_retire(struct mon_rec *r, struct rec_job *j, bool locked)
 			__atomic_store_n(&r->wfailed, rc, __ATOMIC_RELEASE);
 		}
 	}
-	j->csv.len = j->jsonl.len = 0;
+	j->raw.len = 0;
 	j->samples = 0;
 }
 
@@ -627,7 +833,7 @@ static void rec_handoff(struct mon_rec *r)
 {
 	struct rec_job *j = r->cur;
 
-	if (!j->csv.len && !j->jsonl.len && !j->samples)
+	if (!j->raw.len)
 		return;
 	if (!r->wrunning) {
 		job_retire(r, j, false);
@@ -818,144 +1024,14 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	return 0;
 }
 
-static int jsonl_write(struct mon_rec *r, json_object *o)
-{
-	const char *t = out_json_text(o, false);
-	int rc;
 
-	rc = out_put(&r->cur->jsonl, t, strlen(t));
-	if (!rc)
-		rc = out_put(&r->cur->jsonl, "\n", 1);
-	if (rc)
-		return rec_fail(r, rc, "%s/samples.jsonl", r->dir);
-	return 0;
-}
-
-
-static int sample_csv(struct mon_rec *r, const struct mon_sample *s)
-{
-	struct rec_buf *o = &r->cur->csv;
-	char gbuf[1024], *p;
-	size_t i, n = r->csv_ncol < s->ncol ? r->csv_ncol : s->ncol;
-	int rc;
-
-	if (r->nsrc && s->gap_mask) {
-		size_t off = 0;
-
-		gbuf[0] = '\0';
-		for (i = 0; i < r->nsrc && off + 1 < sizeof(gbuf); i++) {
-			const struct mon_src *src = mon_engine_src(r->e, i);
-			int w;
-
-			if (!(s->gap_mask & (1u << i)))
-				continue;
-			w = snprintf(gbuf + off, sizeof(gbuf) - off, "%s%s:%s", off ? ";" : "",
-				     src->ops->name, src->dev);
-			if (w < 0)
-				break;
-			off += (size_t)w;
-		}
-		gbuf[sizeof(gbuf) - 1] = '\0';
-	} else {
-		gbuf[0] = '\0';
-	}
-	rc = out_reserve(o, 5 * NUM_MAX + 2 * sizeof(gbuf) + 2 + n * NUM_MAX);
-	if (rc)
-		return rc;
-	p = o->buf + o->len;
-	p = u64_put(p, s->seq);
-	*p++ = ',';
-	p = u64_put(p, s->mono_ns);
-	*p++ = ',';
-	p = u64_put(p, s->wall_ns);
-	*p++ = ',';
-	p = u64_put(p, s->dt_ns);
-	*p++ = ',';
-	p = u64_put(p, s->overruns);
-	*p++ = ',';
-	o->len = (size_t)(p - o->buf);
-	r->len = 0;
-	if (gbuf[0])
-		csv_field(r, gbuf);
-	memcpy(o->buf + o->len, r->line ? r->line : "", r->len);
-	p = o->buf + o->len + r->len;
-	for (i = 0; i < n; i++) {
-		*p++ = ',';
-		if (s->v[i].flags & MON_V_VALID) {
-			p = u64_put(p, s->v[i].raw);
-		} else {
-			memcpy(p, "n/a", 3);
-			p += 3;
-		}
-	}
-	*p++ = '\n';
-	o->len = (size_t)(p - o->buf);
-	return 0;
-}
-
-static int sample_json(struct mon_rec *r, const struct mon_sample *s)
-{
-	static const char head[] = "{\"type\":\"sample\",\"seq\":";
-	struct rec_buf *o = &r->cur->jsonl;
-	const struct mon_col *c;
-	size_t i, n, need = sizeof(head) + 5 * NUM_MAX + 64;
-	bool first;
-	char *p;
-	int rc;
-
-	c = mon_engine_cols(r->e, &n);
-	n = n < s->ncol ? n : s->ncol;
-	n = n < r->jn ? n : r->jn;
-	rc = out_reserve(o, need + r->jneed);
-	if (rc)
-		return rc;
-	p = o->buf + o->len;
-	memcpy(p, head, sizeof(head) - 1);
-	p = u64_put(p + sizeof(head) - 1, s->seq);
-	p = u64_put(stpcpy(p, ",\"mono_ns\":"), s->mono_ns);
-	p = u64_put(stpcpy(p, ",\"wall_ns\":"), s->wall_ns);
-	p = u64_put(stpcpy(p, ",\"dt_ns\":"), s->dt_ns);
-	p = u64_put(stpcpy(p, ",\"overruns\":"), s->overruns);
-	p = stpcpy(p, ",\"gaps\":[");
-	for (i = 0, first = true; i < r->nsrc; i++) {
-		if (!(s->gap_mask & (1u << i)))
-			continue;
-		if (!first)
-			*p++ = ',';
-		p = stpcpy(p, r->jsrc[i]);
-		first = false;
-	}
-	p = stpcpy(p, "],\"values\":{");
-	for (i = 0; i < n; i++) {
-		/* each name comes with the comma before it; the first goes without */
-		memcpy(p, r->jkeys + r->jkoff[i] + !i, r->jklen[i] - !i);
-		p += r->jklen[i] - !i;
-		if (s->v[i].flags & MON_V_VALID)
-			p = u64_put(p, s->v[i].raw);
-		else
-			p = stpcpy(p, "null");
-	}
-	p = stpcpy(p, "},\"rates\":{");
-	for (i = 0, first = true; i < n; i++) {
-		if (c[i].kind != MON_COUNTER)
-			continue;
-		memcpy(p, r->jkeys + r->jkoff[i] + first, r->jklen[i] - first);
-		p += r->jklen[i] - first;
-		first = false;
-		if (s->v[i].flags & MON_V_DELTA)
-			p = rate_put(p, s->v[i].rate);
-		else
-			p = stpcpy(p, "null");
-	}
-	p = stpcpy(p, "}}\n");
-	o->len = (size_t)(p - o->buf);
-	return 0;
-}
 
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 {
+	struct rec_item *it;
+	struct rec_samp *rs;
 	struct rec_job *j;
-	size_t n;
+	size_t n, len;
 	int rc;
 
 	rc = rec_check(r);
@@ -968,39 +1044,59 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 	}
 	mon_engine_cols(r->e, &n);
 	if (!r->jkoff || r->jn != n || r->nsrc != mon_engine_nsrc(r->e)) {
-		rc = tmpl_build(r);
+		/* the writer reads the names unlocked: no batch may wait on the old ones */
+		rc = rec_flush(r);
+		if (!rc)
+			rc = tmpl_build(r);
 		if (rc)
 			return rec_stop(r, rc);
 	}
-	rc = sample_csv(r, s);
-	if (!rc)
-		rc = sample_json(r, s);
+	/* the values as they are; the writer makes them text */
+	j = r->cur;
+	len = sizeof(*it) + sizeof(*rs) + s->ncol * sizeof(*s->v);
+	rc = out_reserve(&j->raw, len);
 	if (rc)
 		return rec_stop(r, rec_fail(r, rc, "%s: recording", r->dir));
-	j = r->cur;
-	if (j->samples == j->ecap) {
-		size_t ncap = j->ecap ? j->ecap * 2 : 128;
-		size_t *ce = realloc(j->cend, ncap * sizeof(*ce)), *je;
-
-		if (ce)
-			j->cend = ce;
-		je = ce ? realloc(j->jend, ncap * sizeof(*je)) : NULL;
-		if (!je)
-			return rec_stop(r, rec_fail(r, -ENOMEM, "%s: recording", r->dir));
-		j->jend = je;
-		j->ecap = ncap;
-	}
-	j->cend[j->samples] = j->csv.len;
-	j->jend[j->samples] = j->jsonl.len;
+	it = (struct rec_item *)(void *)(j->raw.buf + j->raw.len);
+	*it = (struct rec_item){ .type = REC_ITEM_SAMPLE, .len = (uint32_t)len };
+	rs = (struct rec_samp *)(it + 1);
+	*rs = (struct rec_samp){ .seq = s->seq, .mono_ns = s->mono_ns, .wall_ns = s->wall_ns,
+				 .dt_ns = s->dt_ns, .overruns = s->overruns,
+				 .gap_mask = s->gap_mask, .ncol = (uint32_t)s->ncol };
+	memcpy(rs + 1, s->v, s->ncol * sizeof(*s->v));
+	j->raw.len += len;
 	j->samples++;
 	r->last = s;
 	if (!r->flushed_ns)
 		r->flushed_ns = s->mono_ns;
-	if (r->cur->csv.len + r->cur->jsonl.len >= FLUSH_BYTES ||
+	if (j->raw.len >= FLUSH_BYTES ||
 	    s->mono_ns - r->flushed_ns >= FLUSH_NS) {
 		r->flushed_ns = s->mono_ns;
 		rec_handoff(r);
 	}
+	return 0;
+}
+
+/* An event's JSON line goes into the batch as it is, between the samples around it. */
+static int event_put(struct mon_rec *r, const char *line)
+{
+	struct rec_buf *o = &r->cur->raw;
+	size_t n = strlen(line), len = (sizeof(struct rec_item) + n + 1 + 7) & ~(size_t)7;
+	struct rec_item *it;
+	char *p;
+	int rc = out_reserve(o, len);
+
+	if (rc)
+		return rec_fail(r, rc, "%s/samples.jsonl", r->dir);
+	it = (struct rec_item *)(void *)(o->buf + o->len);
+	p = (char *)(it + 1);
+	memcpy(p, line, n);
+	p[n] = '\n';
+	it->type = REC_ITEM_EVENT;
+	it->len = (uint32_t)len;
+	it->text = (uint32_t)n + 1;
+	memset(p + n + 1, 0, len - sizeof(*it) - n - 1);
+	o->len += len;
 	return 0;
 }
 
@@ -1022,7 +1118,7 @@ int mon_rec_event(struct mon_rec *r, const struct mon_event *ev)
 		json_object_object_add(o, "device", json_object_new_string(ev->src->dev));
 	}
 	json_object_object_add(o, "message", json_object_new_string(ev->msg));
-	rc = jsonl_write(r, o);
+	rc = event_put(r, out_json_text(o, false));
 	json_object_put(o);
 	r->events++;
 	if (ev->type == MON_EV_GAP_BEGIN)
@@ -1052,12 +1148,12 @@ int mon_rec_close(struct mon_rec *r)
 	if (r->argv)
 		json_object_put(r->argv);
 	tmpl_free(r);
-	for (i = 0; i < REC_QLEN; i++) {
-		free(r->job[i].csv.buf);
-		free(r->job[i].jsonl.buf);
-		free(r->job[i].cend);
-		free(r->job[i].jend);
-	}
+	for (i = 0; i < REC_QLEN; i++)
+		free(r->job[i].raw.buf);
+	free(r->txt.csv.buf);
+	free(r->txt.jsonl.buf);
+	free(r->txt.cend);
+	free(r->txt.jend);
 	pthread_cond_destroy(&r->idle);
 	pthread_cond_destroy(&r->wake);
 	pthread_mutex_destroy(&r->mu);
