@@ -228,18 +228,45 @@ static int out_put(struct rec_buf *o, const char *s, size_t n)
 	return 0;
 }
 
+/* Short copies in 16-byte steps: the caller leaves CHUNK_SLACK bytes of room after the
+ * destination, and the source is readable that far (a name block padded for it, or a
+ * buffer with room reserved). */
+#define CHUNK_SLACK 32
+
+static char *put_short(char *p, const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k += 16)
+		memcpy(p + k, s + k, 16);
+	return p + n;
+}
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* v in decimal; writes up to 20 bytes past p whatever the length (room: CHUNK_SLACK). */
 static char *u64_put(char *p, uint64_t v)
 {
-	char t[20];
-	int n = 0;
+	char t[40], *e = t + 20, *q = e;
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
+	while (v >= 100) {
+		unsigned k = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		q -= 2;
+		memcpy(q, digit_pairs + k, 2);
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, digit_pairs + v * 2, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	memcpy(p, q, 20);
+	return p + (e - q);
 }
 
 /* A rate with 10 significant digits, as "%.10g" would print it (the last digit may
@@ -517,6 +544,12 @@ static int tmpl_build(struct mon_rec *r)
 		r->jneed += 2 * (r->jklen[i] + NUM_MAX);
 		r->jcounter[i] = c[i].kind == MON_COUNTER;
 	}
+	/* room for put_short's 16-byte steps past the last name */
+	if (out_reserve(&keys, CHUNK_SLACK)) {
+		free(keys.buf);
+		return rec_fail(r, -ENOMEM, "recording");
+	}
+	memset(keys.buf + keys.len, 0, CHUNK_SLACK);
 	r->jkeys = keys.buf;
 	for (i = 0; i < r->nsrc; i++) {
 		const struct mon_src *src = mon_engine_src(r->e, i);
@@ -541,13 +574,21 @@ static int rec_stop(struct mon_rec *r, int rc)
 	return rc;
 }
 
-/* The CSV row of one sample (gap field quoted when a name needs it). */
-static int sample_csv(struct mon_rec *r, struct rec_text *t, const struct rec_samp *rs,
-		      const struct mon_val *v)
+/* One sample's CSV row and JSON line, in one pass over the columns: each number is
+ * made once and copied into both; the JSON names come from the block built per layout.
+ */
+static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_samp *rs,
+		       const struct mon_val *v)
 {
-	struct rec_buf *o = &t->csv;
-	char gbuf[1024], *p;
-	size_t i, glen = 0, n = r->csv_ncol < rs->ncol ? r->csv_ncol : rs->ncol;
+	static const char head[] = "{\"type\":\"sample\",\"seq\":";
+	static const char *const names[] = { ",\"mono_ns\":", ",\"wall_ns\":", ",\"dt_ns\":",
+					     ",\"overruns\":" };
+	const uint64_t hv[] = { rs->seq, rs->mono_ns, rs->wall_ns, rs->dt_ns, rs->overruns };
+	size_t nc = r->csv_ncol < rs->ncol ? r->csv_ncol : rs->ncol;
+	size_t nj = rs->ncol < r->jn ? rs->ncol : r->jn, nmax = nc > nj ? nc : nj;
+	size_t i, glen = 0;
+	char gbuf[1024], *p, *q, *d;
+	bool first;
 	int rc;
 
 	for (i = 0; rs->gap_mask && i < r->nsrc && glen + 1 < sizeof(gbuf); i++) {
@@ -561,70 +602,40 @@ static int sample_csv(struct mon_rec *r, struct rec_text *t, const struct rec_sa
 			break;
 		glen = glen + (size_t)w < sizeof(gbuf) ? glen + (size_t)w : sizeof(gbuf) - 1;
 	}
-	rc = out_reserve(o, 5 * NUM_MAX + 2 * sizeof(gbuf) + 2 + n * NUM_MAX);
+	rc = out_reserve(&t->csv, 5 * NUM_MAX + 2 * sizeof(gbuf) + 2 + nc * NUM_MAX +
+			 CHUNK_SLACK);
+	if (!rc)
+		rc = out_reserve(&t->jsonl, sizeof(head) + 5 * NUM_MAX + 64 + r->jneed +
+				 CHUNK_SLACK);
 	if (rc)
 		return rc;
-	p = o->buf + o->len;
-	p = u64_put(p, rs->seq);
-	*p++ = ',';
-	p = u64_put(p, rs->mono_ns);
-	*p++ = ',';
-	p = u64_put(p, rs->wall_ns);
-	*p++ = ',';
-	p = u64_put(p, rs->dt_ns);
-	*p++ = ',';
-	p = u64_put(p, rs->overruns);
-	*p++ = ',';
+	p = t->jsonl.buf + t->jsonl.len;
+	q = t->csv.buf + t->csv.len;
+	memcpy(p, head, sizeof(head) - 1);
+	p += sizeof(head) - 1;
+	for (i = 0; i < 5; i++) {
+		if (i)
+			p = stpcpy(p, names[i - 1]);
+		d = p;
+		p = u64_put(p, hv[i]);
+		q = put_short(q, d, (size_t)(p - d));
+		*q++ = ',';
+	}
 	/* CSV-safe: our names never hold commas or quotes, but keep the file parseable */
-	if (glen && memchr(gbuf, ',', glen) == NULL && memchr(gbuf, '"', glen) == NULL &&
-	    memchr(gbuf, '\n', glen) == NULL) {
-		memcpy(p, gbuf, glen);
-		p += glen;
+	if (glen && !memchr(gbuf, ',', glen) && !memchr(gbuf, '"', glen) &&
+	    !memchr(gbuf, '\n', glen)) {
+		memcpy(q, gbuf, glen);
+		q += glen;
 	} else if (glen) {
-		*p++ = '"';
+		*q++ = '"';
 		for (i = 0; i < glen; i++) {
 			if (gbuf[i] == '"')
-				*p++ = '"';
+				*q++ = '"';
 			if (gbuf[i] != '\n')
-				*p++ = gbuf[i];
+				*q++ = gbuf[i];
 		}
-		*p++ = '"';
+		*q++ = '"';
 	}
-	for (i = 0; i < n; i++) {
-		*p++ = ',';
-		if (v[i].flags & MON_V_VALID) {
-			p = u64_put(p, v[i].raw);
-		} else {
-			memcpy(p, "n/a", 3);
-			p += 3;
-		}
-	}
-	*p++ = '\n';
-	o->len = (size_t)(p - o->buf);
-	return 0;
-}
-
-/* The JSON line of one sample: the names come from the block built per layout. */
-static int sample_json(struct mon_rec *r, struct rec_text *t, const struct rec_samp *rs,
-		       const struct mon_val *v)
-{
-	static const char head[] = "{\"type\":\"sample\",\"seq\":";
-	struct rec_buf *o = &t->jsonl;
-	size_t i, n = rs->ncol < r->jn ? rs->ncol : r->jn, need = sizeof(head) + 5 * NUM_MAX + 64;
-	bool first;
-	char *p;
-	int rc;
-
-	rc = out_reserve(o, need + r->jneed);
-	if (rc)
-		return rc;
-	p = o->buf + o->len;
-	memcpy(p, head, sizeof(head) - 1);
-	p = u64_put(p + sizeof(head) - 1, rs->seq);
-	p = u64_put(stpcpy(p, ",\"mono_ns\":"), rs->mono_ns);
-	p = u64_put(stpcpy(p, ",\"wall_ns\":"), rs->wall_ns);
-	p = u64_put(stpcpy(p, ",\"dt_ns\":"), rs->dt_ns);
-	p = u64_put(stpcpy(p, ",\"overruns\":"), rs->overruns);
 	p = stpcpy(p, ",\"gaps\":[");
 	for (i = 0, first = true; i < r->nsrc; i++) {
 		if (!(rs->gap_mask & (1u << i)))
@@ -635,21 +646,37 @@ static int sample_json(struct mon_rec *r, struct rec_text *t, const struct rec_s
 		first = false;
 	}
 	p = stpcpy(p, "],\"values\":{");
-	for (i = 0; i < n; i++) {
-		/* each name comes with the comma before it; the first goes without */
-		memcpy(p, r->jkeys + r->jkoff[i] + !i, r->jklen[i] - !i);
-		p += r->jklen[i] - !i;
-		if (v[i].flags & MON_V_VALID)
-			p = u64_put(p, v[i].raw);
-		else
-			p = stpcpy(p, "null");
+	for (i = 0; i < nmax; i++) {
+		bool valid = v[i].flags & MON_V_VALID;
+
+		if (i < nj) {
+			/* each name comes with the comma before it; the first goes without */
+			p = put_short(p, r->jkeys + r->jkoff[i] + !i, r->jklen[i] - !i);
+			d = p;
+			if (valid)
+				p = u64_put(p, v[i].raw);
+			else
+				p = stpcpy(p, "null");
+		}
+		if (i >= nc)
+			continue;
+		*q++ = ',';
+		if (!valid) {
+			memcpy(q, "n/a", 3);
+			q += 3;
+		} else if (i < nj) {
+			q = put_short(q, d, (size_t)(p - d));
+		} else {
+			q = u64_put(q, v[i].raw);
+		}
 	}
+	*q++ = '\n';
+	t->csv.len = (size_t)(q - t->csv.buf);
 	p = stpcpy(p, "},\"rates\":{");
-	for (i = 0, first = true; i < n; i++) {
+	for (i = 0, first = true; i < nj; i++) {
 		if (!r->jcounter[i])
 			continue;
-		memcpy(p, r->jkeys + r->jkoff[i] + first, r->jklen[i] - first);
-		p += r->jklen[i] - first;
+		p = put_short(p, r->jkeys + r->jkoff[i] + first, r->jklen[i] - first);
 		first = false;
 		if (v[i].flags & MON_V_DELTA)
 			p = rate_put(p, v[i].rate);
@@ -657,7 +684,7 @@ static int sample_json(struct mon_rec *r, struct rec_text *t, const struct rec_s
 			p = stpcpy(p, "null");
 	}
 	p = stpcpy(p, "}}\n");
-	o->len = (size_t)(p - o->buf);
+	t->jsonl.len = (size_t)(p - t->jsonl.buf);
 	return 0;
 }
 
@@ -688,9 +715,7 @@ static int job_format(struct mon_rec *r, const struct rec_job *j, struct rec_tex
 			const struct rec_samp *rs = (const void *)(it + 1);
 			const struct mon_val *v = (const void *)(rs + 1);
 
-			rc = sample_csv(r, t, rs, v);
-			if (!rc)
-				rc = sample_json(r, t, rs, v);
+			rc = sample_text(r, t, rs, v);
 			if (!rc && t->samples < t->ecap) {
 				t->cend[t->samples] = t->csv.len;
 				t->jend[t->samples] = t->jsonl.len;

@@ -13,10 +13,11 @@ struct mon_rec;
 /* -EEXIST when dir already holds a recorded run (meta.json or samples), 0 otherwise:
  * callers refuse to overwrite one unless told to. */
 int mon_rec_check_dir(const char *dir);
-/* argv is kept in the metadata (may be NULL). Samples are written in batches (every
- * 100 ms or 64 KiB) by a writer thread, and at mon_rec_close; a failed write ends the
- * recording (the next call returns its -errno, every later one -EIO) and its reason goes
- * into meta.json's "error". */
+/* argv is kept in the metadata (may be NULL). mon_rec_sample copies the values; a
+ * writer thread turns batches of them (every 100 ms or 1 MiB) into lines and writes
+ * them, and mon_rec_close waits for it; a failed write ends the recording (the next call
+ * returns its -errno, every later one -EIO) and its reason goes into meta.json's "error".
+ */
 int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		 struct mon_rec **out);
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s);
