@@ -14,7 +14,7 @@
 #    the point and the run;
 #  - an unreachable host: clear error, nothing started.
 source "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 source "$(dirname "$0")/../hosts.sh"
 
 need_root run_ssh || finish
@@ -167,7 +167,8 @@ fakehost_pfclab_reset h4
 	echo "name: fh-dies"
 	echo "launcher: ssh"
 	echo "retries: 0"
-	host_yaml h1 h2
+	# the dead host keeps its scratch folder (nobody can remove it there): in $tmp
+	host_yaml h1 h2 | sed "s|}\$|, workdir: $tmp}|"
 	echo "monitor: {interval: 100ms}"
 	echo "capture: {mode: default}"
 	echo "phases:"
@@ -197,6 +198,7 @@ lines=$(grep -c . "$tmp/dies/points/p000/rep0/h1/monitor/samples.csv" 2>/dev/nul
 # 20 s x 10/s of a full phase
 check run_ssh_dies_h1_kept test "${lines:-0}" -ge 2 -a "${lines:-0}" -lt 200
 check run_ssh_dies_h1_pcap test -s "$tmp/dies/points/p000/rep0/h1/capture.pcapng"
+check run_ssh_dies_h2_scratch_left compgen -G "$tmp/pfclab-run-fh-dies-*-h2"
 # (sshd itself stays: its listener and the sessions of ssh's multiplexing masters)
 left=$(for p in $(ip netns pids "${FAKEHOST_NS[h1]}"); do ps -o comm= -p "$p"; done | grep -vx sshd | tr '\n' ' ')
 expect run_ssh_dies_h1_stopped "$left" ""
