@@ -89,8 +89,10 @@ bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffi
 bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
 		     struct xchg_msg *done);
 
-/* The run loop checks the peer (phase_step_check) at least this often. */
+/* A side with traffic of its own checks the peer (phase_step_check) at least this
+ * often; an idle one sleeps until the silence limit is past by PHASE_SLEEP_PAST_NS. */
 #define PHASE_CHECK_NS 100000000ULL
+#define PHASE_SLEEP_PAST_NS 1000000ULL
 
 /* How long the peer may be silent before it is declared gone: 3/4 of the timeout, less
  * the loop's check period (at most an eighth of the timeout), so that the check that

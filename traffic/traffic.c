@@ -303,7 +303,15 @@ static int phase_local(struct run *r, struct phase_state *ps)
 	if (phase_wants_local(ps))
 		return phase_step_local(ps, traffic_verbs_phase_run(&r->tv, until), r->tv.why,
 					time_mono_ns());
-	/* Nothing to post: sleep on the socket until a message, the next row or the end. */
+	/* Nothing to post: sleep on the socket until a message, the next row, the end, or
+	 * the moment the peer's silence would count; nothing else can happen before (a
+	 * signal ends the sleep early), so an idle side does not wake ten times a second. */
+	until = ps->next_report;
+	if (ps->c.duration_ns && !ps->stopped && end < until)
+		until = end;
+	if (phase_wants_msgs(ps) &&
+	    ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS < until)
+		until = ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS;
 	left = (int64_t)until - (int64_t)time_mono_ns();
 	if (phase_wants_msgs(ps) && left > 0) {
 		int rc = conn_wait_readable(r->fd, (uint64_t)left);

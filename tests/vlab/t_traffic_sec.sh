@@ -4,9 +4,10 @@
 # a stranger without the key (a hand-made HELLO and forged proof, a pfclab client with no
 # key, one with the wrong key) gets no memory key and the server goes on to serve the real
 # client; 30 idle connections do not stop a real client; a mismatched HELLO (-D) does not
-# end the server; a stopped peer (SIGSTOP) is noticed within about 2 s on either side.
+# end the server; a stopped peer (SIGSTOP) is noticed within about 2 s on either side, by a
+# sending side and by an idle one.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 12
+plan 13
 
 need_cmd traffic-sec od timeout || finish
 [ -x "$PFCLAB" ] || { fail traffic-sec "no pfclab binary at $PFCLAB"; finish; }
@@ -167,5 +168,17 @@ if running "$VLAB_OUT/stops-client.out"; then
 	stop_and_time "SIGSTOP server (one-way: the writer notices)" $SPID $CPID "$VLAB_OUT/stops-client.err"
 else
 	fail "SIGSTOP server" "run did not start: $(cat "$VLAB_OUT"/stops-*.err | tr '\n' ' ')"
+fi
+# one way, the writer stopped: the idle server sleeps until the silence limit, not in
+# 100 ms steps, and still notices in time
+server stopi 18715 -D 60 -s 64K --json
+"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18715 -D 60 -s 64K --json "$VLAB_IP_A" \
+	>"$VLAB_OUT/stopi-client.out" 2>"$VLAB_OUT/stopi-client.err" &
+CPID=$!
+defer kill -9 $CPID
+if running "$VLAB_OUT/stopi-server.out"; then
+	stop_and_time "SIGSTOP client (one-way: the idle server notices)" $CPID $SPID "$VLAB_OUT/stopi-server.err"
+else
+	fail "SIGSTOP client, one way" "run did not start: $(cat "$VLAB_OUT"/stopi-*.err | tr '\n' ' ')"
 fi
 finish
