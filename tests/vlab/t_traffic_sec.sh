@@ -149,36 +149,28 @@ stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
 		fail "$tag: noticed within about 2 s" "rc $rc, noticed after ${ns} ms, exited after ${ms} ms: $(tr '\n' ' ' <"$err")"
 	fi
 }
-server stopc 18713 -b -D 60 -s 64K --json
-"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18713 -b -D 60 -s 64K --json "$VLAB_IP_A" \
-	>"$VLAB_OUT/stopc-client.out" 2>"$VLAB_OUT/stopc-client.err" &
-CPID=$!
-defer kill -9 $CPID
-if running "$VLAB_OUT/stopc-server.out"; then
-	stop_and_time "SIGSTOP client" $CPID $SPID "$VLAB_OUT/stopc-server.err"
-else
-	fail "SIGSTOP client" "run did not start: $(cat "$VLAB_OUT"/stopc-*.err | tr '\n' ' ')"
-fi
-server stops 18714 -D 60 -s 64K --json
-"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18714 -D 60 -s 64K --json "$VLAB_IP_A" \
-	>"$VLAB_OUT/stops-client.out" 2>"$VLAB_OUT/stops-client.err" &
-CPID=$!
-defer kill -9 $CPID
-if running "$VLAB_OUT/stops-client.out"; then
-	stop_and_time "SIGSTOP server (one-way: the writer notices)" $SPID $CPID "$VLAB_OUT/stops-client.err"
-else
-	fail "SIGSTOP server" "run did not start: $(cat "$VLAB_OUT"/stops-*.err | tr '\n' ' ')"
-fi
+# stopped_peer TAG PORT VICTIM NAME ARGS...: a run with ARGS on both sides, then VICTIM
+# (client or server) is stopped once the other side prints intervals
+stopped_peer() {
+	local tag=$1 port=$2 victim=$3 name=$4 surv
+	shift 4
+	server "$tag" "$port" "$@"
+	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "$@" "$VLAB_IP_A" \
+		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
+	CPID=$!
+	defer kill -9 $CPID
+	if [ "$victim" = client ]; then surv=server; else surv=client; fi
+	if ! running "$VLAB_OUT/$tag-$surv.out"; then
+		fail "$name" "run did not start: $(cat "$VLAB_OUT/$tag"-*.err | tr '\n' ' ')"
+	elif [ "$victim" = client ]; then
+		stop_and_time "$name" $CPID $SPID "$VLAB_OUT/$tag-server.err"
+	else
+		stop_and_time "$name" $SPID $CPID "$VLAB_OUT/$tag-client.err"
+	fi
+}
+stopped_peer stopc 18713 client "SIGSTOP client" -b -D 60 -s 64K --json
+stopped_peer stops 18714 server "SIGSTOP server (one-way: the writer notices)" -D 60 -s 64K --json
 # one way, the writer stopped: the idle server sleeps until the silence limit, not in
 # 100 ms steps, and still notices in time
-server stopi 18715 -D 60 -s 64K --json
-"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18715 -D 60 -s 64K --json "$VLAB_IP_A" \
-	>"$VLAB_OUT/stopi-client.out" 2>"$VLAB_OUT/stopi-client.err" &
-CPID=$!
-defer kill -9 $CPID
-if running "$VLAB_OUT/stopi-server.out"; then
-	stop_and_time "SIGSTOP client (one-way: the idle server notices)" $CPID $SPID "$VLAB_OUT/stopi-server.err"
-else
-	fail "SIGSTOP client, one way" "run did not start: $(cat "$VLAB_OUT"/stopi-*.err | tr '\n' ' ')"
-fi
+stopped_peer stopi 18715 client "SIGSTOP client (one-way: the idle server notices)" -D 60 -s 64K --json
 finish
