@@ -327,19 +327,39 @@ static char *rate_put(char *p, double v)
 	return p;
 }
 
-/* CSV-safe: our names never hold commas or quotes, but keep the file parseable anyway. */
+/* s[0..n) as one CSV field at p (room: 2n + 2): as it is, or quoted when it holds a
+ * comma, a quote or a newline. Our names never do, but the file stays parseable anyway. */
+static char *csv_quote(char *p, const char *s, size_t n)
+{
+	size_t i;
+
+	if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n)) {
+		memcpy(p, s, n);
+		return p + n;
+	}
+	*p++ = '"';
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		if (s[i] != '\n')
+			*p++ = s[i];
+	}
+	*p++ = '"';
+	return p;
+}
+
 static int csv_field(struct mon_rec *r, const char *s)
 {
-	if (!strpbrk(s, ",\"\n"))
-		return line_put(r, s, strlen(s));
-	line_put(r, "\"", 1);
-	for (; *s; s++) {
-		if (*s == '"')
-			line_put(r, "\"", 1);
-		if (*s != '\n')
-			line_put(r, s, 1);
-	}
-	return line_put(r, "\"", 1);
+	size_t n = strlen(s);
+	char *q = malloc(2 * n + 2), *e;
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	e = csv_quote(q, s, n);
+	rc = line_put(r, q, (size_t)(e - q));
+	free(q);
+	return rc;
 }
 
 /* The CSV/JSON name of column i: its metric when catalogued and unique, else its key. */
@@ -621,21 +641,7 @@ static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_s
 		q = put_short(q, d, (size_t)(p - d));
 		*q++ = ',';
 	}
-	/* CSV-safe: our names never hold commas or quotes, but keep the file parseable */
-	if (glen && !memchr(gbuf, ',', glen) && !memchr(gbuf, '"', glen) &&
-	    !memchr(gbuf, '\n', glen)) {
-		memcpy(q, gbuf, glen);
-		q += glen;
-	} else if (glen) {
-		*q++ = '"';
-		for (i = 0; i < glen; i++) {
-			if (gbuf[i] == '"')
-				*q++ = '"';
-			if (gbuf[i] != '\n')
-				*q++ = gbuf[i];
-		}
-		*q++ = '"';
-	}
+	q = csv_quote(q, gbuf, glen);
 	p = stpcpy(p, ",\"gaps\":[");
 	for (i = 0, first = true; i < r->nsrc; i++) {
 		if (!(rs->gap_mask & (1u << i)))

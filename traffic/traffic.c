@@ -295,7 +295,7 @@ static int phase_local(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();
 	uint64_t until = ps->next_report < now + PHASE_CHECK_NS ? ps->next_report : now + PHASE_CHECK_NS;
-	uint64_t end = ps->c.t0 + ps->c.duration_ns;
+	uint64_t end = ps->c.t0 + ps->c.duration_ns, quiet;
 	int64_t left;
 
 	if (ps->c.duration_ns && !ps->stopped && end < until)
@@ -306,12 +306,10 @@ static int phase_local(struct run *r, struct phase_state *ps)
 	/* Nothing to post: sleep on the socket until a message, the next row, the end, or
 	 * the moment the peer's silence would count; nothing else can happen before (a
 	 * signal ends the sleep early), so an idle side does not wake ten times a second. */
-	until = ps->next_report;
+	quiet = ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS;
+	until = ps->next_report < quiet ? ps->next_report : quiet;
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
-	if (phase_wants_msgs(ps) &&
-	    ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS < until)
-		until = ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS;
 	left = (int64_t)until - (int64_t)time_mono_ns();
 	if (phase_wants_msgs(ps) && left > 0) {
 		int rc = conn_wait_readable(r->fd, (uint64_t)left);
