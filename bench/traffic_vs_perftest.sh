@@ -14,7 +14,8 @@
 # load, and rounds of one tool agree within about 0.5% at small sizes, so differences of a
 # percent can be seen. The single CPU changes how the two ends and the kernel's RoCE work
 # share it, so large messages behave unlike the 2-CPU default. BENCH_PFCLAB_ARGS adds
-# options to pfclab on both ends (e.g. "--poll spin").
+# options to pfclab on both ends (e.g. "--poll spin"), BENCH_PERFTEST_ARGS to ib_write_bw
+# (e.g. "--use_old_post_send").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -34,7 +35,7 @@ wrap=$(mktemp -d)
 trap 'rm -rf "$wrap"' EXIT
 {
 	echo '#!/usr/bin/env bash'
-	for v in BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS; do
+	for v in BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS BENCH_PERFTEST_ARGS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'

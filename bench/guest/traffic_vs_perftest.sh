@@ -21,6 +21,7 @@ ROUNDS=${BENCH_ROUNDS:-2}	# 2 = ABBA
 SIZES=${BENCH_SIZES:-64 256 1024 4096 16384 65536 262144 1048576 4194304}
 MODES=${BENCH_MODES:-oneway bidir}
 read -r -a PARGS <<<"${BENCH_PFCLAB_ARGS:-}"	# more pfclab options, both ends (e.g. --poll spin)
+read -r -a QARGS <<<"${BENCH_PERFTEST_ARGS:-}"	# more ib_write_bw options, both ends
 # Equal settings for both tools: one QP, tx depth 128, one send per post call.
 SET=(-q 1 -t 128 -l 1)
 MTU=$(ibv_devinfo -d "$VLAB_DEV_A" | awk '/active_mtu/ { print $2; exit }')
@@ -85,8 +86,8 @@ run() { # MODE SIZE TOOL
 	[ "$1" = bidir ] && b=(-b) pb=(-b)
 	if [ "$3" = perftest ]; then
 		measure "$1$2" perftest \
-			ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${pb[@]}" "${SET[@]}" -F -p $port -- \
-			ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${pb[@]}" "${SET[@]}" -F -p $port "$VLAB_IP_A"
+			ib_write_bw -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${pb[@]}" "${SET[@]}" "${QARGS[@]}" -F -p $port -- \
+			ib_write_bw -d "$VLAB_DEV_B" -x "$GID_B" -s "$2" -D "$DUR" "${pb[@]}" "${SET[@]}" "${QARGS[@]}" -F -p $port "$VLAB_IP_A"
 	else
 		measure "$1$2" pfclab \
 			"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -s "$2" -D "$DUR" "${b[@]}" "${SET[@]}" "${PARGS[@]}" -p $port -- \
