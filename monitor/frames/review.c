@@ -206,8 +206,12 @@ static double cnp_rate(const struct frames_cnp_stats *c, bool *valid)
 static void print_timeline(const struct frames_stats *st)
 {
 	size_t i;
+	int p;
 
-	printf("time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid\n");
+	printf("time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid");
+	for (p = 0; p < FRAMES_PRIO_PAUSE; p++)
+		printf(",paused_ns_prio%d", p);
+	printf(",paused_ns_pause\n");
 	for (i = 0; i < st->bins_used; i++) {
 		const struct frames_bin *b = &st->bins[i];
 		uint64_t n = b->truncated + b->invalid, k;
@@ -217,11 +221,18 @@ static void print_timeline(const struct frames_stats *st)
 		uint64_t t = st->bin_t0 + i * st->bin_ns;
 
 		printf("%" PRIu64 ".%09" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		       t / UINT64_C(1000000000), t % UINT64_C(1000000000), n, b->kind[FRAMES_KIND_PAUSE],
 		       b->kind[FRAMES_KIND_PFC], b->kind[FRAMES_KIND_CNP], b->kind[FRAMES_KIND_ROCE],
 		       b->ce, b->kind[FRAMES_KIND_OTHER] + b->kind[FRAMES_KIND_MACCTL], b->truncated,
 		       b->invalid);
+		/* paused time needs the link speed: without it the field stays empty */
+		for (p = 0; p < FRAMES_NPRIO; p++)
+			if (st->prio[p].time_valid)
+				printf(",%" PRIu64, i < st->npaused ? st->bin_paused[i][p] : 0);
+			else
+				printf(",");
+		putchar('\n');
 	}
 }
 
@@ -471,7 +482,8 @@ int review_main(int argc, char **argv)
 		{ "storm", 0, OPT_DUR, 1, UINT64_MAX, &o.storm_ns, .arg = "DUR",
 		  .help = "a pause this long or longer is a storm (default 100ms)" },
 		{ "timeline", 't', OPT_DUR, 1, UINT64_MAX, &o.bin_ns, .arg = "BIN",
-		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms)" },
+		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms): frames\n"
+			  "per kind, CE marks, paused ns per priority" },
 		{ "json", 'j', OPT_FLAG, .dst = &o.json, .help = "print everything as JSON" },
 		{ "top", 'n', OPT_U32, 1, 1000000, &top, .arg = "N",
 		  .help = "rows per table in the report (default 10)" },

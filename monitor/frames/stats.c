@@ -101,12 +101,63 @@ void frames_stats_init(struct frames_stats *st, uint64_t speed_bps, uint64_t sto
 	st->flows.key_len = offsetof(struct frames_flow_stats, used);
 }
 
+/* Makes *arr (of elem-byte items, *cap of them) hold at least need items, the new ones
+ * zeroed; doubling, from 64. false when out of memory (*arr is kept). */
+static bool grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *na;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	na = realloc(*arr, n * elem);
+	if (!na)
+		return false;
+	memset((char *)na + *cap * elem, 0, (n - *cap) * elem);
+	*arr = na;
+	*cap = n;
+	return true;
+}
+
+/* Adds priority p's paused interval [a, b) to the timeline bins it overlaps (up to the
+ * last bin the timeline has room for). */
+static void bins_paused(struct frames_stats *st, int p, uint64_t a, uint64_t b)
+{
+	size_t i, last;
+	void *arr;
+
+	if (!st->bin_ns)
+		return;
+	if (a < st->bin_t0)
+		a = st->bin_t0;
+	if (b <= a || (a - st->bin_t0) / st->bin_ns >= FRAMES_MAX_BINS)
+		return;
+	i = (size_t)((a - st->bin_t0) / st->bin_ns);
+	last = (size_t)((b - 1 - st->bin_t0) / st->bin_ns);
+	if (last >= FRAMES_MAX_BINS)
+		last = FRAMES_MAX_BINS - 1;
+	arr = st->bin_paused;
+	if (!grow_zeroed(&arr, &st->npaused, last + 1, sizeof(*st->bin_paused))) {
+		st->oom = true;
+		return;
+	}
+	st->bin_paused = arr;
+	for (; i <= last; i++) {
+		uint64_t lo = st->bin_t0 + i * st->bin_ns, hi = lo + st->bin_ns;
+
+		st->bin_paused[i][p] += (b < hi ? b : hi) - (a > lo ? a : lo);
+	}
+}
+
 static void pause_close(struct frames_stats *st, struct frames_pauser *ps, int p,
 			uint64_t end)
 {
 	struct frames_prio_stats *ps_st = &st->prio[p];
 	uint64_t d = end > ps->start[p] ? end - ps->start[p] : 0;
 
+	bins_paused(st, p, ps->start[p], end);
 	ps->paused[p] = false;
 	ps_st->pauses++;
 	ps_st->paused_ns += d;
@@ -178,19 +229,13 @@ static void bin_add(struct frames_stats *st, uint64_t ts, const struct frames_pk
 		st->bins_clamped = true;
 	}
 	if (i >= st->nbins) {
-		size_t n = st->nbins ? st->nbins : 64;
-		struct frames_bin *nb;
+		void *arr = st->bins;
 
-		while (n <= i)
-			n *= 2;
-		nb = realloc(st->bins, n * sizeof(*nb));
-		if (!nb) {
+		if (!grow_zeroed(&arr, &st->nbins, i + 1, sizeof(*st->bins))) {
 			st->oom = true;
 			return;
 		}
-		memset(nb + st->nbins, 0, (n - st->nbins) * sizeof(*nb));
-		st->bins = nb;
-		st->nbins = n;
+		st->bins = arr;
 	}
 	if (i + 1 > st->bins_used)
 		st->bins_used = i + 1;
@@ -371,7 +416,9 @@ void frames_stats_free(struct frames_stats *st)
 	free(st->cnps.slots);
 	free(st->flows.slots);
 	free(st->bins);
+	free(st->bin_paused);
 	st->cnps.slots = st->flows.slots = NULL;
 	st->cnps.last = st->flows.last = NULL;
 	st->bins = NULL;
+	st->bin_paused = NULL;
 }

@@ -106,6 +106,10 @@ struct frames_stats {
 	struct frames_bin *bins;
 	size_t nbins;     /* allocated */
 	size_t bins_used; /* bins up to the last frame */
+	/* Paused time per bin and priority (FRAMES_PRIO_PAUSE: 802.3x), summed over the
+	 * senders, from the pause timers above; made when the first pause ends. */
+	uint64_t (*bin_paused)[FRAMES_NPRIO];
+	size_t npaused;   /* bins allocated in bin_paused */
 	bool bins_clamped; /* frames beyond FRAMES_MAX_BINS went to the last bin */
 	uint64_t bin_t0;
 	bool oom;

@@ -130,11 +130,57 @@ static void mon_sample(json_object *o, void *arg)
 
 /* ---- capture timeline (pfclab review --timeline 10ms) -------------------------------- */
 
+/* Columns of review's timeline CSV that the plots use, found by name in its header. */
+enum { TL_TIME, TL_PAUSE, TL_PFC, TL_CNP, TL_CE, TL_PAUSED0, TL_N = TL_PAUSED0 + 9 };
+
+struct tl_row {
+	double t;                 /* runner's clock, s */
+	double v[TL_N];
+	bool have[TL_N];          /* an empty or missing field: not known */
+};
+
+/* Splits line (modified) at commas: up to max fields, empty ones kept. */
+static size_t csv_split(char *line, char **fld, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		fld[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = 0;
+	}
+	return n;
+}
+
+static int tl_column(const char *name)
+{
+	static const char *const fixed[] = { "time_s", "pause", "pfc", "cnp", "roce_ce" };
+	int prio;
+	size_t i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(name, fixed[i]))
+			return (int)i;
+	if (!strcmp(name, "paused_ns_pause"))
+		return TL_PAUSED0 + 8;
+	if (sscanf(name, "paused_ns_prio%d", &prio) == 1 && prio >= 0 && prio < 8)
+		return TL_PAUSED0 + prio;
+	return -1;
+}
+
 static void timeline(struct panel *p, const char *path, const char *host, json_object *mh, int64_t t0)
 {
 	FILE *f = fopen(path, "r");
-	char line[512], name[200];
-	double bin = 0.01;
+	char line[1024], name[200], *fld[64];
+	int col[64];
+	struct tl_row *rows = NULL, *nr;
+	size_t nrows = 0, cap = 0, n, i, k;
+	double bin = 0;
+	bool any[9] = { false };
 
 	if (!f)
 		return;
@@ -142,32 +188,77 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 		fclose(f);
 		return;
 	}
+	n = csv_split(line, fld, 64);
+	for (i = 0; i < n; i++)
+		col[i] = tl_column(fld[i]);
 	while (fgets(line, sizeof(line), f)) {
-		double ts;
-		unsigned long long frames, pause, pfc, cnp, roce, ce;
-		int64_t ns;
-		double t;
+		struct tl_row r = { 0 };
+		size_t m = csv_split(line, fld, 64);
+		char *e;
 
-		if (sscanf(line, "%lf,%llu,%llu,%llu,%llu,%llu,%llu", &ts, &frames, &pause, &pfc, &cnp,
-			   &roce, &ce) != 7)
+		for (i = 0; i < m && i < n; i++) {
+			if (col[i] < 0 || !*fld[i])
+				continue;
+			r.v[col[i]] = strtod(fld[i], &e);
+			r.have[col[i]] = !*e;
+		}
+		if (!r.have[TL_TIME])
 			continue;
-		ns = (int64_t)llround(ts * 1e9);
-		t = (double)(clock_to_runner(mh, ns) - t0) / 1e9;
-		/* bins without frames are left out: the points show when frames came */
-		snprintf(name, sizeof(name), "%s PFC captured", host);
-		if (pfc)
-			series_add(series_get(&p[P_PFC], name, true), t, (double)pfc / bin);
-		snprintf(name, sizeof(name), "%s PAUSE captured", host);
-		if (pause)
-			series_add(series_get(&p[P_PFC], name, true), t, (double)pause / bin);
-		snprintf(name, sizeof(name), "%s CNP captured", host);
-		if (cnp)
-			series_add(series_get(&p[P_CNP], name, true), t, (double)cnp / bin);
-		snprintf(name, sizeof(name), "%s CE captured", host);
-		if (ce)
-			series_add(series_get(&p[P_CNP], name, true), t, (double)ce / bin);
+		r.t = (double)(clock_to_runner(mh, (int64_t)llround(r.v[TL_TIME] * 1e9)) - t0) / 1e9;
+		if (nrows == cap) {
+			cap = cap ? 2 * cap : 256;
+			nr = realloc(rows, cap * sizeof(*rows));
+			if (!nr)
+				break;
+			rows = nr;
+		}
+		rows[nrows++] = r;
 	}
 	fclose(f);
+	/* the bin: review writes one row per bin, so the smallest step between rows */
+	for (i = 1; i < nrows; i++) {
+		double d = rows[i].v[TL_TIME] - rows[i - 1].v[TL_TIME];
+
+		if (d > 0 && (bin == 0 || d < bin))
+			bin = d;
+	}
+	if (bin <= 0)
+		bin = 0.01;
+	for (i = 0; i < nrows; i++) {
+		const struct tl_row *r = &rows[i];
+		static const struct { int c, panel; const char *what; } cnt[] = {
+			{ TL_PFC, P_PFC, "PFC" }, { TL_PAUSE, P_PFC, "PAUSE" },
+			{ TL_CNP, P_CNP, "CNP" }, { TL_CE, P_CNP, "CE" },
+		};
+
+		/* frame counts: bins without frames are left out, the points show when
+		 * frames came */
+		for (k = 0; k < sizeof(cnt) / sizeof(cnt[0]); k++) {
+			if (!r->have[cnt[k].c] || r->v[cnt[k].c] <= 0)
+				continue;
+			snprintf(name, sizeof(name), "%s %s captured", host, cnt[k].what);
+			series_add(series_get(&p[cnt[k].panel], name, true), r->t, r->v[cnt[k].c] / bin);
+		}
+		for (k = 0; k < 9; k++)
+			any[k] |= r->have[TL_PAUSED0 + k] && r->v[TL_PAUSED0 + k] > 0;
+	}
+	/* paused share from the captured frames' pause timers: a line over every bin, for
+	 * the priorities that were paused at all */
+	for (k = 0; k < 9; k++) {
+		struct series *s;
+
+		if (!any[k])
+			continue;
+		if (k < 8)
+			snprintf(name, sizeof(name), "%s paused prio%zu (captured frames)", host, k);
+		else
+			snprintf(name, sizeof(name), "%s paused by PAUSE (captured frames)", host);
+		s = series_get(&p[P_SHARE], name, false);
+		for (i = 0; i < nrows; i++)
+			if (rows[i].have[TL_PAUSED0 + k])
+				series_add(s, rows[i].t, rows[i].v[TL_PAUSED0 + k] / 1e9 / bin);
+	}
+	free(rows);
 }
 
 /* ---- traffic intervals ---------------------------------------------------------------- */

@@ -12,7 +12,7 @@
 # percentiles (nearest rank), frames per kind, truncated and invalid counts, timeline.
 source "$(dirname "$0")/../lib.sh"
 ngold=$(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
-plan $((3 + ngold))
+plan $((4 + ngold))
 
 need_cmd review_oracle tshark python3 || finish
 [ -x "$PFCLAB" ] || { skip review_oracle "no pfclab binary at $PFCLAB"; finish; }
@@ -129,19 +129,30 @@ else
 fi
 
 # the timeline in 100 ms rows, by construction: frames, pause, pfc, cnp, roce, roce_ce,
-# other, truncated, invalid
+# other, truncated, invalid, then the paused ns of priorities 0..7 and of 802.3x PAUSE:
+# 0-100 ms: pause 1 (1342156 ns: 65535 quanta, cut to a ns), pause 2 (50 us) and the storm
+# from 20 ms; 100-200 ms: the storm until 169 ms + 1342156 ns; 200-300 ms: priority 3
+# 3048 ns (B, refreshed after 1 us) + 1024 ns (C), priority 5 1 us (B, then XON).
 "$PFCLAB" review --speed 25G --timeline 100ms "$tmp/built.pcap" 2>&1 |
 	grep '^[0-9]' >"$tmp/timeline.csv"
 cat >"$tmp/timeline.want" <<'EOF'
-1700000000.000000000,87,87,0,0,0,0,0,0,0
-1700000000.100000000,70,70,0,0,0,0,0,0,0
-1700000000.200000000,4,0,4,0,0,0,0,0,0
-1700000000.300000000,21,0,0,6,10,4,0,3,2
+1700000000.000000000,87,87,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,81392156
+1700000000.100000000,70,70,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,70342156
+1700000000.200000000,4,0,4,0,0,0,0,0,0,0,0,0,4072,0,1000,0,0,0
+1700000000.300000000,21,0,0,6,10,4,0,3,2,0,0,0,0,0,0,0,0,0
 EOF
 if diff "$tmp/timeline.want" "$tmp/timeline.csv" >"$tmp/timeline.diff"; then
 	ok "review_oracle: constructed capture: timeline rows of 100 ms"
 else
 	fail "review_oracle: timeline" "$(tr '\n' '|' <"$tmp/timeline.diff")"
+fi
+# without a link speed (a pcap carries none) no paused time can be worked out: the fields
+# of the priorities that had pause frames (3, 5, 802.3x) stay empty, the others are 0
+got=$("$PFCLAB" review --timeline 100ms "$tmp/built.pcap" 2>/dev/null | grep '^[0-9]' | cut -d, -f11- | sort -u)
+if [ "$got" = "0,0,0,,0,,0,0," ]; then
+	ok "review_oracle: constructed capture: no link speed, paused fields empty where pause frames came"
+else
+	fail "review_oracle: timeline without a speed" "$(echo "$got" | tr '\n' '|')"
 fi
 
 # ---- 2. tshark's fields, recomputed ---------------------------------------------------

@@ -131,13 +131,20 @@ sum=$(awk '/^# series b PFC captured/ { on = 1; next } /^# series/ { on = 0 } on
 [ "$sum" = "$NPFC" ] || { pok=0; why+=" pfc series sums to $sum"; }
 sum=$(awk '/^# series b CNP captured/ { on = 1; next } /^# series/ { on = 0 } on && NF == 2 { s += $2 * 0.01 } END { printf "%.0f", s }' "$d/p001-rep0-cnp-ecn.dat")
 [ "$sum" = "$NCNP" ] || { pok=0; why+=" cnp series sums to $sum"; }
+# the paused share per 10 ms bin from b's captured frames adds up to the summary's paused
+# time, less at most the end of the last pause (3.355 ms) past the last frame's bin
+ps=$(jq '.points[0].repetitions[0].hosts.b.capture.pfc.prio3.paused_s' "$dir/summary.json")
+tot=$(awk 'index($0, "# series b paused prio3 (captured frames)") == 1 { on = 1; next } /^# series/ { on = 0 }
+	on && NF == 2 { s += $2 * 0.01 } END { printf "%.6f", s }' "$d/p000-rep0-paused-share.dat")
+awk -v a="$tot" -v b="$ps" 'BEGIN { exit !(a > 0 && a <= b + 1e-6 && a >= b - 0.0034) }' ||
+	{ pok=0; why+=" paused share series $tot s, summary $ps s"; }
 grep -q '^# series captured_pfc_frames b' "$d/sweep-pfc.dat" || { pok=0; why+=" no sweep series"; }
 [ "$(grep -c '^[01] "rate=' "$d/sweep-pfc.dat")" -ge 2 ] || { pok=0; why+=" sweep rows"; }
 for f in "$dir"/plots/*.png; do
 	[ "$(head -c 8 "$f" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || { pok=0; why+=" $(basename "$f") not a PNG"; }
 done
 if [ $pok = 1 ]; then
-	ok "$name: plots: gnuplot exits 0 for every script; data series sum to $NPFC PFC and $NCNP CNP frames; sweep figures"
+	ok "$name: plots: gnuplot exits 0 for every script; data series sum to $NPFC PFC and $NCNP CNP frames and $tot s paused (summary $ps s); sweep figures"
 else
 	fail "$name: plots" "$why $(tail -n 2 gnuplot.err)"
 fi

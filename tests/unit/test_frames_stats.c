@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_frames_stats.c: paused-time bookkeeping (XOFF refresh, XON, expiry, storms),
- * CNP gap percentiles, and the pcap/pcapng writers read back by the reader. */
+/* test_frames_stats.c: paused-time bookkeeping (XOFF refresh, XON, expiry, storms, per
+ * timeline bin), CNP gap percentiles, and the pcap/pcapng writers read back by the reader. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,6 +54,34 @@ static void test_pause_time(void **state)
 	assert_int_equal(st.prio[3].longest_ns, 2000000 + 1342156);
 	assert_int_equal(st.prio[3].paused_ns, 20480 + 35480 + 2000000 + 1342156);
 	assert_int_equal(st.prio[3].storms, 1);
+	frames_stats_free(&st);
+}
+
+/* The timeline's paused time per bin: a pause split over the bins it overlaps, one closed
+ * by XON, one closed at the end; bins past the first 64 (the arrays grow). */
+static void test_pause_bins(void **state)
+{
+	struct frames_stats st;
+	uint64_t sum = 0;
+	size_t i;
+
+	(void)state;
+	frames_stats_init(&st, 0, 0, 1000000); /* 1 ms bins */
+	pfc_at(&st, 500000, 3, 0xffff);		/* 0.5 ms .. 1.842156 ms */
+	pfc_at(&st, 1500000, 5, 1000);		/* 1.5 ms .. 1.52048 ms */
+	pfc_at(&st, 1510000, 5, 0);		/* XON: 10 us */
+	pfc_at(&st, 200400000, 3, 0xffff);	/* bin 200, still open at the end */
+	frames_stats_finish(&st);
+	assert_true(st.npaused >= 202);
+	assert_int_equal(st.bin_paused[0][3], 500000);
+	assert_int_equal(st.bin_paused[1][3], 842156);
+	assert_int_equal(st.bin_paused[1][5], 10000);
+	assert_int_equal(st.bin_paused[200][3], 600000);
+	assert_int_equal(st.bin_paused[201][3], 1342156 - 600000);
+	for (i = 0; i < st.npaused; i++)
+		sum += st.bin_paused[i][3] + st.bin_paused[i][5];
+	assert_int_equal(sum, st.prio[3].paused_ns + st.prio[5].paused_ns);
+	assert_false(st.oom);
 	frames_stats_free(&st);
 }
 
@@ -208,6 +236,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pause_time),
+		cmocka_unit_test(test_pause_bins),
 		cmocka_unit_test(test_no_speed),
 		cmocka_unit_test(test_cnp_gaps),
 		cmocka_unit_test(test_cnp_gaps_bounded),
