@@ -237,6 +237,21 @@ uint64_t time_real_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+size_t pfc_split(char *s, char sep, char **f, size_t max)
+{
+	size_t n = 0;
+
+	if (!max)
+		return 0;
+	for (;;) {
+		f[n++] = s;
+		if (n == max || !(s = strchr(s, sep)))
+			break;
+		*s++ = '\0';
+	}
+	return n;
+}
+
 bool pfc_list_has(const char *list, const char *item, size_t n)
 {
 	const char *p = list;

@@ -51,6 +51,9 @@ int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t 
 
 /* Whether the comma-separated list holds the n-byte item exactly ("a,bc,d" holds "bc"). */
 bool pfc_list_has(const char *list, const char *item, size_t n);
+/* Cuts s in place at each sep into at most max fields (the last keeps any further seps),
+ * empty ones included; f[i] point into s. Returns the count (at least 1 when max > 0). */
+size_t pfc_split(char *s, char sep, char **f, size_t max);
 
 uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);

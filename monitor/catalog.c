@@ -42,20 +42,6 @@ size_t mon_catalog_size(const struct mon_catalog *c)
 }
 
 /* Split line at tabs into at most max fields; returns the count. */
-static size_t split_tabs(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-
-	while (n < max) {
-		f[n++] = line;
-		line = strchr(line, '\t');
-		if (!line)
-			break;
-		*line++ = '\0';
-	}
-	return n;
-}
-
 static bool pattern_ok(const char *s)
 {
 	for (; *s; s++)
@@ -93,7 +79,7 @@ int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out, in
 			p[strlen(p) - 1] = '\0';
 		if (*p == '#' || *p == '\0')
 			continue;
-		nf = split_tabs(p, f, 8);
+		nf = pfc_split(p, '\t', f, 8);
 		if ((nf != 6 && nf != 7) || (nf == 7 && strcmp(f[6], "32") && strcmp(f[6], "64")) || !*f[0] || !*f[1] || !*f[2] || !*f[3] ||
 		    (strcmp(f[5], "counter") && strcmp(f[5], "gauge")) ||
 		    !pattern_ok(f[2]) || !pattern_ok(f[3]))

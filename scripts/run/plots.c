@@ -139,23 +139,6 @@ struct tl_row {
 	bool have[TL_N];          /* an empty or missing field: not known */
 };
 
-/* Splits line (modified) at commas: up to max fields, empty ones kept. */
-static size_t csv_split(char *line, char **fld, size_t max)
-{
-	size_t n = 0;
-	char *p = line;
-
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		fld[n++] = p;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		*p++ = 0;
-	}
-	return n;
-}
-
 static int tl_column(const char *name)
 {
 	static const char *const fixed[] = { "time_s", "pause", "pfc", "cnp", "roce_ce" };
@@ -188,14 +171,17 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 		fclose(f);
 		return;
 	}
-	n = csv_split(line, fld, 64);
+	line[strcspn(line, "\r\n")] = 0;
+	n = pfc_split(line, ',', fld, 64);
 	for (i = 0; i < n; i++)
 		col[i] = tl_column(fld[i]);
 	while (fgets(line, sizeof(line), f)) {
 		struct tl_row r = { 0 };
-		size_t m = csv_split(line, fld, 64);
+		size_t m;
 		char *e;
 
+		line[strcspn(line, "\r\n")] = 0;
+		m = pfc_split(line, ',', fld, 64);
 		for (i = 0; i < m && i < n; i++) {
 			if (col[i] < 0 || !*fld[i])
 				continue;

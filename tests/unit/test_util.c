@@ -82,6 +82,22 @@ static void test_parse_u32_range(void **state)
 	assert_int_equal(v, 8);
 }
 
+static void test_split(void **state)
+{
+	char a[] = "x,,y", b[] = "", c[] = "1\t2\t3\t4", *f[3];
+
+	(void)state;
+	assert_int_equal(pfc_split(a, ',', f, 3), 3);	/* empty fields kept */
+	assert_string_equal(f[0], "x");
+	assert_string_equal(f[1], "");
+	assert_string_equal(f[2], "y");
+	assert_int_equal(pfc_split(b, ',', f, 3), 1);
+	assert_string_equal(f[0], "");
+	assert_int_equal(pfc_split(c, '\t', f, 3), 3);	/* the last keeps the rest */
+	assert_string_equal(f[1], "2");
+	assert_string_equal(f[2], "3\t4");
+}
+
 static void test_reader_bounds(void **state)
 {
 	static const uint8_t buf[] = { 0x01, 0x02, 0x03, 0x04, 0x05 };
@@ -129,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_u32_range),
+		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_reader_bounds),
 		cmocka_unit_test(test_writer_bounds),
 	};
