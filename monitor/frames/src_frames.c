@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* src_frames.c: monitor counter source "frames". A thread runs the capture engine on
  * the source's device; sample() copies its counters (frames per kind, PFC frames per
- * priority, CE-marked RoCEv2, truncated/invalid, kernel drops) under a mutex, so the
- * monitor's sampling tick never waits on packet I/O.
+ * priority, CE-marked RoCEv2, truncated/invalid, kernel drops, and the paused time per
+ * priority from the captured frames' pause timers at the link speed) under a mutex, so
+ * the monitor's sampling tick never waits on packet I/O.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,7 +20,7 @@
 
 enum {
 	F_PAUSE, F_PFC, F_PFC_P0, F_CNP = F_PFC_P0 + 8, F_ROCE, F_ROCE_CE, F_TRUNC, F_INVAL,
-	F_DROPS, F_N,
+	F_DROPS, F_PAUSED_P0, F_N = F_PAUSED_P0 + FRAMES_NPRIO,	/* priorities 0..7, PAUSE */
 };
 
 /* The capture thread waits at most this long for frames, then looks at the stop flag;
@@ -36,6 +37,13 @@ struct frames_priv {
 	bool running, stop, failed;
 	uint64_t snap[F_N];
 	bool drops_valid;
+	/* the pause timers as the capture thread last saw them: closed time per priority
+	 * and the pauses still running, which sample() counts up to its own clock */
+	uint64_t paused_ns[FRAMES_NPRIO];
+	struct frames_pauser pausers[FRAMES_MAX_PAUSERS];
+	unsigned npausers;
+	bool paused_valid[FRAMES_NPRIO];
+	uint64_t paused_last_us[FRAMES_NPRIO];	/* what sample() gave last */
 	char filter[1024];
 };
 
@@ -55,6 +63,15 @@ static void snapshot(struct frames_priv *p)
 	p->snap[F_INVAL] = st->status[FRAMES_INVALID];
 	p->drops_valid = p->cap.ifs[0].stats_valid;
 	p->snap[F_DROPS] = p->cap.ifs[0].drop;
+	/* Paused time needs the link speed; a sender beyond the pauser table would go
+	 * uncounted, so then it is not given at all. */
+	for (i = 0; i < FRAMES_NPRIO; i++) {
+		p->paused_ns[i] = st->prio[i].paused_ns;
+		p->paused_valid[i] = p->cap.ifs[0].speed_bps && st->prio[i].time_valid &&
+				     !st->pausers_dropped;
+	}
+	p->npausers = st->npausers;
+	memcpy(p->pausers, st->pausers, st->npausers * sizeof(st->pausers[0]));
 }
 
 static void *capture_thread(void *arg)
@@ -157,26 +174,61 @@ static int frames_discover(struct mon_src *s)
 		[F_CNP] = "cnp_frames", [F_ROCE] = "roce_frames", [F_ROCE_CE] = "roce_ce_frames",
 		[F_TRUNC] = "truncated_frames", [F_INVAL] = "invalid_frames",
 		[F_DROPS] = "capture_kernel_drops",
+		[F_PAUSED_P0 + 0] = "pfc_prio0_paused_us", [F_PAUSED_P0 + 1] = "pfc_prio1_paused_us",
+		[F_PAUSED_P0 + 2] = "pfc_prio2_paused_us", [F_PAUSED_P0 + 3] = "pfc_prio3_paused_us",
+		[F_PAUSED_P0 + 4] = "pfc_prio4_paused_us", [F_PAUSED_P0 + 5] = "pfc_prio5_paused_us",
+		[F_PAUSED_P0 + 6] = "pfc_prio6_paused_us", [F_PAUSED_P0 + 7] = "pfc_prio7_paused_us",
+		[F_PAUSED_P0 + FRAMES_PRIO_PAUSE] = "pause_paused_us",
 	};
 	int i, rc = src_fields_reserve(s, F_N);
 
 	if (rc)
 		return rc;
 	for (i = 0; i < F_N; i++)
-		src_field_set(&s->fields[i], names[i], MON_COUNTER, 64, "frames");
+		src_field_set(&s->fields[i], names[i], MON_COUNTER, 64,
+			      i >= F_PAUSED_P0 ? "us" : "frames");
 	return 0;
+}
+
+/* Priority q's paused time up to now (wall clock, as the frames' timestamps): the closed
+ * pauses, and of each running one the part before now and before its expiry. */
+static uint64_t paused_now_ns(const struct frames_priv *p, int q, uint64_t now)
+{
+	uint64_t t = p->paused_ns[q], end;
+	unsigned k;
+
+	for (k = 0; k < p->npausers; k++) {
+		const struct frames_pauser *ps = &p->pausers[k];
+
+		if (!ps->paused[q])
+			continue;
+		end = ps->until[q] < now ? ps->until[q] : now;
+		if (end > ps->start[q])
+			t += end - ps->start[q];
+	}
+	return t;
 }
 
 static int frames_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 {
 	struct frames_priv *p = s->priv;
+	uint64_t now = time_real_ns(), v;
 	bool failed;
 	int i;
 
 	pthread_mutex_lock(&p->mu);
-	for (i = 0; i < F_N; i++) {
+	for (i = 0; i < F_PAUSED_P0; i++) {
 		vals[i] = p->snap[i];
 		valid[i] = i != F_DROPS || p->drops_valid;
+	}
+	/* A running pause counted up to now may end earlier (its XON not yet taken in by
+	 * the capture thread): never report less than before, the counter only grows. */
+	for (i = 0; i < FRAMES_NPRIO; i++) {
+		valid[F_PAUSED_P0 + i] = p->paused_valid[i];
+		v = p->paused_valid[i] ? paused_now_ns(p, i, now) / 1000 : 0;
+		if (v < p->paused_last_us[i])
+			v = p->paused_last_us[i];
+		vals[F_PAUSED_P0 + i] = p->paused_last_us[i] = v;
 	}
 	failed = p->failed;
 	if (failed)

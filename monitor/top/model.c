@@ -253,6 +253,22 @@ struct cell_spec {
 	const char *peer;
 };
 
+/* Cells read another metric where a host has no valid one of their own: the share of time
+ * paused from the captured frames' pause timers where the NIC counts no pause duration. */
+static const struct { const char *metric, *alt; } cell_alts[] = {
+	{ "pfc.rx.prio{p}.pause_us", "capture.pfc.prio{p}.paused_us" },
+};
+
+static const char *cell_alt(const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cell_alts); i++)
+		if (!strcmp(cell_alts[i].metric, metric))
+			return cell_alts[i].alt;
+	return NULL;
+}
+
 struct row_spec {
 	enum top_section sec;
 	const char *label;
@@ -277,7 +293,7 @@ static const struct row_spec rows_fixed[] = {
 		{ "capture.pfc.prio{p}.frames", TOP_RATE, NULL } }, true, 'p' },
 	{ TOP_SEC_PFC, "PAUSE", { { "pause.rx.frames", TOP_RATE, "pause.tx.frames" },
 				  { "pause.tx.frames", TOP_RATE, "pause.rx.frames" },
-				  { NULL, TOP_RATE, NULL },
+				  { "capture.pause.paused_us", TOP_SHARE_US, NULL },
 				  { "capture.pause.frames", TOP_RATE, NULL } }, true, 0 },
 	{ TOP_SEC_CONG, "ECN marked", { { "ecn.marked", TOP_RATE, NULL },
 					{ NULL, TOP_RATE, NULL },
@@ -534,7 +550,8 @@ static size_t row_from_spec(const struct top_model *m, const struct row_spec *rs
 			    struct top_row *r)
 {
 	char names[TOP_CELLS][MON_NAME_MAX], peers[TOP_CELLS][MON_NAME_MAX];
-	const char *np[TOP_CELLS] = { 0 };
+	char alts[TOP_CELLS][MON_NAME_MAX];
+	const char *np[TOP_CELLS] = { 0 }, *alt[TOP_CELLS] = { 0 };
 	bool any = false;
 	size_t h;
 	int k;
@@ -549,16 +566,27 @@ static size_t row_from_spec(const struct top_model *m, const struct row_spec *rs
 		subst(rs->c[k].metric, d, names[k], sizeof(names[k]));
 		if (rs->c[k].peer)
 			subst(rs->c[k].peer, d, peers[k], sizeof(peers[k]));
+		if (cell_alt(rs->c[k].metric)) {
+			subst(cell_alt(rs->c[k].metric), d, alts[k], sizeof(alts[k]));
+			alt[k] = alts[k];
+			any |= any_host_has(m, alts[k]);
+		}
 		np[k] = names[k];
 		any |= any_host_has(m, names[k]);
 	}
 	if (!any && !rs->always)
 		return 0;
 	for (h = 0; h < m->nhost; h++)
-		for (k = 0; k < TOP_CELLS; k++)
-			if (np[k])
-				cell_fill(m, h, &r->cell[h][k], names[k], rs->c[k].how,
-					  rs->c[k].peer ? peers[k] : NULL, d);
+		for (k = 0; k < TOP_CELLS; k++) {
+			const struct top_metric *x;
+
+			if (!np[k])
+				continue;
+			x = top_snap_get(&m->host[h].snap, names[k]);
+			cell_fill(m, h, &r->cell[h][k],
+				  alt[k] && !(x && (x->flags & TOP_M_VALID)) ? alt[k] : names[k],
+				  rs->c[k].how, rs->c[k].peer ? peers[k] : NULL, d);
+		}
 	row_hist(m, r, np);
 	return 1;
 }

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # monitor_frames.sh: the capture engine inside pfclab monitor (--frames). PFC and CNP
 # frames injected from one namespace are counted per interval beside the link counters,
-# in the same run and on the same clock, and the per-interval deltas add up exactly.
+# in the same run and on the same clock, and the per-interval deltas add up exactly; so
+# does the paused time from the frames' pause timers.
 source "$(dirname "$0")/../lib.sh"
-plan 3
+plan 4
 name=monitor_frames
 need_root $name || finish
 need_cmd $name jq ip || finish
@@ -32,6 +33,22 @@ if [ "$pfc" = 40 ] && [ "$cnp" = 25 ] && [ "$drops" = 0 ]; then
 	ok "$name: per-interval deltas add up to 40 PFC prio 3 and 25 CNP, 0 drops"
 else
 	fail "$name" "pfc prio3=$pfc cnp=$cnp drops=$drops, want 40 25 0"
+fi
+# paused time from the frames' pause timers at the veth's link speed (sysfs): 40 pauses of
+# 100 quanta (512 bit times each), none overlapping (500 us apart)
+speed=$(ip netns exec "$NSB" cat /sys/class/net/mfb/speed 2>/dev/null)
+paused=$(sum capture.pfc.prio3.paused_us)
+if [ "${speed:-0}" -gt 0 ] 2>/dev/null; then
+	want=$(( 40 * (100 * 512 * 1000 / speed) / 1000 ))
+	if [ "$paused" = "$want" ]; then
+		ok "$name: paused time on priority 3 $paused us at $speed Mb/s (40 x 100 quanta)"
+	else
+		fail "$name: paused time" "capture.pfc.prio3.paused_us deltas add up to $paused, want $want at $speed Mb/s"
+	fi
+else
+	got=$(jq -s '[.[] | select(.changed) | .changed["capture.pfc.prio3.paused_us"] // empty] | length' "$tmp/mon.json")
+	if [ "$got" = 0 ]; then ok "$name: no link speed: no paused time given (not 0)"
+	else fail "$name: paused time without a link speed" "$got samples carry it"; fi
 fi
 same=$(jq -s '[.[] | select(.changed) | select(.changed["capture.pfc.frames"] and .changed["link.rx_packets"])] | length' "$tmp/mon.json")
 if [ "$same" -gt 0 ]; then ok "$name: captured frames and link counters in the same samples"

@@ -66,6 +66,14 @@ static void snap_set(struct top_snap *s, uint64_t seq, uint64_t got)
 	s->interval_ns = 200000000ULL;
 }
 
+/* A model with host "a" and its first snapshot, empty, taken at 1 s. */
+static void one_host(struct top_model *m, struct top_snap *s)
+{
+	top_model_init(m);
+	top_model_add_host(m, "a");
+	snap_set(s, 1, 1 * S);
+}
+
 static void test_snap_put(void **state)
 {
 	struct top_snap s = { 0 };
@@ -91,9 +99,7 @@ static void test_rows_one_host(void **state)
 	size_t n;
 
 	(void)state;
-	top_model_init(&m);
-	top_model_add_host(&m, "a");
-	snap_set(&s, 1, 1 * S);
+	one_host(&m, &s);
 	top_snap_put(&s, "link.rx_bytes", "B", C, 1000, 125000000.0);	/* 1 Gb/s */
 	top_snap_put(&s, "pfc.tx.prio3.frames", "frames", C, 500, 40);
 	top_snap_put(&s, "pfc.rx.prio3.pause_us", "us", C, 7, 250000);	/* 25 % paused */
@@ -131,6 +137,38 @@ static void test_rows_one_host(void **state)
 	top_model_free(&m);
 }
 
+/* The paused share from the captured frames where the NIC counts no pause duration; the
+ * NIC's own counter where it has one; n/a where neither was read (no link speed). */
+static void test_paused_from_capture(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	one_host(&m, &s);
+	top_snap_put(&s, "capture.pfc.prio3.paused_us", "us", C, 1342156, 671000);
+	top_snap_put(&s, "pfc.rx.prio5.pause_us", "us", C, 10, 100000);
+	top_snap_put(&s, "capture.pfc.prio5.paused_us", "us", C, 10, 900000);
+	top_snap_put(&s, "capture.pfc.prio6.paused_us", "us", TOP_M_COUNTER, 0, 0);
+	top_snap_put(&s, "capture.pause.paused_us", "us", C, 0, 0);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "prio3");
+	assert_int_equal(r->cell[0][2].state, TOP_CELL_OK);
+	assert_true(fabs(r->cell[0][2].value - 0.671) < 1e-9);
+	r = row(n, "prio5");	/* the NIC's counter first */
+	assert_true(fabs(r->cell[0][2].value - 0.1) < 1e-9);
+	r = row(n, "prio6");	/* not valid: n/a, never 0 */
+	assert_int_equal(r->cell[0][2].state, TOP_CELL_NA);
+	r = row(n, "PAUSE");
+	assert_int_equal(r->cell[0][2].state, TOP_CELL_OK);
+	assert_true(r->cell[0][2].value == 0);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
 static void test_totals_baseline_history(void **state)
 {
 	struct top_model m;
@@ -139,9 +177,7 @@ static void test_totals_baseline_history(void **state)
 	size_t n;
 
 	(void)state;
-	top_model_init(&m);
-	top_model_add_host(&m, "a");
-	snap_set(&s, 1, 1 * S);
+	one_host(&m, &s);
 	top_snap_put(&s, "capture.pfc.prio5.frames", "frames", C, 100, 0);
 	top_model_update(&m, 0, &s);
 	snap_set(&s, 2, 2 * S);
@@ -552,6 +588,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snap_put),
 		cmocka_unit_test(test_rows_one_host),
+		cmocka_unit_test(test_paused_from_capture),
 		cmocka_unit_test(test_totals_baseline_history),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_pairing),
