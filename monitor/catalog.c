@@ -41,7 +41,6 @@ size_t mon_catalog_size(const struct mon_catalog *c)
 	return c ? c->n : 0;
 }
 
-/* Split line at tabs into at most max fields; returns the count. */
 static bool pattern_ok(const char *s)
 {
 	for (; *s; s++)

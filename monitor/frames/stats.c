@@ -134,7 +134,7 @@ static void bins_paused(struct frames_stats *st, int p, uint64_t a, uint64_t b)
 		a = st->bin_t0;
 	if (b <= a || (a - st->bin_t0) / st->bin_ns >= FRAMES_MAX_BINS)
 		return;
-	i = (size_t)((a - st->bin_t0) / st->bin_ns);
+	i = (size_t)((a - st->bin_t0) / st->bin_ns);	/* < FRAMES_MAX_BINS: checked above */
 	last = (size_t)((b - 1 - st->bin_t0) / st->bin_ns);
 	if (last >= FRAMES_MAX_BINS)
 		last = FRAMES_MAX_BINS - 1;

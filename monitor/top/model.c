@@ -551,7 +551,7 @@ static size_t row_from_spec(const struct top_model *m, const struct row_spec *rs
 {
 	char names[TOP_CELLS][MON_NAME_MAX], peers[TOP_CELLS][MON_NAME_MAX];
 	char alts[TOP_CELLS][MON_NAME_MAX];
-	const char *np[TOP_CELLS] = { 0 }, *alt[TOP_CELLS] = { 0 };
+	const char *np[TOP_CELLS] = { 0 }, *alt[TOP_CELLS] = { 0 }, *a;
 	bool any = false;
 	size_t h;
 	int k;
@@ -566,8 +566,8 @@ static size_t row_from_spec(const struct top_model *m, const struct row_spec *rs
 		subst(rs->c[k].metric, d, names[k], sizeof(names[k]));
 		if (rs->c[k].peer)
 			subst(rs->c[k].peer, d, peers[k], sizeof(peers[k]));
-		if (cell_alt(rs->c[k].metric)) {
-			subst(cell_alt(rs->c[k].metric), d, alts[k], sizeof(alts[k]));
+		if ((a = cell_alt(rs->c[k].metric))) {
+			subst(a, d, alts[k], sizeof(alts[k]));
 			alt[k] = alts[k];
 			any |= any_host_has(m, alts[k]);
 		}

@@ -130,8 +130,10 @@ static void mon_sample(json_object *o, void *arg)
 
 /* ---- capture timeline (pfclab review --timeline 10ms) -------------------------------- */
 
-/* Columns of review's timeline CSV that the plots use, found by name in its header. */
-enum { TL_TIME, TL_PAUSE, TL_PFC, TL_CNP, TL_CE, TL_PAUSED0, TL_N = TL_PAUSED0 + 9 };
+/* Columns of review's timeline CSV that the plots use, found by name in its header: the
+ * paused time of priorities 0..7, then of 802.3x PAUSE (TL_NPAUSED of them). */
+enum { TL_NPAUSED = 9 };
+enum { TL_TIME, TL_PAUSE, TL_PFC, TL_CNP, TL_CE, TL_PAUSED0, TL_N = TL_PAUSED0 + TL_NPAUSED };
 
 struct tl_row {
 	double t;                 /* runner's clock, s */
@@ -145,12 +147,12 @@ static int tl_column(const char *name)
 	int prio;
 	size_t i;
 
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
 		if (!strcmp(name, fixed[i]))
 			return (int)i;
 	if (!strcmp(name, "paused_ns_pause"))
-		return TL_PAUSED0 + 8;
-	if (sscanf(name, "paused_ns_prio%d", &prio) == 1 && prio >= 0 && prio < 8)
+		return TL_PAUSED0 + TL_NPAUSED - 1;
+	if (sscanf(name, "paused_ns_prio%d", &prio) == 1 && prio >= 0 && prio < TL_NPAUSED - 1)
 		return TL_PAUSED0 + prio;
 	return -1;
 }
@@ -163,7 +165,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 	struct tl_row *rows = NULL, *nr;
 	size_t nrows = 0, cap = 0, n, i, k;
 	double bin = 0;
-	bool any[9] = { false };
+	bool any[TL_NPAUSED] = { false };
 
 	if (!f)
 		return;
@@ -219,23 +221,23 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 
 		/* frame counts: bins without frames are left out, the points show when
 		 * frames came */
-		for (k = 0; k < sizeof(cnt) / sizeof(cnt[0]); k++) {
+		for (k = 0; k < ARRAY_SIZE(cnt); k++) {
 			if (!r->have[cnt[k].c] || r->v[cnt[k].c] <= 0)
 				continue;
 			snprintf(name, sizeof(name), "%s %s captured", host, cnt[k].what);
 			series_add(series_get(&p[cnt[k].panel], name, true), r->t, r->v[cnt[k].c] / bin);
 		}
-		for (k = 0; k < 9; k++)
+		for (k = 0; k < TL_NPAUSED; k++)
 			any[k] |= r->have[TL_PAUSED0 + k] && r->v[TL_PAUSED0 + k] > 0;
 	}
 	/* paused share from the captured frames' pause timers: a line over every bin, for
 	 * the priorities that were paused at all */
-	for (k = 0; k < 9; k++) {
+	for (k = 0; k < TL_NPAUSED; k++) {
 		struct series *s;
 
 		if (!any[k])
 			continue;
-		if (k < 8)
+		if (k < TL_NPAUSED - 1)
 			snprintf(name, sizeof(name), "%s paused prio%zu (captured frames)", host, k);
 		else
 			snprintf(name, sizeof(name), "%s paused by PAUSE (captured frames)", host);
