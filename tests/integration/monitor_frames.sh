@@ -15,15 +15,22 @@ ip -n "$NSA" link set mfa up && ip -n "$NSB" link set mfb up
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 
-ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -D 4s \
+ip netns exec "$NSB" "$PFCLAB" monitor -i mfb --frames --json -I 100ms -D 60s \
 	>"$tmp/mon.json" 2>"$tmp/mon.err" &
 mon=$!
 defer kill "$mon"
 sleep 1
-ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 40 -r 2000 pfc --prio 3 --quanta 100 &&
-	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 25 -r 2000 cnp \
-		--src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 ||
-	{ fail $name "inject failed"; finish; }
+# One PFC frame per inject run: runs are milliseconds apart, so no pause can overlap the
+# next (a single paced run sends frames that fell behind back to back when the CPU is busy,
+# and an XOFF that arrives while the previous one runs restarts its timer, as on a NIC).
+for i in $(seq 40); do
+	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 1 pfc --prio 3 --quanta 100 ||
+		{ fail $name "inject failed"; finish; }
+done
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i mfa -c 25 -r 2000 cnp \
+	--src-ip 10.9.0.2 --dst-ip 10.9.0.1 --qp 0x42 || { fail $name "inject failed"; finish; }
+sleep 0.5 # a sample after the last frame
+kill -INT "$mon"
 wait "$mon"
 rc=$?
 [ $rc -eq 0 ] || { fail "$name: monitor exit" "$rc: $(cat "$tmp/mon.err")"; finish; }
@@ -35,7 +42,7 @@ else
 	fail "$name" "pfc prio3=$pfc cnp=$cnp drops=$drops, want 40 25 0"
 fi
 # paused time from the frames' pause timers at the veth's link speed (sysfs): 40 pauses of
-# 100 quanta (512 bit times each), none overlapping (500 us apart)
+# 100 quanta (512 bit times each), none overlapping
 speed=$(ip netns exec "$NSB" cat /sys/class/net/mfb/speed 2>/dev/null)
 paused=$(sum capture.pfc.prio3.paused_us)
 if [ "${speed:-0}" -gt 0 ] 2>/dev/null; then
