@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/util.h"
 #include "traffic/conn.h"
 #include "traffic/heartbeat.h"
 
@@ -40,30 +41,41 @@ int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t time
 
 	pthread_mutex_lock(&hb->send_mu);
 	rc = conn_send(hb->fd, m, timeout_ns, why, n);
+	if (!rc)
+		__atomic_store_n(&hb->last_ns, time_mono_ns(), __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&hb->send_mu);
 	return rc;
 }
 
+static struct timespec ns_ts(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ULL),
+				  .tv_nsec = (long)(ns % 1000000000ULL) };
+}
+
+/* Sleeps until quiet_ns after the last message sent; sends a PING if none went out since,
+ * else sleeps again until quiet_ns after that one. */
 static void *beat(void *arg)
 {
 	struct heartbeat *hb = arg;
 	const struct xchg_msg ping = { .type = XCHG_PING };
 	struct timespec at;
+	uint64_t last, due;
 	char why[128];
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &at);
 	pthread_mutex_lock(&hb->mu);
 	while (!hb->stop) {
-		at.tv_nsec += (long)(hb->period_ns % 1000000000ULL);
-		at.tv_sec += (time_t)(hb->period_ns / 1000000000ULL) + at.tv_nsec / 1000000000L;
-		at.tv_nsec %= 1000000000L;
-		while (!hb->stop && pthread_cond_timedwait(&hb->cond, &hb->mu, &at) != ETIMEDOUT)
-			;
-		if (hb->stop)
-			break;
+		last = __atomic_load_n(&hb->last_ns, __ATOMIC_RELAXED);
+		due = last + hb->quiet_ns;
+		if (time_mono_ns() < due) {
+			at = ns_ts(due);
+			while (!hb->stop && pthread_cond_timedwait(&hb->cond, &hb->mu, &at) != ETIMEDOUT)
+				;
+			continue;	/* something may have gone out meanwhile */
+		}
 		pthread_mutex_unlock(&hb->mu);
-		rc = heartbeat_send(hb, &ping, hb->period_ns, why, sizeof(why));
+		rc = heartbeat_send(hb, &ping, hb->quiet_ns, why, sizeof(why));
 		pthread_mutex_lock(&hb->mu);
 		if (rc) {
 			/* The main loop sees the broken connection itself. */
@@ -76,12 +88,14 @@ static void *beat(void *arg)
 	return NULL;
 }
 
-int heartbeat_start(struct heartbeat *hb, uint64_t period_ns)
+int heartbeat_start(struct heartbeat *hb, uint64_t quiet_ns)
 {
 	sigset_t all, old;
 	int rc;
 
-	hb->period_ns = period_ns;
+	hb->quiet_ns = quiet_ns;
+	if (!hb->last_ns)	/* nothing sent yet: the first PING is quiet_ns from now */
+		hb->last_ns = time_mono_ns();
 	/* Signals (Ctrl-C) go to the main thread, whose waits they must interrupt. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -205,8 +205,9 @@ int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_
 			 ps->c.dev, (double)(now - ps->last_progress) / 1e9, ctr->msgs);
 		return -ETIMEDOUT;
 	}
-	/* The peer's heartbeat thread sends a PING every eighth of the timeout, after its
-	 * DONE too: silence means the process stopped (SIGSTOP) or became unreachable.
+	/* The peer sends something at least every 3/8 of the timeout (its heartbeat thread
+	 * PINGs when nothing else went out), after its DONE too: silence means the process
+	 * stopped (SIGSTOP) or became unreachable.
 	 */
 	if (phase_wants_msgs(ps) && now - ps->last_heard > phase_silence_limit(&ps->c)) {
 		snprintf(ps->why, sizeof(ps->why),

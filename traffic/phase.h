@@ -11,9 +11,9 @@
  *          malformed or unexpected message)--> failed (why says which)
  *
  * While the phase runs each side sends STATS every interval, and its heartbeat thread a
- * PING every eighth of the peer timeout (heartbeat.h), also after its DONE: a peer silent
- * for three quarters of the peer timeout (stopped, unreachable) ends the phase, so it is
- * noticed within the peer timeout of going silent.
+ * PING whenever nothing went out for 3/8 of the peer timeout (heartbeat.h), also after its
+ * DONE: a peer silent for three quarters of the peer timeout (stopped, unreachable) ends
+ * the phase, so it is noticed within the peer timeout of going silent.
  */
 #ifndef PFCLAB_TRAFFIC_PHASE_H
 #define PFCLAB_TRAFFIC_PHASE_H

@@ -549,8 +549,12 @@ static int setup(struct run *r)
 	r->hb_ready = true;
 	if ((rc = exchange_endpoints(r)))
 		return rc;
-	/* A PING every eighth of --peer-timeout from now on, whatever the main loop does. */
-	rc = heartbeat_start(&r->hb, o->peer_timeout_ns / 8);
+	/* From now on a PING whenever nothing went out for 3/8 of --peer-timeout, whatever
+	 * the main loop does: the STATS of the default 1 s interval come sooner than that
+	 * (2 s timeout), so a running phase sends one PING a second instead of four; the
+	 * peer's limit (phase_silence_limit) leaves at least a quarter of the timeout for
+	 * delays. */
+	rc = heartbeat_start(&r->hb, o->peer_timeout_ns / 8 * 3);
 	if (rc)
 		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s", strerror(-rc));
 	return rc;

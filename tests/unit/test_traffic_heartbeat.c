@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_traffic_heartbeat.c: the heartbeat thread sends PINGs while the main thread sends
  * its own messages through heartbeat_send: every message arrives whole (none cut by a
- * PING), in order, and stopping the thread joins it.
+ * PING), in order, and stopping the thread joins it; a PING goes out only when nothing
+ * else did for the set time.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -90,6 +91,54 @@ static void test_pings_and_messages(void **state)
 	close(sv[1]);
 }
 
+static uint64_t pings_of(struct heartbeat *hb)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&hb->mu);
+	n = hb->pings;
+	pthread_mutex_unlock(&hb->mu);
+	return n;
+}
+
+/* Messages of the main thread every 20 ms keep a heartbeat of 500 ms quiet (a PING would
+ * need one 25 times late); once they stop, PINGs come. */
+static void test_quiet_while_messages_flow(void **state)
+{
+	const struct timespec ms20 = { .tv_nsec = 20000000 };
+	struct reader rd = { 0 };
+	struct heartbeat hb;
+	struct xchg_msg m = { .type = XCHG_STATS };
+	pthread_t th;
+	char why[256];
+	uint64_t i;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	rd.fd = sv[1];
+	assert_int_equal(pthread_create(&th, NULL, read_all, &rd), 0);
+	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
+	assert_int_equal(heartbeat_start(&hb, 500000000ULL), 0);
+	m.u.ctr.phase = 1;
+	for (i = 0; i < 75; i++) {	/* 1.5 s: three times the quiet time */
+		m.u.ctr.bytes = i;
+		assert_int_equal(heartbeat_send(&hb, &m, 1000000000ULL, why, sizeof(why)), 0);
+		nanosleep(&ms20, NULL);
+	}
+	assert_int_equal(pings_of(&hb), 0);
+	for (i = 0; i < 250 && pings_of(&hb) < 2; i++)	/* then at most 5 s for two PINGs */
+		nanosleep(&ms20, NULL);
+	heartbeat_fini(&hb);
+	assert_int_equal(hb.err, 0);
+	assert_true(hb.pings >= 2);
+	close(sv[0]);
+	pthread_join(th, NULL);
+	assert_int_equal(rd.stats, 75);
+	assert_int_equal(rd.pings, hb.pings);
+	close(sv[1]);
+}
+
 /* A peer that went away ends the thread with the send error; fini still joins. */
 static void test_peer_gone(void **state)
 {
@@ -121,6 +170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pings_and_messages),
+		cmocka_unit_test(test_quiet_while_messages_flow),
 		cmocka_unit_test(test_peer_gone),
 	};
 
