@@ -62,7 +62,7 @@ pairs=$(mktemp)
 paired() {
 	paste -d ' ' <(awk -v c="$1" '$1 == c && $2 == "pfclab" { print $3 }' "$f") \
 		<(awk -v c="$1" '$1 == c && $2 == "perftest" { print $3 }' "$f") |
-		awk -v c="$1" -v all="$pairs" '$2 > 0 { r = $1 / $2; printf "%s%.2f", s, r; s = " "; print c, r >>all }'
+		awk -v c="$1" -v all="$pairs" '$2 > 0 { r = $1 / $2; printf "%s%.3f", s, r; s = " "; print c, r >>all }'
 }
 line() { # name case unit what
 	local p q
@@ -72,7 +72,7 @@ line() { # name case unit what
 		return
 	fi
 	awk -v n="$1" -v p="$p" -v q="$q" -v u="$3" 'BEGIN {
-		r = q > 0 ? sprintf("%.2f", p / q) : "n/a"
+		r = q > 0 ? sprintf("%.3f", p / q) : "n/a"
 		printf "BENCH %s: pfclab %s %s, ib_write_bw %s %s, ratio %s (target >= 1.0)\n", n, p, u, q, u, r }'
 	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]; paired ratios [$(paired "$2")]"
 	echo "  -D end: pfclab's phase ended $(get "$2" pfclab "$e" 4) s after -D (target: within 0.5 s); the client's whole run, start-up included, took -D plus: pfclab $(get "$2" pfclab "$e") s, ib_write_bw $(get "$2" perftest "$e") s"
@@ -87,6 +87,6 @@ sort -k2,2g "$pairs" | awk '{ v[NR] = $2; if ($2 >= 1.0) up++ } END {
 	if (!NR) exit
 	n = NR
 	m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	printf "BENCH traffic_vs_perftest (all cases): %d paired rounds, median pfclab / ib_write_bw %.3f, %d of them >= 1.0, middle half %.2f .. %.2f\n",
+	printf "BENCH traffic_vs_perftest (all cases): %d paired rounds, median pfclab / ib_write_bw %.3f, %d of them >= 1.0, middle half %.3f .. %.3f\n",
 		n, m, up, v[int(n / 4) + 1], v[int(3 * n / 4)] }'
 rm -f "$pairs"

@@ -74,8 +74,8 @@ measure() {
 	awk -v a="$ts" -v b="$te" -v d="$DUR" -v c="$case" -v t="$tool" -v pe="${pe:--}" 'BEGIN {
 		printf "%s %s %.2f %s\n", c, t, b - a - d, pe == "-" ? "-" : sprintf("%.2f", pe - d) }' >>"$ends"
 	case $case in
-	bidir*) awk -v p=$((a1 - a0 + b1 - b0 - la - lb)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
-	*) awk -v p=$((b1 - b0 - la)) -v w="$WIN" 'BEGIN { printf "%.5f\n", p / w / 1e6 }' ;;
+	bidir*) awk -v p=$((a1 - a0 + b1 - b0 - la - lb)) -v w="$WIN" 'BEGIN { printf "%.6f\n", p / w / 1e6 }' ;;
+	*) awk -v p=$((b1 - b0 - la)) -v w="$WIN" 'BEGIN { printf "%.6f\n", p / w / 1e6 }' ;;
 	esac | sed "s/^/$case $tool /" >>"$fig"
 }
 
