@@ -44,6 +44,27 @@ static void *read_all(void *arg)
 	return NULL;
 }
 
+static uint64_t pings_of(struct heartbeat *hb)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&hb->mu);
+	n = hb->pings;
+	pthread_mutex_unlock(&hb->mu);
+	return n;
+}
+
+/* A socket pair with read_all on one end and a heartbeat of quiet_ns on the other. */
+static void connect_reader(struct reader *rd, pthread_t *th, struct heartbeat *hb, int sv[2],
+			   uint64_t quiet_ns)
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	rd->fd = sv[1];
+	assert_int_equal(pthread_create(th, NULL, read_all, rd), 0);
+	assert_int_equal(heartbeat_init(hb, sv[0]), 0);
+	assert_int_equal(heartbeat_start(hb, quiet_ns), 0);
+}
+
 static void test_pings_and_messages(void **state)
 {
 	struct reader rd = { 0 };
@@ -52,14 +73,10 @@ static void test_pings_and_messages(void **state)
 	pthread_t th;
 	char why[256];
 	uint64_t i;
-	int sv[2], rc;
+	int sv[2];
 
 	(void)state;
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	rd.fd = sv[1];
-	assert_int_equal(pthread_create(&th, NULL, read_all, &rd), 0);
-	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
-	assert_int_equal(heartbeat_start(&hb, 1000000ULL), 0);	/* every 1 ms */
+	connect_reader(&rd, &th, &hb, sv, 1000000ULL);	/* quiet for 1 ms: a PING */
 	for (i = 0; i < NSTATS; i++) {
 		m = (struct xchg_msg){ .type = XCHG_STATS };
 		m.u.ctr.phase = 1;
@@ -67,16 +84,8 @@ static void test_pings_and_messages(void **state)
 		assert_int_equal(heartbeat_send(&hb, &m, 1000000000ULL, why, sizeof(why)), 0);
 	}
 	/* Wait (at most 5 s) for a few PINGs of the thread's own. */
-	for (i = 0; i < 500; i++) {
-		struct timespec ts = { .tv_nsec = 10000000 };
-
-		pthread_mutex_lock(&hb.mu);
-		rc = hb.pings >= 3;
-		pthread_mutex_unlock(&hb.mu);
-		if (rc)
-			break;
-		nanosleep(&ts, NULL);
-	}
+	for (i = 0; i < 500 && pings_of(&hb) < 3; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	heartbeat_fini(&hb);
 	assert_int_equal(hb.err, 0);
 	assert_true(hb.pings >= 3);
@@ -89,16 +98,6 @@ static void test_pings_and_messages(void **state)
 	assert_int_equal(rd.other, 0);
 	assert_int_equal(rd.pings, hb.pings);
 	close(sv[1]);
-}
-
-static uint64_t pings_of(struct heartbeat *hb)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&hb->mu);
-	n = hb->pings;
-	pthread_mutex_unlock(&hb->mu);
-	return n;
 }
 
 /* Messages of the main thread every 20 ms keep a heartbeat of 500 ms quiet (a PING would
@@ -115,11 +114,7 @@ static void test_quiet_while_messages_flow(void **state)
 	int sv[2];
 
 	(void)state;
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	rd.fd = sv[1];
-	assert_int_equal(pthread_create(&th, NULL, read_all, &rd), 0);
-	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
-	assert_int_equal(heartbeat_start(&hb, 500000000ULL), 0);
+	connect_reader(&rd, &th, &hb, sv, 500000000ULL);
 	m.u.ctr.phase = 1;
 	for (i = 0; i < 75; i++) {	/* 1.5 s: three times the quiet time */
 		m.u.ctr.bytes = i;
