@@ -237,6 +237,12 @@ uint64_t time_real_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+struct timespec ns_timespec(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ULL),
+				  .tv_nsec = (long)(ns % 1000000000ULL) };
+}
+
 size_t pfc_split(char *s, char sep, char **f, size_t max)
 {
 	size_t n = 0;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -57,5 +58,7 @@ size_t pfc_split(char *s, char sep, char **f, size_t max);
 
 uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);
+/* A time or duration in ns as a struct timespec (for clock_nanosleep, ppoll, timed waits). */
+struct timespec ns_timespec(uint64_t ns);
 
 #endif

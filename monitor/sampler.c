@@ -313,8 +313,7 @@ int mon_engine_start(struct mon_engine *e, int *failed)
 	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (e->tfd < 0)
 		return -errno;
-	its.it_interval.tv_sec = (time_t)(e->cfg.interval_ns / 1000000000ULL);
-	its.it_interval.tv_nsec = (long)(e->cfg.interval_ns % 1000000000ULL);
+	its.it_interval = ns_timespec(e->cfg.interval_ns);
 	its.it_value = its.it_interval;
 	if (timerfd_settime(e->tfd, 0, &its, NULL) < 0)
 		return -errno;

@@ -324,10 +324,7 @@ int conn_readable(int fd)
 int conn_wait_readable(int fd, uint64_t timeout_ns)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct timespec ts = {
-		.tv_sec = (time_t)(timeout_ns / 1000000000ULL),
-		.tv_nsec = (long)(timeout_ns % 1000000000ULL),
-	};
+	struct timespec ts = ns_timespec(timeout_ns);
 	int rc = ppoll(&p, 1, &ts, NULL);
 
 	if (rc < 0)

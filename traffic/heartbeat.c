@@ -47,12 +47,6 @@ int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t time
 	return rc;
 }
 
-static struct timespec ns_ts(uint64_t ns)
-{
-	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ULL),
-				  .tv_nsec = (long)(ns % 1000000000ULL) };
-}
-
 /* Sleeps until quiet_ns after the last message sent; sends a PING if none went out since,
  * else sleeps again until quiet_ns after that one. */
 static void *beat(void *arg)
@@ -69,7 +63,7 @@ static void *beat(void *arg)
 		last = __atomic_load_n(&hb->last_ns, __ATOMIC_RELAXED);
 		due = last + hb->quiet_ns;
 		if (time_mono_ns() < due) {
-			at = ns_ts(due);
+			at = ns_timespec(due);
 			while (!hb->stop && pthread_cond_timedwait(&hb->cond, &hb->mu, &at) != ETIMEDOUT)
 				;
 			continue;	/* something may have gone out meanwhile */

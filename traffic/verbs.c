@@ -701,8 +701,7 @@ static int cq_sleep(struct traffic_verbs *tv, uint64_t now, uint64_t deadline_ns
 		tv->armed = true;
 		return 0;
 	}
-	ts.tv_sec = (time_t)(left / 1000000000ULL);
-	ts.tv_nsec = (long)(left % 1000000000ULL);
+	ts = ns_timespec(left);
 	r = ppoll(&pfd, 1, &ts, NULL);
 	if (r < 0 && errno != EINTR)
 		return fail(tv, -errno, "%s: waiting on the completion channel: %s", tv->o->dev,

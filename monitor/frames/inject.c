@@ -215,8 +215,7 @@ static void sleep_until(uint64_t t)
 	if (t <= now)
 		return;
 	if (t - now > 100000) {
-		struct timespec ts = { .tv_sec = (time_t)((t - 50000) / 1000000000ull),
-				       .tv_nsec = (long)((t - 50000) % 1000000000ull) };
+		struct timespec ts = ns_timespec(t - 50000);
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}

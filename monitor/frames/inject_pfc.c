@@ -161,8 +161,7 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o)
 		if (now >= deadline)
 			break;
 		if (now < next) {
-			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ull),
-					       .tv_nsec = (long)(next % 1000000000ull) };
+			struct timespec ts = ns_timespec(next);
 
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 			continue;

@@ -346,8 +346,7 @@ static void *reader(void *arg)
 		now = time_mono_ns();
 		if (next <= now)
 			next = now + p->cadence_ns;
-		ts.tv_sec = (time_t)(next / 1000000000ULL);
-		ts.tv_nsec = (long)(next % 1000000000ULL);
+		ts = ns_timespec(next);
 		pthread_mutex_lock(&p->lock);
 		p->cpu_ns = thread_cpu_now();
 		while (!p->stop && pthread_cond_timedwait(&p->wake, &p->lock, &ts) != ETIMEDOUT)

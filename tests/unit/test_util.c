@@ -98,6 +98,18 @@ static void test_split(void **state)
 	assert_string_equal(f[2], "3\t4");
 }
 
+static void test_ns_timespec(void **state)
+{
+	struct timespec ts = ns_timespec(1500000000ULL);
+
+	(void)state;
+	assert_int_equal(ts.tv_sec, 1);
+	assert_int_equal(ts.tv_nsec, 500000000);
+	ts = ns_timespec(999999999ULL);
+	assert_int_equal(ts.tv_sec, 0);
+	assert_int_equal(ts.tv_nsec, 999999999);
+}
+
 static void test_reader_bounds(void **state)
 {
 	static const uint8_t buf[] = { 0x01, 0x02, 0x03, 0x04, 0x05 };
@@ -146,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_u32_range),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_ns_timespec),
 		cmocka_unit_test(test_reader_bounds),
 		cmocka_unit_test(test_writer_bounds),
 	};
