@@ -498,16 +498,20 @@ uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint3
 	return d < window ? (uint32_t)d : window;
 }
 
-bool traffic_verbs_may_post(uint64_t now, uint64_t end_ns, uint64_t inflight, uint64_t size,
-			    double rate)
+uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, double rate)
 {
-	/* The new send completes at now + (inflight + size) / rate and without it the last
-	 * one at now + inflight / rate: post when the end is nearer the first, i.e. when
-	 * the send's midpoint is due before the end.
+	double l;
+
+	/* A send posted at now with m in flight completes at now + (m + k) size / rate and
+	 * without it the last one at now + m size / rate: post when the end is nearer the
+	 * first, i.e. when now + (m + k / 2) size / rate <= end_ns, or 2m + k <= the limit.
 	 */
-	if (rate <= 0)
-		return true;
-	return (double)now + ((double)inflight + (double)size / 2) / rate <= (double)end_ns;
+	if (rate <= 0 || !size)
+		return UINT64_MAX;
+	if (now >= end_ns)
+		return 0;
+	l = 2.0 * (double)(end_ns - now) * rate / (double)size;
+	return l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
 }
 
 static void rate_sample(struct traffic_verbs *tv, uint64_t now)
@@ -521,6 +525,22 @@ static void rate_sample(struct traffic_verbs *tv, uint64_t now)
 	tv->rate_t = now;
 	tv->rate_b = tv->ctr.bytes;
 	tv->depth = traffic_verbs_depth(tv->window, tv->mod, tv->size, tv->nqps, tv->rate);
+}
+
+/* The end limit for the clock read at now (none without -D, or once stopping). */
+static void end_limit_update(struct traffic_verbs *tv, uint64_t now)
+{
+	tv->end_limit = tv->end_ns && !tv->stopping ?
+			traffic_verbs_end_limit(now, tv->end_ns, tv->size, tv->rate) : UINT64_MAX;
+}
+
+/* The next signalled send from seq on: every mod-th, and the last one before target, so
+ * that every posted send is accounted for by a completion. */
+static inline uint64_t sig_next(uint64_t seq, uint32_t mod, uint64_t target)
+{
+	uint64_t s = seq / mod * mod + (mod - 1);
+
+	return s < target ? s : target - 1;
 }
 
 void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool send, uint64_t iters,
@@ -545,11 +565,13 @@ void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool sen
 
 		q->posted = q->completed = 0;
 		q->target = !send ? 0 : iters ? iters : UINT64_MAX;
+		q->sig_next = sig_next(0, tv->mod, q->target);
 		for (j = 0; j < tv->o->post_list; j++)
 			q->sge[j].length = size;
 	}
 	tv->start_ns = tv->rate_t = time_mono_ns();
 	tv->end_ns = duration_ns ? tv->start_ns + duration_ns : 0;
+	end_limit_update(tv, tv->start_ns);
 }
 
 void traffic_verbs_phase_stop(struct traffic_verbs *tv)
@@ -558,13 +580,16 @@ void traffic_verbs_phase_stop(struct traffic_verbs *tv)
 	uint32_t i;
 
 	tv->stopping = true;
+	tv->end_limit = UINT64_MAX;
 	for (i = 0; i < tv->nqps; i++) {
 		struct traffic_qp *q = &tv->qps[i];
 
 		/* Finish on a signalled send so that every posted send is accounted for. */
 		t = (q->posted + m - 1) / m * m;
-		if (t < q->target)
+		if (t < q->target) {
 			q->target = t;
+			q->sig_next = sig_next(q->posted, tv->mod, t);
+		}
 	}
 }
 
@@ -581,16 +606,20 @@ static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char
 		    wc->status == IBV_WC_WR_FLUSH_ERR ? ": QP already in error" : "");
 }
 
-/* Post as many sends on q as depth, run length and pacing allow. */
+/* Post as many sends on q as depth, run length and pacing allow. This runs once per
+ * message: it compares integers (the end limit is worked out per clock read, the next
+ * signalled send per moderation group) and touches the chain's end only for a short list.
+ */
 static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint32_t qi,
 			    uint64_t now)
 {
 	const uint32_t depth = tv->depth, plist = tv->plist, nwr = tv->o->post_list;
-	const uint32_t mod = tv->mod;
+	const bool paced = tv->pace_bytes_per_ns > 0;
 	const unsigned int inl = tv->size <= tv->inline_size ? IBV_SEND_INLINE : 0;
+	const uint64_t qbits = (uint64_t)qi << WRID_QP_SHIFT;
 	struct ibv_send_wr *bad;
 	uint64_t k, j, seq;
-	int posted = 0;
+	int posted = 0, rc;
 
 	while (q->posted < q->target) {
 		k = q->target - q->posted;
@@ -600,28 +629,31 @@ static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint
 			break;
 		/* -D: stop posting when what is in flight would complete after the end;
 		 * the stop rounds up to a signalled send, so look again. */
-		if (tv->end_ns && !tv->stopping &&
-		    !traffic_verbs_may_post(now, tv->end_ns, (tv->posted - tv->ctr.msgs) * tv->size,
-					    k * tv->size, tv->rate)) {
+		if (2 * (tv->posted - tv->ctr.msgs) + k > tv->end_limit) {
 			traffic_verbs_phase_stop(tv);
 			continue;
 		}
-		if (tv->pace_bytes_per_ns > 0 &&
+		if (paced &&
 		    (double)(q->posted + k) * tv->size > (double)(now - tv->start_ns) * tv->pace_bytes_per_ns)
 			break;
 		for (j = 0; j < k; j++) {
 			seq = q->posted + j;
-			q->wr[j].wr_id = (uint64_t)qi << WRID_QP_SHIFT | seq;
-			q->wr[j].send_flags = inl |
-				((seq % mod == mod - 1 || seq + 1 == q->target) ? IBV_SEND_SIGNALED : 0);
+			q->wr[j].wr_id = qbits | seq;
+			q->wr[j].send_flags = inl;
+			if (seq == q->sig_next) {
+				q->wr[j].send_flags = inl | IBV_SEND_SIGNALED;
+				q->sig_next = sig_next(seq + 1, tv->mod, q->target);
+			}
 		}
-		q->wr[k - 1].next = NULL;
-		j = (uint64_t)ibv_post_send(q->qp, q->wr, &bad);
+		/* the chain ends at its last request (set up so); a shorter list ends early */
+		if (k < nwr)
+			q->wr[k - 1].next = NULL;
+		rc = ibv_post_send(q->qp, q->wr, &bad);
 		if (k < nwr)
 			q->wr[k - 1].next = &q->wr[k];
-		if (j)
-			return fail(tv, -(int)j, "%s QP 0x%x: ibv_post_send: %s", tv->o->dev,
-				    q->qp->qp_num, strerror((int)j));
+		if (rc)
+			return fail(tv, -rc, "%s QP 0x%x: ibv_post_send: %s", tv->o->dev,
+				    q->qp->qp_num, strerror(rc));
 		q->posted += k;
 		tv->posted += k;
 		posted += (int)k;
@@ -727,6 +759,7 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 	uint32_t i;
 	int n, k, rc;
 
+	end_limit_update(tv, now);
 	for (;;) {
 		bool done = tv->send, busy = false;
 
@@ -791,6 +824,7 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 			tv->clock_every = traffic_verbs_clock_every(tv->clock_every, now - read_t);
 		read_t = now;
 		rate_sample(tv, now);
+		end_limit_update(tv, now);
 		if (now >= deadline_ns)
 			return 0;
 		if (working) {

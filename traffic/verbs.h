@@ -34,6 +34,7 @@ struct traffic_qp {
 	uint64_t posted;
 	uint64_t completed;
 	uint64_t target;
+	uint64_t sig_next;		/* sequence number of the next signalled send */
 	struct ibv_send_wr *wr;		/* post list, chained */
 	struct ibv_sge *sge;
 	struct ibv_recv_wr rwr;
@@ -71,6 +72,7 @@ struct traffic_verbs {
 	bool stopping;
 	uint64_t start_ns;
 	uint64_t end_ns;		/* -D: when the phase ends (0: no set end) */
+	uint64_t end_limit;		/* traffic_verbs_end_limit at the last clock read */
 	uint64_t posted;		/* sends posted on every QP in this phase */
 	double rate;			/* completed bytes per ns, measured (0: not yet) */
 	uint64_t rate_t, rate_b;	/* the last rate sample: time, completed bytes */
@@ -106,11 +108,12 @@ uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size);
  * at least two and at least two moderation groups (2 * mod). */
 uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint32_t nqps,
 			     double rate);
-/* With the phase ending at end_ns and inflight bytes not completed yet, whether one more
- * send of `size` bytes posted at now is expected to complete nearer the end than stopping
- * here (rate: completed bytes per ns, 0 = unknown: yes). */
-bool traffic_verbs_may_post(uint64_t now, uint64_t end_ns, uint64_t inflight, uint64_t size,
-			    double rate);
+/* With the phase ending at end_ns, whether more sends may go out at now: k more sends of
+ * `size` bytes with m not completed yet may when 2m + k is at most the returned limit,
+ * i.e. when the new sends' midpoint is expected to complete by end_ns at `rate` (completed
+ * bytes per ns; 0 = not known yet: UINT64_MAX, no limit). Past the end: 0. Computed once
+ * per clock read, so that the post loop compares integers. */
+uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, double rate);
 /* The post/poll loop reads the clock every `every` passes that did work; given the time
  * dt_ns the last `every` passes took, how many to wait next: twice as many while reads
  * come less than TRAFFIC_CLOCK_NS / 2 apart (at most TRAFFIC_CLOCK_EVERY_MAX), fewer in

@@ -81,19 +81,32 @@ static void test_depth_by_rate(void **state)
 						     t[i].rate), t[i].want);
 }
 
-static void test_may_post_by_end(void **state)
+static void test_end_limit(void **state)
 {
 	const uint64_t ms = 1000000;
+	uint64_t l;
 
 	(void)state;
-	/* rate unknown: post */
-	assert_true(traffic_verbs_may_post(0, 1, 1u << 30, 1u << 20, 0));
-	/* 1 byte per ns, 4 MB in flight done at 4 ms; a 4 MB send would end at 8 ms: posted
-	 * when the end is at 6 ms or later (nearer 8 than 4), not at 5.9 ms. */
-	assert_true(traffic_verbs_may_post(0, 6 * ms, 4 * ms, 4 * ms, 1.0));
-	assert_false(traffic_verbs_may_post(0, 6 * ms - 100000, 4 * ms, 4 * ms, 1.0));
-	/* past the end: never */
-	assert_false(traffic_verbs_may_post(7 * ms, 6 * ms, 0, 64, 1.0));
+	/* rate unknown, or no size: no limit */
+	assert_true(traffic_verbs_end_limit(0, 1, 1u << 20, 0) == UINT64_MAX);
+	assert_true(traffic_verbs_end_limit(0, 1, 0, 1.0) == UINT64_MAX);
+	/* 1 byte per ns, one 4 MB send in flight (done at 4 ms); one more would end at 8 ms:
+	 * posted when the end is at 6 ms or later (nearer 8 than 4), not at 5.9 ms. */
+	l = traffic_verbs_end_limit(0, 6 * ms, 4 * ms, 1.0);
+	assert_true(2 * 1 + 1 <= l);
+	l = traffic_verbs_end_limit(0, 6 * ms - 100000, 4 * ms, 1.0);
+	assert_false(2 * 1 + 1 <= l);
+	/* nothing in flight: one send may go while its midpoint is due by the end */
+	assert_true(1 <= traffic_verbs_end_limit(0, 2 * ms, 4 * ms, 1.0));
+	assert_false(1 <= traffic_verbs_end_limit(0, 2 * ms - 1000, 4 * ms, 1.0));
+	/* small sends at 12.5 bytes per ns with 1 ms left: 12.5 MB / 64 B = 195312 sends,
+	 * 390625 halves */
+	assert_int_equal(traffic_verbs_end_limit(5 * ms, 6 * ms, 64, 12.5), 390625);
+	/* at or past the end: none */
+	assert_int_equal(traffic_verbs_end_limit(6 * ms, 6 * ms, 64, 1.0), 0);
+	assert_int_equal(traffic_verbs_end_limit(7 * ms, 6 * ms, 64, 1.0), 0);
+	/* a rate far beyond any link: no overflow */
+	assert_true(traffic_verbs_end_limit(0, UINT64_MAX, 1, 1e12) == UINT64_MAX);
 }
 
 /* Clock reads in the post/poll loop: about one a millisecond, every pass where a pass is
@@ -125,7 +138,7 @@ int main(void)
 		cmocka_unit_test(test_mod_by_size),
 		cmocka_unit_test(test_window_by_size),
 		cmocka_unit_test(test_depth_by_rate),
-		cmocka_unit_test(test_may_post_by_end),
+		cmocka_unit_test(test_end_limit),
 		cmocka_unit_test(test_clock_every),
 	};
 
