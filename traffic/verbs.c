@@ -636,8 +636,7 @@ static inline int post_some(struct traffic_verbs *tv, struct traffic_qp *q, uint
 		if (paced &&
 		    (double)(q->posted + k) * tv->size > (double)(now - tv->start_ns) * tv->pace_bytes_per_ns)
 			break;
-		for (j = 0; j < k; j++) {
-			seq = q->posted + j;
+		for (j = 0, seq = q->posted; j < k; j++, seq++) {
 			q->wr[j].wr_id = qbits | seq;
 			q->wr[j].send_flags = inl;
 			if (seq == q->sig_next) {
