@@ -506,10 +506,12 @@ uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, d
 	 * without it the last one at now + m size / rate: post when the end is nearer the
 	 * first, i.e. when now + (m + k / 2) size / rate <= end_ns, or 2m + k <= the limit.
 	 */
-	if (rate <= 0 || !size)
+	if (rate <= 0)
 		return UINT64_MAX;
 	if (now >= end_ns)
 		return 0;
+	if (!size)
+		return UINT64_MAX;
 	l = 2.0 * (double)(end_ns - now) * rate / (double)size;
 	return l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
 }
