@@ -14,10 +14,11 @@ plan 5
 
 name=qdisc_red
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
-# As in t_frames_cnp.sh: the QP timeout 2^18 * 4 us outlasts the RED queue.
-bw_run() { vlab_write_bw "$VLAB_OUT/bw" a -s 65536 -n 100 -b -F --tclass=2 -u 18; }
+# As in t_frames_cnp.sh: a 20 Mbit/s link keeps a standing queue even when the guest is
+# slow, and the QP timeout 2^19 * 4 us outlasts the RED queue.
+bw_run() { vlab_write_bw "$VLAB_OUT/bw" a -s 65536 -n 100 -b -F --tclass=2 -u 19; }
 
-vlab_impair on 100mbit || { fail $name "impaired link set up"; finish; }
+vlab_impair on 20mbit || { fail $name "impaired link set up"; finish; }
 defer vlab_impair off
 for l in "$VLAB_IF_A" "$VLAB_IF_B"; do
 	"$PFCLAB" monitor -i "$l" --sources qdisc -I 100ms -q --record "$VLAB_OUT/mon-$l" \

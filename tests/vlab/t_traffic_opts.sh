@@ -182,13 +182,15 @@ fi
 #     measured); auto (the default) sleeps on the completion channel instead (0.08-0.10 s
 #     of user CPU), and moves as much: the kernel's RoCE work, not the loop, sets the pace.
 #     Bounds: spin at least 1.5 s of user CPU, auto at most a quarter of spin's, and at
-#     least half its bytes (runs of the same tool differ by up to 1.4x here).
+#     least half its bytes (runs of the same tool differ by up to 1.4x here). The QP
+#     timeout is 4 us * 2^18 = 1.07 s: with the default 67 ms, a guest held off its CPU
+#     for 7 x 67 ms on a loaded host ended a run with "transport retry counter exceeded".
 pollrun() { # TAG PORT MODE: sets crc src user_ms bytes mode_seen
 	local tag=$1 port=$2 t
 	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json -s 1M -t 4 \
-		-D 3 --poll "$3" >"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
+		-D 3 --qp-timeout 18 --poll "$3" >"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
 	local spid=$!
-	( "$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 1M -t 4 -D 3 --poll "$3" \
+	( "$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 1M -t 4 -D 3 --qp-timeout 18 --poll "$3" \
 		"$VLAB_IP_A" >"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err"
 	  echo "rc $?"; times ) >"$VLAB_OUT/$tag-times.txt"
 	wait $spid
