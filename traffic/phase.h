@@ -10,10 +10,11 @@
  *   any --(completion error / peer ABORT / peer silent > peer timeout / sends stalled /
  *          malformed or unexpected message)--> failed (why says which)
  *
- * While the phase runs each side sends STATS every interval, and its heartbeat thread a
- * PING whenever nothing went out for 3/8 of the peer timeout (heartbeat.h), also after its
- * DONE: a peer silent for three quarters of the peer timeout (stopped, unreachable) ends
- * the phase, so it is noticed within the peer timeout of going silent.
+ * While the phase runs a sending side sends STATS every interval (a receive-only side
+ * has no counters to send), and each side's heartbeat thread a PING whenever nothing
+ * went out for 3/8 of the peer timeout (heartbeat.h), also after its DONE: a peer silent
+ * for three quarters of the peer timeout (stopped, unreachable) ends the phase, so it is
+ * noticed within the peer timeout of going silent.
  */
 #ifndef PFCLAB_TRAFFIC_PHASE_H
 #define PFCLAB_TRAFFIC_PHASE_H
@@ -79,8 +80,8 @@ int phase_step_msg(struct phase_state *ps, const struct xchg_msg *m, uint64_t no
 /* Whether messages from the peer are still expected in this phase. */
 bool phase_wants_msgs(const struct phase_state *ps);
 
-/* Report row and STATS when an interval is over. Returns true with *row filled (and
- * *stats when *send_stats) when one is due.
+/* Report row and, on a sending side, STATS when an interval is over. Returns true with
+ * *row filled (and *stats when *send_stats) when one is due.
  */
 bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
 		       struct traffic_row *row, struct xchg_msg *stats, bool *send_stats);

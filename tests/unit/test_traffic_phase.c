@@ -215,6 +215,19 @@ static void test_report(void **state)
 	assert_true(row.rx.valid);
 	assert_int_equal(row.rx.bytes, 6000);
 	assert_true(row.rx.secs > 1.999 && row.rx.secs < 2.001);
+
+	/* A receive-only side: rows of the peer's bytes, no STATS of its own (its
+	 * heartbeat keeps the peer informed).
+	 */
+	cfg(&c, false, true, 10 * S);
+	phase_init(&ps, &c);
+	m = ctr_msg(XCHG_STATS, 2, 3000, 0);
+	phase_step_msg(&ps, &m, T0 + 900 * MS, &stop);
+	assert_true(phase_step_report(&ps, T0 + 1 * S, &ctr, &row, &m, &send_stats));
+	assert_false(send_stats);
+	assert_false(row.tx.valid);
+	assert_true(row.rx.valid);
+	assert_int_equal(row.rx.bytes, 3000);
 }
 
 static void test_done(void **state)

@@ -138,14 +138,15 @@ stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
 	kill -9 "$victim" 2>/dev/null
 	ms=$((t1 - t0)) ns=$((${tn:-$t1} - t0))
 	echo "$tag noticed ${ns} exited ${ms}" >>"$VLAB_OUT/stopped-peer-ms.txt"
-	# Each side sends something at least every 0.75 s (STATS each interval; its heartbeat
-	# thread a PING when nothing else went out for 3/8 of the 2 s peer timeout), and the
-	# survivor declares the peer gone after 1.4 s of silence (3/4 of the timeout less the
-	# 100 ms check period): 0.65..1.5 s after the stop, depending on how long before it the
-	# victim's last message left (sooner only when that message was late). At least 0.4 s
-	# (a shorter silence limit would be a bug); the message within 2 s is the promise (the
-	# message's own moment, polled every 20 ms). Then the process ends, giving its QPs and
-	# buffers back, slow work under TCG on a busy host: within 2 s more.
+	# Each side sends something at least every 0.75 s (a sender STATS each interval; each
+	# side's heartbeat thread a PING when nothing else went out for 3/8 of the 2 s peer
+	# timeout), and the survivor declares the peer gone after 1.4 s of silence (3/4 of the
+	# timeout less the 100 ms check period): 0.65..1.5 s after the stop, depending on how
+	# long before it the victim's last message left (sooner only when that message was
+	# late). At least 0.4 s (a shorter silence limit would be a bug); the message within
+	# 2 s is the promise (the message's own moment, polled every 20 ms). Then the process
+	# ends, giving its QPs and buffers back, slow work under TCG on a busy host: within 2 s
+	# more.
 	if [ $rc -eq 1 ] && [ $ns -ge 400 ] && [ $ns -le 2000 ] && [ $ms -le 4000 ] &&
 		grep -q 'no message from the peer for' "$err"; then
 		ok "$tag: noticed after ${ns} ms, exited after ${ms} ms: $(tail -n 1 "$err")"
