@@ -85,7 +85,10 @@ int phase_step_msg(struct phase_state *ps, const struct xchg_msg *m, uint64_t no
 		if (m->u.ctr.phase != ps->c.phase || ps->peer_done)
 			break;
 		ps->rx_now = m->u.ctr;
-		return m->type == XCHG_DONE ? on_peer_done(ps, m, now, stop_local) : 0;
+		if (m->type == XCHG_DONE)
+			return on_peer_done(ps, m, now, stop_local);
+		ps->rx_row_due = true;
+		return 0;
 	}
 	snprintf(ps->why, sizeof(ps->why), "unexpected %s%s from the peer during phase %u",
 		 xchg_type_name(m->type), ps->peer_done ? " after its DONE" : "", ps->c.phase);
@@ -128,14 +131,21 @@ static void counters_msg(struct xchg_msg *m, uint8_t type, const struct phase_st
 	};
 }
 
+bool phase_rows_follow_peer(const struct phase_state *ps)
+{
+	return !ps->c.send && ps->c.peer_sends;
+}
+
 bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
 		       struct traffic_row *row, struct xchg_msg *stats, bool *send_stats)
 {
 	double secs, rx_secs;
 
 	*send_stats = false;
-	if (now < ps->next_report || !phase_wants_msgs(ps))
+	if (!phase_wants_msgs(ps) ||
+	    (phase_rows_follow_peer(ps) ? !ps->rx_row_due : now < ps->next_report))
 		return false;
+	ps->rx_row_due = false;
 	/* Rates over measured time: ours since the last row, the peer's from the elapsed
 	 * times in its STATS.
 	 */

@@ -54,6 +54,7 @@ struct phase_state {
 	struct traffic_counters tx_prev;
 	uint64_t rx_cqes_prev;
 	struct xchg_counters rx_now, rx_prev, rx_final;
+	bool rx_row_due;		/* STATS came since the last row (a receive-only side) */
 	char why[600];
 };
 
@@ -80,8 +81,16 @@ int phase_step_msg(struct phase_state *ps, const struct xchg_msg *m, uint64_t no
 /* Whether messages from the peer are still expected in this phase. */
 bool phase_wants_msgs(const struct phase_state *ps);
 
-/* Report row and, on a sending side, STATS when an interval is over. Returns true with
- * *row filled (and *stats when *send_stats) when one is due.
+/* Whether this side's rows follow the peer's STATS rather than its own clock: a
+ * receive-only side has nothing of its own to report, so its row for an interval is due
+ * when the sender's counters for it arrive (one row per interval, none left out or
+ * doubled by the two clocks' skew, and no wakeup of its own).
+ */
+bool phase_rows_follow_peer(const struct phase_state *ps);
+
+/* Report row and, on a sending side, STATS when an interval is over (or, where rows
+ * follow the peer, when its STATS came). Returns true with *row filled (and *stats when
+ * *send_stats) when one is due.
  */
 bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr,
 		       struct traffic_row *row, struct xchg_msg *stats, bool *send_stats);

@@ -303,11 +303,12 @@ static int phase_local(struct run *r, struct phase_state *ps)
 	if (phase_wants_local(ps))
 		return phase_step_local(ps, traffic_verbs_phase_run(&r->tv, until), r->tv.why,
 					time_mono_ns());
-	/* Nothing to post: sleep on the socket until a message, the next row, the end, or
-	 * the moment the peer's silence would count; nothing else can happen before (a
-	 * signal ends the sleep early), so an idle side does not wake ten times a second. */
+	/* Nothing to post: sleep on the socket until a message, the next row (unless rows
+	 * follow the peer's STATS, which wake it anyway), the end, or the moment the peer's
+	 * silence would count; nothing else can happen before (a signal ends the sleep
+	 * early), so an idle side does not wake ten times a second. */
 	quiet = ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS;
-	until = ps->next_report < quiet ? ps->next_report : quiet;
+	until = ps->next_report < quiet && !phase_rows_follow_peer(ps) ? ps->next_report : quiet;
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
 	left = (int64_t)until - (int64_t)time_mono_ns();

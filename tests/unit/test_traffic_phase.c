@@ -216,18 +216,39 @@ static void test_report(void **state)
 	assert_int_equal(row.rx.bytes, 6000);
 	assert_true(row.rx.secs > 1.999 && row.rx.secs < 2.001);
 
-	/* A receive-only side: rows of the peer's bytes, no STATS of its own (its
-	 * heartbeat keeps the peer informed).
+	/* A receive-only side: no STATS of its own (its heartbeat keeps the peer informed),
+	 * and its rows follow the peer's STATS, not its own clock: a row when one arrives,
+	 * early or late, none without, and none for the peer's DONE (the summary has it).
 	 */
 	cfg(&c, false, true, 10 * S);
 	phase_init(&ps, &c);
+	assert_true(phase_rows_follow_peer(&ps));
+	assert_false(phase_step_report(&ps, T0 + 1 * S, &ctr, &row, &m, &send_stats));
 	m = ctr_msg(XCHG_STATS, 2, 3000, 0);
-	phase_step_msg(&ps, &m, T0 + 900 * MS, &stop);
-	assert_true(phase_step_report(&ps, T0 + 1 * S, &ctr, &row, &m, &send_stats));
+	phase_step_msg(&ps, &m, T0 + 1020 * MS, &stop);
+	assert_true(phase_step_report(&ps, T0 + 1020 * MS, &ctr, &row, &m, &send_stats));
 	assert_false(send_stats);
 	assert_false(row.tx.valid);
 	assert_true(row.rx.valid);
 	assert_int_equal(row.rx.bytes, 3000);
+	assert_true(row.rx.secs > 0.999 && row.rx.secs < 1.001);
+	assert_false(phase_step_report(&ps, T0 + 2500 * MS, &ctr, &row, &m, &send_stats));
+	m = ctr_msg(XCHG_STATS, 2, 7000, 0);
+	m.u.ctr.elapsed_ns = 2 * S;
+	phase_step_msg(&ps, &m, T0 + 2990 * MS, &stop);
+	assert_true(phase_step_report(&ps, T0 + 2990 * MS, &ctr, &row, &m, &send_stats));
+	assert_int_equal(row.rx.bytes, 4000);
+	m = ctr_msg(XCHG_DONE, 2, 9000, 0);
+	m.u.ctr.elapsed_ns = 2500 * MS;
+	phase_step_msg(&ps, &m, T0 + 3000 * MS, &stop);
+	assert_false(phase_step_report(&ps, T0 + 3000 * MS, &ctr, &row, &m, &send_stats));
+	/* The sides that send keep their own clock. */
+	cfg(&c, true, true, 10 * S);
+	phase_init(&ps, &c);
+	assert_false(phase_rows_follow_peer(&ps));
+	cfg(&c, true, false, 10 * S);
+	phase_init(&ps, &c);
+	assert_false(phase_rows_follow_peer(&ps));
 }
 
 static void test_done(void **state)
