@@ -158,10 +158,11 @@ bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffi
 	row->t = (double)(now - ps->c.t0) / 1e9;
 	if (ps->c.send)
 		fill_dir_tx(&row->tx, ctr, &ps->tx_prev, secs);
-	/* The received side comes from the peer's STATS: until its next one arrives (its
-	 * interval ends when ours does, and the message may come just after our row) the
-	 * row leaves it out rather than show 0 bytes; the next row then covers the peer's
-	 * intervals since the last one, over their own measured time.
+	/* The received side comes from the peer's STATS. On a side that also sends, until
+	 * the peer's next one arrives (its interval ends when ours does, and the message may
+	 * come just after our row) the row leaves it out rather than show 0 bytes; the next
+	 * row then covers the peer's intervals since the last one, over their own measured
+	 * time. A receive-only side's rows follow the STATS (phase_rows_follow_peer).
 	 */
 	if (ps->c.peer_sends && ps->rx_now.elapsed_ns > ps->rx_prev.elapsed_ns) {
 		fill_dir_rx(&row->rx, &ps->rx_now, &ps->rx_prev, ps->c.imm,
