@@ -174,7 +174,7 @@ bool phase_step_report(struct phase_state *ps, uint64_t now, const struct traffi
 	/* A sending side sends its counters each interval until its DONE: the peer's rows
 	 * of received bytes come from them. A receive-only side has none to send: its
 	 * heartbeat's PINGs tell the peer it is alive (STATS of zeros from it cost the
-	 * one-way data path 0.3% of its rate on Soft-RoCE in an emulated guest).
+	 * one-way data path about 0.1% of its rate on Soft-RoCE in an emulated guest).
 	 */
 	if (ps->c.send && !ps->done_sent) {
 		counters_msg(stats, XCHG_STATS, ps, now - ps->c.t0, 0, ctr);
