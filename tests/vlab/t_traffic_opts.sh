@@ -185,12 +185,17 @@ fi
 #     least half its bytes (runs of the same tool differ by up to 1.4x here). The QP
 #     timeout is 4 us * 2^18 = 1.07 s: with the default 67 ms, a guest held off its CPU
 #     for 7 x 67 ms on a loaded host ended a run with "transport retry counter exceeded".
+#     And --retry 7 (rxe retries without end): in a 2-CPU guest rxe's packets leave from
+#     whichever CPU runs the sleeping loop's post or the completion work, the veth queues
+#     them per CPU, and the responder sees them out of order and NAKs; each NAK costs a
+#     retry, and an --poll auto run once used up its 6 in under a second with 0 bytes
+#     moved (the --qp-timeout did not come into it).
 pollrun() { # TAG PORT MODE: sets crc src user_ms bytes mode_seen
 	local tag=$1 port=$2 t
 	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s --json -s 1M -t 4 \
-		-D 3 --qp-timeout 18 --poll "$3" >"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
+		-D 3 --qp-timeout 18 --retry 7 --poll "$3" >"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
 	local spid=$!
-	( "$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 1M -t 4 -D 3 --qp-timeout 18 --poll "$3" \
+	( "$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" --json -s 1M -t 4 -D 3 --qp-timeout 18 --retry 7 --poll "$3" \
 		"$VLAB_IP_A" >"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err"
 	  echo "rc $?"; times ) >"$VLAB_OUT/$tag-times.txt"
 	wait $spid
