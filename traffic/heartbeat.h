@@ -3,9 +3,9 @@
  * else went out on it for a set time, whatever the main loop is doing (a post call on
  * Soft-RoCE can take seconds), so that the peer hears from a live process at least that
  * often and only a stopped, hung-up or unreachable one goes silent. Where the main loop's
- * own messages (a sender's STATS every interval) come often enough, no PING is sent. Every message on
- * the connection goes out through heartbeat_send, which keeps the thread's PINGs from
- * cutting into another message and notes when the last one left.
+ * own messages (a sender's STATS every interval) come often enough, no PING is sent.
+ * Every message on the connection goes out through heartbeat_send, which keeps the
+ * thread's PINGs from cutting into another message and notes when the last one left.
  */
 #ifndef PFCLAB_TRAFFIC_HEARTBEAT_H
 #define PFCLAB_TRAFFIC_HEARTBEAT_H

@@ -553,9 +553,8 @@ static int setup(struct run *r)
 	/* From now on a PING whenever nothing went out for 3/8 of --peer-timeout, whatever
 	 * the main loop does: a sender's STATS of the default 1 s interval come sooner than
 	 * that (2 s timeout), so it sends one PING a second instead of four (a receive-only
-	 * side, which sends no STATS, one every 3/8 of the timeout); the
-	 * peer's limit (phase_silence_limit) leaves at least a quarter of the timeout for
-	 * delays. */
+	 * side, which sends no STATS, one every 3/8 of the timeout); the peer's limit
+	 * (phase_silence_limit) leaves at least a quarter of the timeout for delays. */
 	rc = heartbeat_start(&r->hb, o->peer_timeout_ns / 8 * 3);
 	if (rc)
 		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s", strerror(-rc));
