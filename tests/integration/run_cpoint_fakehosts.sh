@@ -30,8 +30,10 @@ real=$(readlink -f "$PFCLAB")
 n1=${FAKEHOST_NS[h1]} n2=${FAKEHOST_NS[h2]} n3=${FAKEHOST_NS[h3]}
 
 # The data path h1:da -- [h3: cpa - cpbr - cpb] -- h2:db, on its own subnet.
+# The bridge snoops no multicast: with snooping on it joins 224.0.0.106 itself and sends
+# IGMP reports through cpb, which the bottleneck counts alongside the injected frames.
 net=10.231.$(($$ % 200))
-ip -n "$n3" link add cpbr type bridge &&
+ip -n "$n3" link add cpbr type bridge mcast_snooping 0 &&
 	ip -n "$n3" link add cpa type veth peer name da netns "$n1" &&
 	ip -n "$n3" link add cpb type veth peer name db netns "$n2" || {
 	fail run_cpoint_bridge "could not build the bridge in h3"
