@@ -30,8 +30,8 @@
 
 #include "lib/out.h"
 #include "lib/util.h"
+#include "monitor/recfile.h"
 #include "monitor/record.h"
-#include "version.h" /* generated: $(BUILD)/gen */
 
 /* Lines gathered before they go to the writer: 100 ms, or less when samples are large
  * (memory stays bounded: REC_QLEN batches of FLUSH_BYTES at most, plus one sample).
@@ -375,36 +375,23 @@ static const char *col_name(const struct mon_col *cols, size_t n, size_t i)
 	return cols[i].metric;
 }
 
-static void seg_name(unsigned seg, char *buf, size_t n)
-{
-	if (seg <= 1)
-		snprintf(buf, n, "samples.csv");
-	else
-		snprintf(buf, n, "samples-%u.csv", seg);
-}
-
 static int rec_flush(struct mon_rec *r);
 
 static int meta_write(struct mon_rec *r, bool finished)
 {
-	json_object *m = json_object_new_object(), *srcs = json_object_new_array();
-	json_object *cols = json_object_new_array(), *segs = json_object_new_array();
+	json_object *m, *srcs = json_object_new_array(), *cols = json_object_new_array();
 	const struct mon_col *c;
 	struct utsname u;
-	char host[256] = "", path[4200], tmp[4200], name[32];
-	const char *txt;
+	char host[256] = "", err[4300];
 	size_t i, n;
-	unsigned k;
-	int fd, rc;
+	int rc;
 
 	if (!r->failed)
 		(void)rec_flush(r); /* the counts below then match the files */
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	uname(&u);
-	json_object_object_add(m, "format", json_object_new_string("pfclab-monitor-1"));
-	json_object_object_add(m, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
-	json_object_object_add(m, "host", json_object_new_string(host));
+	m = rec_meta_new(host);
 	json_object_object_add(m, "kernel", json_object_new_string(u.release));
 	json_object_object_add(m, "machine", json_object_new_string(u.machine));
 	json_object_object_add(m, "interval_ns",
@@ -434,62 +421,19 @@ static int meta_write(struct mon_rec *r, bool finished)
 	}
 	json_object_object_add(m, "sources", srcs);
 	c = mon_engine_cols(r->e, &n);
-	for (i = 0; i < n; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "name", json_object_new_string(col_name(c, n, i)));
-		json_object_object_add(o, "key", json_object_new_string(c[i].key));
-		json_object_object_add(o, "metric", c[i].metric[0] ?
-				       json_object_new_string(c[i].metric) : NULL);
-		json_object_object_add(o, "raw", json_object_new_string(c[i].raw));
-		json_object_object_add(o, "unit", json_object_new_string(c[i].unit));
-		json_object_object_add(o, "kind", json_object_new_string(
-			c[i].kind == MON_COUNTER ? "counter" : "gauge"));
-		json_object_object_add(o, "bits", json_object_new_int(c[i].width));
-		json_object_array_add(cols, o);
-	}
+	for (i = 0; i < n; i++)
+		rec_meta_column(cols, col_name(c, n, i), c[i].key, c[i].metric[0] ? c[i].metric : NULL,
+				c[i].raw, c[i].unit, c[i].kind == MON_COUNTER, c[i].width);
 	json_object_object_add(m, "columns", cols);
-	for (k = 1; k <= r->segment; k++) {
-		seg_name(k, name, sizeof(name));
-		json_object_array_add(segs, json_object_new_string(name));
-	}
-	json_object_object_add(m, "csv_segments", segs);
-	json_object_object_add(m, "jsonl", json_object_new_string("samples.jsonl"));
-	json_object_object_add(m, "finished", json_object_new_boolean(finished));
-	json_object_object_add(m, "samples", json_object_new_uint64(r->samples));
+	rec_meta_files(m, r->segment, finished, r->samples);
 	json_object_object_add(m, "gap_events", json_object_new_uint64(r->gaps));
 	json_object_object_add(m, "overruns_total",
 			       json_object_new_uint64(r->last ? r->last->overruns_total : 0));
 	json_object_object_add(m, "error", r->failure[0] ?
 			       json_object_new_string(r->failure) : NULL);
-	txt = out_json_text(m, true);
-	snprintf(path, sizeof(path), "%s/meta.json", r->dir);
-	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", r->dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		json_object_put(m);
-		return rec_fail(r, rc, "%s", tmp);
-	}
-	rc = pfc_write_all(fd, txt, strlen(txt));
-	if (!rc)
-		rc = pfc_write_all(fd, "\n", 1);
-	if (!rc && fsync(fd))
-		rc = -errno;
-	close(fd);
+	rc = rec_meta_replace(r->dir, m, err, sizeof(err));
 	json_object_put(m);
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return rec_fail(r, rc, "writing %s", path);
-	}
-	fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	return 0;
+	return rc ? rec_fail(r, rc, "%s", err) : 0;
 }
 
 static void tmpl_free(struct mon_rec *r)
@@ -937,7 +881,7 @@ static int csv_segment_open(struct mon_rec *r)
 	r->csv.fd = -1;
 	tmpl_free(r);	/* the JSON names follow the new layout */
 	r->segment++;
-	seg_name(r->segment, name, sizeof(name));
+	rec_seg_name(r->segment, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
 	r->csv_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (r->csv_fd < 0)

@@ -16,8 +16,8 @@
 #include <json-c/json.h>
 
 #include "lib/util.h"
+#include "monitor/recfile.h"
 #include "monitor/top/rec.h"
-#include "version.h" /* generated: $(BUILD)/gen */
 
 struct top_rec {
 	char dir[4096];
@@ -71,27 +71,13 @@ static int put(struct top_rec *r, const char *fmt, ...)
 	}
 }
 
-static void seg_name(unsigned seg, char *buf, size_t n)
-{
-	if (seg <= 1)
-		snprintf(buf, n, "samples.csv");
-	else
-		snprintf(buf, n, "samples-%u.csv", seg);
-}
-
 static int meta_write(struct top_rec *r, bool finished)
 {
-	json_object *m = json_object_new_object(), *cols = json_object_new_array();
-	json_object *segs = json_object_new_array();
-	char path[4200], tmp[4200], name[32];
-	const char *txt;
-	unsigned k;
+	json_object *m = rec_meta_new(r->host), *cols = json_object_new_array();
+	char err[4300];
 	size_t i;
-	int fd, rc;
+	int rc;
 
-	json_object_object_add(m, "format", json_object_new_string("pfclab-monitor-1"));
-	json_object_object_add(m, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
-	json_object_object_add(m, "host", json_object_new_string(r->host));
 	json_object_object_add(m, "recorded_by",
 			       json_object_new_string("pfclab top, from the host's "
 						      "'pfclab monitor --json --all'"));
@@ -99,47 +85,19 @@ static int meta_write(struct top_rec *r, bool finished)
 	json_object_object_add(m, "started_wall_ns", json_object_new_uint64(r->started_wall_ns));
 	for (i = 0; i < r->cols.n; i++) {
 		const struct top_metric *c = &r->cols.m[i];
-		json_object *o = json_object_new_object();
 		char key[MON_KEY_MAX + 80];
 
 		snprintf(key, sizeof(key), "remote:%s:%s", r->host, c->name);
-		json_object_object_add(o, "name", json_object_new_string(c->name));
-		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "metric", json_object_new_string(c->name));
-		json_object_object_add(o, "raw", json_object_new_string(c->name));
-		json_object_object_add(o, "unit", json_object_new_string(c->unit));
-		json_object_object_add(o, "kind", json_object_new_string(
-			c->flags & TOP_M_COUNTER ? "counter" : "gauge"));
-		json_object_object_add(o, "bits", json_object_new_int(64));
-		json_object_array_add(cols, o);
+		rec_meta_column(cols, c->name, key, c->name, c->name, c->unit,
+				c->flags & TOP_M_COUNTER, 64);
 	}
 	json_object_object_add(m, "columns", cols);
-	for (k = 1; k <= r->segment; k++) {
-		seg_name(k, name, sizeof(name));
-		json_object_array_add(segs, json_object_new_string(name));
-	}
-	json_object_object_add(m, "csv_segments", segs);
-	json_object_object_add(m, "jsonl", json_object_new_string("samples.jsonl"));
-	json_object_object_add(m, "finished", json_object_new_boolean(finished));
-	json_object_object_add(m, "samples", json_object_new_uint64(r->samples));
-	txt = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-					     JSON_C_TO_STRING_NOSLASHESCAPE);
-	snprintf(path, sizeof(path), "%s/meta.json", r->dir);
-	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", r->dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	rc = fd < 0 ? -errno : 0;
-	if (!rc)
-		rc = pfc_write_all(fd, txt, strlen(txt));
-	if (!rc)
-		rc = pfc_write_all(fd, "\n", 1);
-	if (!rc && fsync(fd))
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
+	rec_meta_files(m, r->segment, finished, r->samples);
+	rc = rec_meta_replace(r->dir, m, err, sizeof(err));
 	json_object_put(m);
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	return rc ? fail(r, rc, "writing meta.json") : 0;
+	if (rc)
+		snprintf(r->err, sizeof(r->err), "%.500s: %s", err, strerror(-rc));
+	return rc;
 }
 
 int top_rec_open(const char *dir, const char *host, struct top_rec **out, char *err,
@@ -200,7 +158,7 @@ static int segment_open(struct top_rec *r, const struct top_snap *s)
 	if (r->csv_fd >= 0)
 		close(r->csv_fd);
 	r->segment++;
-	seg_name(r->segment, name, sizeof(name));
+	rec_seg_name(r->segment, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
 	r->csv_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (r->csv_fd < 0)

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* recfile.c: the files of a monitor record (see recfile.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/out.h"
+#include "lib/util.h"
+#include "monitor/recfile.h"
+#include "version.h" /* generated: $(BUILD)/gen */
+
+void rec_seg_name(unsigned seg, char *buf, size_t n)
+{
+	if (seg <= 1)
+		snprintf(buf, n, "samples.csv");
+	else
+		snprintf(buf, n, "samples-%u.csv", seg);
+}
+
+json_object *rec_meta_new(const char *host)
+{
+	json_object *m = json_object_new_object();
+
+	json_object_object_add(m, "format", json_object_new_string(REC_FORMAT));
+	json_object_object_add(m, "pfclab_version", json_object_new_string(PFCLAB_VERSION));
+	json_object_object_add(m, "host", json_object_new_string(host));
+	return m;
+}
+
+void rec_meta_column(json_object *cols, const char *name, const char *key, const char *metric,
+		     const char *raw, const char *unit, bool counter, int bits)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "key", json_object_new_string(key));
+	json_object_object_add(o, "metric", metric ? json_object_new_string(metric) : NULL);
+	json_object_object_add(o, "raw", json_object_new_string(raw));
+	json_object_object_add(o, "unit", json_object_new_string(unit));
+	json_object_object_add(o, "kind", json_object_new_string(counter ? "counter" : "gauge"));
+	json_object_object_add(o, "bits", json_object_new_int(bits));
+	json_object_array_add(cols, o);
+}
+
+void rec_meta_files(json_object *m, unsigned segments, bool finished, uint64_t samples)
+{
+	json_object *segs = json_object_new_array();
+	char name[32];
+	unsigned k;
+
+	for (k = 1; k <= segments; k++) {
+		rec_seg_name(k, name, sizeof(name));
+		json_object_array_add(segs, json_object_new_string(name));
+	}
+	json_object_object_add(m, "csv_segments", segs);
+	json_object_object_add(m, "jsonl", json_object_new_string(REC_JSONL));
+	json_object_object_add(m, "finished", json_object_new_boolean(finished));
+	json_object_object_add(m, "samples", json_object_new_uint64(samples));
+}
+
+int rec_meta_replace(const char *dir, json_object *m, char *err, size_t errlen)
+{
+	const char *txt = out_json_text(m, true);
+	char path[4200], tmp[4200];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.meta.json.tmp", dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s", tmp);
+		return rc;
+	}
+	rc = pfc_write_all(fd, txt, strlen(txt));
+	if (!rc)
+		rc = pfc_write_all(fd, "\n", 1);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	close(fd);
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		snprintf(err, errlen, "writing %s", path);
+		return rc;
+	}
+	/* the rename itself lasts once the folder is on disk */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	return 0;
+}

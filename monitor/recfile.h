@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* recfile.h: the files of a monitor record, as the monitor's recorder (record.c) and
+ * top's recorder of a remote host (top/rec.c) both write them: the CSV segments' names,
+ * the fields of meta.json they share, and meta.json replaced atomically.
+ */
+#ifndef PFCLAB_MON_RECFILE_H
+#define PFCLAB_MON_RECFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#define REC_FORMAT "pfclab-monitor-1"
+#define REC_JSONL "samples.jsonl"
+
+/* samples.csv for the first segment, samples-N.csv for the Nth. */
+void rec_seg_name(unsigned seg, char *buf, size_t n);
+/* A new meta.json object with its first fields: format, pfclab_version, host. */
+json_object *rec_meta_new(const char *host);
+/* One entry of meta.json's "columns" added to cols; metric may be NULL (JSON null). */
+void rec_meta_column(json_object *cols, const char *name, const char *key, const char *metric,
+		     const char *raw, const char *unit, bool counter, int bits);
+/* The fields that name the files and their state: csv_segments (1..segments), jsonl,
+ * finished, samples. */
+void rec_meta_files(json_object *m, unsigned segments, bool finished, uint64_t samples);
+/* Writes m to DIR/meta.json through a temporary file, fsync and rename, then syncs the
+ * folder: a reader sees the old file or the new one, never a part. 0 or -errno, with the
+ * path that failed in err. */
+int rec_meta_replace(const char *dir, json_object *m, char *err, size_t errlen);
+
+#endif
