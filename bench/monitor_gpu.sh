@@ -43,13 +43,14 @@ for gi in $GPU_INTERVALS; do
 	awk -v name="$name" -v gi="$gi${MON_ARGS:+, $MON_ARGS}" -v rc="$rc" -v st="$state" '
 		/samples in/ { for (i = 1; i <= NF; i++) {
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
-			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) }
+			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1)
+			if ($i == "timer:") wk = $(i + 1) }
 			sub(/%/, "", pc) }
 		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
 		/^  recording/ { rec = $2 }
 		END {
 			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
-			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
-				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, nv, st
+			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); sleeping and waking for the timer %s us per sample; nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
+				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, wk == "" ? "n/a" : wk, nv, st
 		}' "$tmp/err-$k"
 done

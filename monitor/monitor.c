@@ -188,7 +188,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "print nothing per interval (with --record)" },
 		{ "stats", 0, OPT_FLAG, .dst = &o->stats,
 		  .help = "at the end, print samples, overruns and CPU time per sample\n"
-			  "(recording's share apart)" },
+			  "(each source's, recording's and the timer waits' apart)" },
 		{ "sources", 0, OPT_FN, .dst = &o->sources, .fn = parse_sources, .arg = "LIST",
 		  .help = "only these sources: ethtool,pause,dcb,link,pci,rdma,nvml,qdisc (qdisc: "
 			  "every qdisc of IFACE, only when named)" },
@@ -437,7 +437,7 @@ static uint64_t thread_cpu_ns(void)
  * source cost in the sampling thread and in its own reader thread, and the recording's.
  */
 static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, double cpu,
-			double wall, uint64_t work_ns, uint64_t rec_ns)
+			double wall, uint64_t work_ns, uint64_t wake_ns, uint64_t rec_ns)
 {
 	struct out o;
 	size_t i;
@@ -450,8 +450,12 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 	out_double(&o, "cpu_core_pct", ", %.2f%% of one core",
 		   wall > 0 ? 100.0 * cpu / wall : 0.0);
 	out_double(&o, "work_us_per_sample", " (reading, computing and writing: %.1f us per "
-		   "sample; the rest is the timer wakeup and the sources' own threads)\n",
-		   (double)work_ns / 1e3 / (double)n);
+		   "sample;", (double)work_ns / 1e3 / (double)n);
+	/* what the kernel charges the sampling thread for sleeping until each tick and
+	 * waking: the floor of any sampler at this interval on this host */
+	out_double(&o, "wake_us_per_sample", " sleeping and waking for the timer: %.1f us;",
+		   (double)wake_ns / 1e3 / (double)n);
+	out_text(&o, " the rest is the sources' own threads)\n");
 	out_arr_open(&o, "sources");
 	for (i = 0; i < mon_engine_nsrc(x->e); i++) {
 		const struct mon_src *src = mon_engine_src(x->e, i);
@@ -495,7 +499,7 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
-	uint64_t t0, n = 0, work_ns = 0, rec_ns = 0, nmeas = 0, nrec = 0;
+	uint64_t t0, thr0 = 0, n = 0, work_ns = 0, rec_ns = 0, nmeas = 0, nrec = 0;
 	bool meas;
 	double cpu0;
 	int failed, rc;
@@ -544,6 +548,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 	}
 	t0 = time_mono_ns();
 	cpu0 = cpu_seconds();
+	if (x->o.stats)
+		thr0 = thread_cpu_ns();
 	while (!stop_flag) {
 		int64_t w = mon_engine_wait(x->e);
 
@@ -596,12 +602,15 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		/* each measured span holds one clock read; the work's also holds the recording's
 		 * two */
 		uint64_t probes = mon_engine_cpu_probes(x->e) + (nmeas + 2 * nrec) * rd;
+		uint64_t work = mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0);
+		/* the sampling thread's CPU outside the work and the clock reads themselves:
+		 * the waits on the timer */
+		uint64_t thr = thread_cpu_ns() - thr0, spent = work + probes;
 
 		print_stats(x, n, s ? s->overruns_total : 0, cpu_seconds() - cpu0,
-			    (time_mono_ns() - t0) / 1e9,
-			    mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0) +
-			    writer, mon_engine_cpu_scale(x->e, rec_ns > nrec * rd ? rec_ns - nrec * rd :
-							  0) + writer);
+			    (time_mono_ns() - t0) / 1e9, work + writer, thr > spent ? thr - spent : 0,
+			    mon_engine_cpu_scale(x->e, rec_ns > nrec * rd ? rec_ns - nrec * rd : 0) +
+			    writer);
 	}
 	return x->rec_failed ? 1 : 0;
 }

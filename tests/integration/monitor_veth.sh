@@ -7,7 +7,7 @@
 # --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot;
 # the other threads show by name in ps -L; the CSV rows and JSON lines agree row by row.
 source "$(dirname "$0")/../lib.sh"
-plan 14
+plan 15
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -212,6 +212,18 @@ if [ "$rc" -eq 0 ] && [ "$main" = FF/20 ] && [ "$others_ff" -eq 0 ] && [ "$nthre
 	ok monitor_veth_rt_priority
 else
 	fail monitor_veth_rt_priority "exit $rc, sampling thread $main, other FIFO threads $others_ff of $nthreads: $(tr '\n' ' ' <"$tmp/err4")"
+fi
+# --stats: the sampling thread's work and its waits on the timer are within the whole CPU
+# per sample, and waiting is never free (a sleep and a wakeup per tick)
+parts=$(awk '/samples in/ { for (i = 1; i <= NF; i++) {
+		if ($i == "CPU") t = $(i + 1); if ($i == "writing:") w = $(i + 1)
+		if ($i == "timer:") z = $(i + 1) }
+	print t, w, z }' "$tmp/err4")
+if [ -n "$parts" ] && awk -v p="$parts" 'BEGIN { split(p, a, " ");
+	exit !(a[3] > 0 && a[2] > 0 && a[2] + a[3] <= a[1] * 1.02) }'; then
+	ok "monitor_veth_stats_parts: CPU, work, timer waits per sample: $parts us"
+else
+	fail monitor_veth_stats_parts "'$parts' from: $(grep 'samples in' "$tmp/err4")"
 fi
 # the same threads by name, as ps -L and top -H show them: the writer (batch policy) and
 # the capture thread
