@@ -195,7 +195,8 @@ int dcqcn_plot(const char *dir, const char *pid, const char *rep, json_object *m
 		   "set terminal pngcairo size 1100,1100 font \",10\" noenhanced\n"
 		   "set output \"%s\"\n"
 		   "set multiplot layout 4,1 title \"%s %s %s: the DCQCN loop (bottleneck %s %s)\"\n"
-		   "set grid\nset lmargin 12\nset rmargin 12\nset key left top\n",
+		   "set grid\nset lmargin 12\nset rmargin 12\nset key left top\n"
+		   "set offsets 0, 0, graph 0.08, 0\n",
 		   pid, rep, png, e->name, pid, rep, e->hosts[e->cp->host].name,
 		   e->hosts[e->cp->host].netdev);
 	{

@@ -521,7 +521,10 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		snprintf(t, sizeof(t), "%s %s %s", e->name, pid, rep);
 		gp_quote(f, t);
 	}
-	fprintf(f, "\nset grid\nset key outside right top\nset lmargin 12\nset rmargin 40\n");
+	/* headroom above the highest point: a line at the top of its range would run
+	 * along the frame and vanish into it */
+	fprintf(f, "\nset grid\nset key outside right top\nset lmargin 12\nset rmargin 40\n"
+		   "set offsets 0, 0, graph 0.08, 0\n");
 	fprintf(f, "set xrange [0:%.3f]\n", tmax > 0 ? tmax * 1.02 : 1);
 	/* phase markers on every panel */
 	for (i = 0; phases && i < json_object_array_length(phases); i++) {
