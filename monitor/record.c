@@ -707,7 +707,7 @@ static int job_write(struct mon_rec *r, struct rec_text *j, uint64_t *nsamp, cha
 		}
 		rc = pfc_write_all(r->jsonl.fd, j->jsonl.buf + j0, j1 - j0);
 		if (rc) {
-			snprintf(msg, msgsz, "%.440s: writing samples.jsonl: %s", r->dir,
+			snprintf(msg, msgsz, "%.440s: writing " REC_JSONL ": %s", r->dir,
 				 strerror(-rc));
 			break;
 		}
@@ -908,7 +908,7 @@ static int csv_segment_open(struct mon_rec *r)
 
 int mon_rec_check_dir(const char *dir)
 {
-	static const char *const names[] = { "meta.json", "samples.csv", "samples.jsonl" };
+	static const char *const names[] = { "meta.json", "samples.csv", REC_JSONL };
 	char path[4200];
 	struct stat st;
 	size_t i;
@@ -978,7 +978,7 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 			json_object_array_add(r->argv, json_object_new_string(argv[i]));
 	}
 	reserve_take(r);
-	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	snprintf(path, sizeof(path), "%s/" REC_JSONL, dir);
 	r->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (r->jsonl_fd < 0)
 		return rec_fail(r, -errno, "%s", path);
@@ -1062,7 +1062,7 @@ static int event_put(struct mon_rec *r, const char *line)
 	int rc = out_reserve(o, len);
 
 	if (rc)
-		return rec_fail(r, rc, "%s/samples.jsonl", r->dir);
+		return rec_fail(r, rc, "%s/" REC_JSONL, r->dir);
 	it = (struct rec_item *)(void *)(o->buf + o->len);
 	p = (char *)(it + 1);
 	memcpy(p, line, n);

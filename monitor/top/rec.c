@@ -115,7 +115,7 @@ int top_rec_open(const char *dir, const char *host, struct top_rec **out, char *
 	r->csv_fd = -1;
 	r->started_wall_ns = time_real_ns();
 	rc = pfc_mkdir_p(dir);
-	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	snprintf(path, sizeof(path), "%s/" REC_JSONL, dir);
 	if (!rc) {
 		r->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 		if (r->jsonl_fd < 0)
@@ -231,7 +231,7 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 	if (!rc)
 		rc = pfc_write_all(r->jsonl_fd, r->line, r->len);
 	if (rc)
-		return fail(r, rc, "samples.jsonl");
+		return fail(r, rc, REC_JSONL);
 	r->prev_ns = s->src_ns;
 	r->samples++;
 	return 0;
