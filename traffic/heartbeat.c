@@ -82,6 +82,39 @@ static void *beat(void *arg)
 	return NULL;
 }
 
+bool heartbeat_thread_wanted(bool posts, uint32_t size)
+{
+	return !posts || size > HEARTBEAT_THREAD_SIZE;
+}
+
+uint64_t heartbeat_due_ns(struct heartbeat *hb, uint64_t quiet_ns)
+{
+	return __atomic_load_n(&hb->last_ns, __ATOMIC_RELAXED) + quiet_ns;
+}
+
+bool heartbeat_late(uint64_t quiet_ns, uint64_t late_ns)
+{
+	return late_ns > quiet_ns / 4;
+}
+
+int heartbeat_beat(struct heartbeat *hb, uint64_t quiet_ns, uint64_t now, uint64_t *late_ns,
+		   char *why, size_t n)
+{
+	const struct xchg_msg ping = { .type = XCHG_PING };
+	uint64_t due = heartbeat_due_ns(hb, quiet_ns);
+	int rc;
+
+	*late_ns = 0;
+	if (hb->running || now < due)
+		return 0;
+	rc = heartbeat_send(hb, &ping, quiet_ns, why, n);
+	if (!rc) {
+		hb->pings++;
+		*late_ns = now - due;
+	}
+	return rc;
+}
+
 int heartbeat_start(struct heartbeat *hb, uint64_t quiet_ns)
 {
 	sigset_t all, old;

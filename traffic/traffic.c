@@ -165,6 +165,7 @@ struct run {
 	struct auth_key key;
 	struct heartbeat hb;
 	bool hb_ready;
+	uint64_t quiet_ns;	/* a PING when nothing went out for this long */
 	struct phase_state ps;
 	char why[600];
 };
@@ -181,6 +182,34 @@ static int xsend(struct run *r, const struct xchg_msg *m, uint64_t timeout_ns, c
 static int send_msg(struct run *r, const struct xchg_msg *m)
 {
 	return xsend(r, m, r->o->timeout_ns, r->why, sizeof(r->why));
+}
+
+/* The heartbeat thread from now on (see heartbeat.h for when). */
+static int hb_thread(struct run *r)
+{
+	int rc;
+
+	if (r->hb.running)
+		return 0;
+	rc = heartbeat_start(&r->hb, r->quiet_ns);
+	if (rc)
+		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s",
+			 strerror(-rc));
+	return rc;
+}
+
+/* The main loop's PING where no thread runs; a loop that was late with one hands the
+ * PINGs to the thread. Errors go to why (r->why or a phase's). */
+static int hb_beat(struct run *r, char *why, size_t n)
+{
+	uint64_t late;
+	int rc = heartbeat_beat(&r->hb, r->quiet_ns, time_mono_ns(), &late, why, n);
+
+	if (rc || !heartbeat_late(r->quiet_ns, late))
+		return rc;
+	if ((rc = hb_thread(r)))
+		snprintf(why, n, "%s", r->why);
+	return rc;
 }
 
 /* Tell the peer why we give up (best effort: it may be gone already). */
@@ -233,16 +262,22 @@ static int warmup(struct run *r, uint32_t size, bool send)
 
 	if (!send || !r->o->warmup_ns)
 		return 0;
+	if (heartbeat_thread_wanted(true, size) && (rc = hb_thread(r)))
+		return rc;
 	traffic_verbs_phase_begin(&r->tv, size, true, 0, 0);
 	while (!stop_requested && (now = time_mono_ns()) < end) {
 		rc = traffic_verbs_phase_run(&r->tv, now + PHASE_CHECK_NS < end ? now + PHASE_CHECK_NS : end);
 		if (rc < 0)
 			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
+		if ((rc = hb_beat(r, r->why, sizeof(r->why))))
+			return rc;
 	}
 	traffic_verbs_phase_stop(&r->tv);
-	do
-		rc = traffic_verbs_phase_run(&r->tv, time_mono_ns() + r->o->timeout_ns);
-	while (rc == 0 && !stop_requested);
+	do {
+		rc = traffic_verbs_phase_run(&r->tv, time_mono_ns() + PHASE_CHECK_NS);
+		if (rc == 0 && (rc = hb_beat(r, r->why, sizeof(r->why))))
+			return rc;
+	} while (rc == 0 && !stop_requested);
 	if (rc < 0)
 		return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
 	return 0;
@@ -305,12 +340,15 @@ static int phase_local(struct run *r, struct phase_state *ps)
 					time_mono_ns());
 	/* Nothing to post: sleep on the socket until a message, the next row (unless rows
 	 * follow the peer's STATS, which wake it anyway), the end, or the moment the peer's
-	 * silence would count; nothing else can happen before (a signal ends the sleep
-	 * early), so an idle side does not wake ten times a second. */
+	 * silence would count, or, where no heartbeat thread runs, this side's own PING;
+	 * nothing else can happen before (a signal ends the sleep early), so an idle side
+	 * does not wake ten times a second. */
 	quiet = ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS;
 	until = ps->next_report < quiet && !phase_rows_follow_peer(ps) ? ps->next_report : quiet;
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
+	if (!r->hb.running && heartbeat_due_ns(&r->hb, r->quiet_ns) < until)
+		until = heartbeat_due_ns(&r->hb, r->quiet_ns);
 	left = (int64_t)until - (int64_t)time_mono_ns();
 	if (phase_wants_msgs(ps) && left > 0) {
 		int rc = conn_wait_readable(r->fd, (uint64_t)left);
@@ -370,7 +408,7 @@ static int phase_out(struct run *r, struct phase_state *ps)
 	}
 	if (phase_step_done(ps, now, &r->tv.ctr, &m) && (rc = phase_send(r, ps, &m)))
 		return rc;
-	return 0;
+	return hb_beat(r, ps->why, sizeof(ps->why));
 }
 
 /* One phase: one message size. Returns 0, or -errno with r->why set; *ended_early tells
@@ -387,6 +425,8 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	if ((rc = warmup(r, o->sizes[phase], o->bidir || o->host)) || (rc = phase_barrier(r, phase)))
 		return rc;
 	phase_cfg_fill(r, phase, &c);
+	if (heartbeat_thread_wanted(c.send, c.size) && (rc = hb_thread(r)))
+		return rc;
 	traffic_verbs_phase_begin(&r->tv, c.size, c.send, o->duration_ns ? 0 : o->iters,
 				  o->duration_ns);
 	c.t0 = r->tv.start_ns;
@@ -550,15 +590,19 @@ static int setup(struct run *r)
 	r->hb_ready = true;
 	if ((rc = exchange_endpoints(r)))
 		return rc;
-	/* From now on a PING whenever nothing went out for 3/8 of --peer-timeout, whatever
-	 * the main loop does: a sender's STATS of the default 1 s interval come sooner than
-	 * that (2 s timeout), so it sends one PING a second instead of four (a receive-only
-	 * side, which sends no STATS, one every 3/8 of the timeout); the peer's limit
-	 * (phase_silence_limit) leaves at least a quarter of the timeout for delays. */
-	rc = heartbeat_start(&r->hb, o->peer_timeout_ns / 8 * 3);
-	if (rc)
-		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s", strerror(-rc));
-	return rc;
+	/* From now on a PING whenever nothing went out for 3/8 of --peer-timeout: a
+	 * sender's STATS of the default 1 s interval come sooner than that (2 s timeout), so
+	 * it sends one PING a second instead of four (a receive-only side, which sends no
+	 * STATS, one every 3/8 of the timeout); the peer's limit (phase_silence_limit) leaves
+	 * at least a quarter of the timeout for delays. A side that posts sends them from its
+	 * main loop until a phase needs the thread (heartbeat.h); one that never posts has
+	 * the thread from the start. */
+	r->quiet_ns = o->peer_timeout_ns / 8 * 3;
+	if (!r->hb.last_ns)
+		r->hb.last_ns = time_mono_ns();
+	if (heartbeat_thread_wanted(o->bidir || o->host, 0))
+		return hb_thread(r);
+	return 0;
 }
 
 static int run_traffic(const struct traffic_opts *o)

@@ -2,7 +2,8 @@
 /* test_traffic_heartbeat.c: the heartbeat thread sends PINGs while the main thread sends
  * its own messages through heartbeat_send: every message arrives whole (none cut by a
  * PING), in order, and stopping the thread joins it; a PING goes out only when nothing
- * else did for the set time.
+ * else did for the set time. Without the thread, the main loop's own PING (heartbeat_beat)
+ * and when a side needs the thread.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -161,12 +162,71 @@ static void test_peer_gone(void **state)
 	close(sv[0]);
 }
 
+/* Without the thread the main loop's heartbeat_beat sends a PING only once quiet_ns passed
+ * since the last message, says how late it was, and a message sent meanwhile puts it off. */
+static void test_main_loop_beat(void **state)
+{
+	const uint64_t quiet = 200000000ULL;	/* 200 ms */
+	struct reader rd = { 0 };
+	struct heartbeat hb;
+	struct xchg_msg m = { .type = XCHG_STATS };
+	uint64_t t, late = 1;
+	pthread_t th;
+	char why[256];
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	rd.fd = sv[1];
+	assert_int_equal(pthread_create(&th, NULL, read_all, &rd), 0);
+	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
+	m.u.ctr.phase = 1;
+	assert_int_equal(heartbeat_send(&hb, &m, 1000000000ULL, why, sizeof(why)), 0);
+	t = hb.last_ns;
+	assert_int_equal(heartbeat_due_ns(&hb, quiet), t + quiet);
+	/* not due: nothing goes out */
+	assert_int_equal(heartbeat_beat(&hb, quiet, t + quiet - 1, &late, why, sizeof(why)), 0);
+	assert_int_equal(late, 0);
+	assert_int_equal(hb.pings, 0);
+	/* due, 30 ms late: a PING, and the lateness */
+	assert_int_equal(heartbeat_beat(&hb, quiet, t + quiet + 30000000ULL, &late, why,
+					sizeof(why)), 0);
+	assert_int_equal(hb.pings, 1);
+	assert_int_equal(late, 30000000ULL);
+	assert_false(heartbeat_late(quiet, late));	/* within a quarter of quiet_ns */
+	assert_true(heartbeat_late(quiet, quiet / 4 + 1));
+	/* the PING put the next one off by quiet_ns from when it went */
+	assert_true(heartbeat_due_ns(&hb, quiet) >= t + quiet);
+	assert_false(hb.running);
+	heartbeat_fini(&hb);
+	close(sv[0]);
+	pthread_join(th, NULL);
+	assert_int_equal(rd.stats, 1);
+	assert_int_equal(rd.pings, 1);
+	assert_int_equal(rd.other, 0);
+	close(sv[1]);
+}
+
+/* The thread where a side never posts or posts large messages; none for small ones. */
+static void test_thread_wanted(void **state)
+{
+	(void)state;
+	assert_true(heartbeat_thread_wanted(false, 0));
+	assert_true(heartbeat_thread_wanted(false, 64));
+	assert_false(heartbeat_thread_wanted(true, 64));
+	assert_false(heartbeat_thread_wanted(true, HEARTBEAT_THREAD_SIZE));
+	assert_true(heartbeat_thread_wanted(true, HEARTBEAT_THREAD_SIZE + 1));
+	assert_true(heartbeat_thread_wanted(true, 4u << 20));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pings_and_messages),
 		cmocka_unit_test(test_quiet_while_messages_flow),
 		cmocka_unit_test(test_peer_gone),
+		cmocka_unit_test(test_main_loop_beat),
+		cmocka_unit_test(test_thread_wanted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

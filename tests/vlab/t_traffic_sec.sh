@@ -5,9 +5,11 @@
 # key, one with the wrong key) gets no memory key and the server goes on to serve the real
 # client; 30 idle connections do not stop a real client; a mismatched HELLO (-D) does not
 # end the server; a stopped peer (SIGSTOP) is noticed within about 2 s on either side, by a
-# sending side and by an idle one.
+# sending side and by an idle one. Which sides run a heartbeat thread: a side that posts
+# small messages sends its PINGs from its main loop and stays one thread; a side that
+# never posts, or posts large messages, has the thread.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 13
+plan 16
 
 need_cmd traffic-sec od timeout || finish
 [ -x "$PFCLAB" ] || { fail traffic-sec "no pfclab binary at $PFCLAB"; finish; }
@@ -173,6 +175,31 @@ stopped_peer() {
 		stop_and_time "$name" $SPID $CPID "$VLAB_OUT/$tag-client.err"
 	fi
 }
+# 5. threads: read /proc/PID/status while the run is in its intervals
+threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+threads_case() { # TAG PORT NAME WANT_SERVER WANT_CLIENT ARGS...
+	local tag=$1 port=$2 name=$3 ws=$4 wc=$5 ts tc
+	shift 5
+	server "$tag" "$port" "$@"
+	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "$@" "$VLAB_IP_A" \
+		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
+	CPID=$!
+	defer kill -9 $CPID
+	if running "$VLAB_OUT/$tag-client.out"; then
+		ts=$(threads $SPID) tc=$(threads $CPID)
+	fi
+	wait $CPID; CRC=$?
+	wait $SPID; src=$?
+	if [ "$CRC" -eq 0 ] && [ "$src" -eq 0 ] && [ "$ts" = "$ws" ] && [ "$tc" = "$wc" ]; then
+		ok "$name: server $ts, client $tc threads"
+	else
+		fail "$name" "rc $src/$CRC, threads server '${ts:-}' client '${tc:-}' (want $ws / $wc): $(cat "$VLAB_OUT/$tag"-*.err | tr '\n' ' ')"
+	fi
+}
+threads_case thr1 18716 "one way 4 KiB: the writer posts and PINGs from one thread, the idle server has the heartbeat thread" 2 1 -s 4K -D 4 --json
+threads_case thr2 18717 "both ways 4 KiB: one thread each" 1 1 -b -s 4K -D 4 --json
+threads_case thr3 18718 "both ways 1 MiB: the heartbeat thread on both (a post may hold the loop)" 2 2 -b -s 1M -D 4 --json
+
 stopped_peer stopc 18713 client "SIGSTOP client" -b -D 60 -s 64K --json
 stopped_peer stops 18714 server "SIGSTOP server (one-way: the writer notices)" -D 60 -s 64K --json
 # one way, the writer stopped: the idle server sleeps until the silence limit, not in
