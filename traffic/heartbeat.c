@@ -82,9 +82,9 @@ static void *beat(void *arg)
 	return NULL;
 }
 
-bool heartbeat_thread_wanted(bool posts, uint32_t size)
+bool heartbeat_thread_wanted(bool posts, uint64_t queued_bytes)
 {
-	return !posts || size > HEARTBEAT_THREAD_SIZE;
+	return !posts || queued_bytes > HEARTBEAT_THREAD_BYTES;
 }
 
 uint64_t heartbeat_due_ns(struct heartbeat *hb, uint64_t quiet_ns)

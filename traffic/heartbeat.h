@@ -43,16 +43,17 @@ int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t time
  * makes every post call dearer: on Soft-RoCE a post is a write(2), and in a process with
  * two threads glibc's cancellation handling and the kernel's shared file table add about
  * 70 instructions to each, 0.2-0.3% of the small-message rate in an emulated guest).
- * The thread takes over where the loop may be held up for long: messages larger than
- * HEARTBEAT_THREAD_SIZE (a post or a completion can hold Soft-RoCE for seconds), or once
- * the loop was late with a PING by over a quarter of quiet_ns.
+ * The thread takes over where the loop may be held up for long: where a side may have
+ * more than HEARTBEAT_THREAD_BYTES queued at once (on Soft-RoCE one post call does the
+ * protocol work of everything queued on the send queue: 8 MiB took over 0.65 s on one
+ * emulated CPU), or once the loop was late with a PING by over a quarter of quiet_ns.
  */
-#define HEARTBEAT_THREAD_SIZE (64u * 1024)
+#define HEARTBEAT_THREAD_BYTES (2ull << 20)
 
 /* Whether a side needs the thread for a phase: one that never posts sleeps on the
- * exchange connection for long (and gains nothing from one thread), one that posts
- * large messages may be held up in a post. */
-bool heartbeat_thread_wanted(bool posts, uint32_t size);
+ * exchange connection for long (and gains nothing from one thread), one that may queue
+ * more than HEARTBEAT_THREAD_BYTES may be held up in a post. */
+bool heartbeat_thread_wanted(bool posts, uint64_t queued_bytes);
 /* When the main loop's next PING is due: quiet_ns after the last message sent. */
 uint64_t heartbeat_due_ns(struct heartbeat *hb, uint64_t quiet_ns);
 /* The main loop's PING, when one is due by now and no thread runs: 0 when none was due

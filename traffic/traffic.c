@@ -184,6 +184,13 @@ static int send_msg(struct run *r, const struct xchg_msg *m)
 	return xsend(r, m, r->o->timeout_ns, r->why, sizeof(r->why));
 }
 
+/* What a side may have queued at once with messages of size: it may hold up a post call
+ * for that long on a software device (heartbeat.h). */
+static uint64_t queued_bytes(const struct run *r, uint32_t size)
+{
+	return (uint64_t)traffic_verbs_window(r->o, size) * size * r->o->qps;
+}
+
 /* The heartbeat thread from now on (see heartbeat.h for when). */
 static int hb_thread(struct run *r)
 {
@@ -262,7 +269,7 @@ static int warmup(struct run *r, uint32_t size, bool send)
 
 	if (!send || !r->o->warmup_ns)
 		return 0;
-	if (heartbeat_thread_wanted(true, size) && (rc = hb_thread(r)))
+	if (heartbeat_thread_wanted(true, queued_bytes(r, size)) && (rc = hb_thread(r)))
 		return rc;
 	traffic_verbs_phase_begin(&r->tv, size, true, 0, 0);
 	while (!stop_requested && (now = time_mono_ns()) < end) {
@@ -425,7 +432,7 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	if ((rc = warmup(r, o->sizes[phase], o->bidir || o->host)) || (rc = phase_barrier(r, phase)))
 		return rc;
 	phase_cfg_fill(r, phase, &c);
-	if (heartbeat_thread_wanted(c.send, c.size) && (rc = hb_thread(r)))
+	if (heartbeat_thread_wanted(c.send, queued_bytes(r, c.size)) && (rc = hb_thread(r)))
 		return rc;
 	traffic_verbs_phase_begin(&r->tv, c.size, c.send, o->duration_ns ? 0 : o->iters,
 				  o->duration_ns);

@@ -207,16 +207,17 @@ static void test_main_loop_beat(void **state)
 	close(sv[1]);
 }
 
-/* The thread where a side never posts or posts large messages; none for small ones. */
+/* The thread where a side never posts or may queue over HEARTBEAT_THREAD_BYTES; none for
+ * less. */
 static void test_thread_wanted(void **state)
 {
 	(void)state;
 	assert_true(heartbeat_thread_wanted(false, 0));
-	assert_true(heartbeat_thread_wanted(false, 64));
-	assert_false(heartbeat_thread_wanted(true, 64));
-	assert_false(heartbeat_thread_wanted(true, HEARTBEAT_THREAD_SIZE));
-	assert_true(heartbeat_thread_wanted(true, HEARTBEAT_THREAD_SIZE + 1));
-	assert_true(heartbeat_thread_wanted(true, 4u << 20));
+	assert_true(heartbeat_thread_wanted(false, 128 * 64));
+	assert_false(heartbeat_thread_wanted(true, 128 * 4096));
+	assert_false(heartbeat_thread_wanted(true, HEARTBEAT_THREAD_BYTES));
+	assert_true(heartbeat_thread_wanted(true, HEARTBEAT_THREAD_BYTES + 1));
+	assert_true(heartbeat_thread_wanted(true, 128ull * 65536));
 }
 
 int main(void)
