@@ -207,6 +207,13 @@ uint64_t phase_silence_limit(const struct phase_cfg *c)
 	return c->peer_timeout_ns / 4 * 3 - check;
 }
 
+void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns)
+{
+	if (late_ns <= PHASE_CHECK_NS)
+		return;
+	ps->last_heard = now - ps->last_heard > late_ns ? ps->last_heard + late_ns : now;
+}
+
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr)
 {
 	if (ctr->cqes != ps->last_cqes) {

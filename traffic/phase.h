@@ -110,6 +110,13 @@ bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_
  * scheduling delays. */
 uint64_t phase_silence_limit(const struct phase_cfg *c);
 
+/* This side's loop came back late_ns after the moment it meant to (a post call that did
+ * Soft-RoCE's work for seconds, or a host that did not run it): the peer cannot be heard
+ * while this side does not run, and on a shared CPU the peer was held up as well, so past
+ * PHASE_CHECK_NS that time does not count as the peer's silence (a stopped peer is then
+ * noticed that much later). */
+void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns);
+
 /* Sends stalled, or the peer silent too long: -ETIMEDOUT with ps->why; else 0. */
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr);
 

@@ -342,9 +342,14 @@ static int phase_local(struct run *r, struct phase_state *ps)
 
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
-	if (phase_wants_local(ps))
-		return phase_step_local(ps, traffic_verbs_phase_run(&r->tv, until), r->tv.why,
-					time_mono_ns());
+	if (phase_wants_local(ps)) {
+		int rc = traffic_verbs_phase_run(&r->tv, until);
+
+		now = time_mono_ns();
+		if (now > until)
+			phase_step_late(ps, now, now - until);
+		return phase_step_local(ps, rc, r->tv.why, now);
+	}
 	/* Nothing to post: sleep on the socket until a message, the next row (unless rows
 	 * follow the peer's STATS, which wake it anyway), the end, or the moment the peer's
 	 * silence would count, or, where no heartbeat thread runs, this side's own PING;
@@ -364,6 +369,9 @@ static int phase_local(struct run *r, struct phase_state *ps)
 			snprintf(ps->why, sizeof(ps->why), "exchange connection: %s", strerror(-rc));
 			return rc;
 		}
+		now = time_mono_ns();
+		if (now > until)
+			phase_step_late(ps, now, now - until);
 	}
 	return 0;
 }

@@ -319,6 +319,39 @@ static void test_silent_peer(void **state)
 	assert_int_equal(phase_step_check(&ps, T0 + 100 * S, &ctr), 0);
 }
 
+/* This side's own hold-up past PHASE_CHECK_NS does not count as the peer's silence; a
+ * short one does, and a hold-up never puts the last message after now. */
+static void test_late_loop(void **state)
+{
+	struct traffic_counters ctr = { 0 };
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct xchg_msg m = { .type = XCHG_PING };
+	bool stop;
+
+	(void)state;
+	cfg(&c, true, true, 60 * S);
+	phase_init(&ps, &c);
+	phase_step_msg(&ps, &m, T0 + 1 * S, &stop);
+	/* back 900 ms late at 2.2 s: silent for 0.3 s of this side's running time */
+	phase_step_late(&ps, T0 + 2200 * MS, 900 * MS);
+	assert_int_equal(phase_step_check(&ps, T0 + 2200 * MS, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 3300 * MS, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 3301 * MS, &ctr), -ETIMEDOUT);
+	/* 100 ms late is the loop's own period: it counts */
+	phase_init(&ps, &c);
+	phase_step_msg(&ps, &m, T0 + 1 * S, &stop);
+	phase_step_late(&ps, T0 + 2400 * MS, PHASE_CHECK_NS);
+	assert_int_equal(phase_step_check(&ps, T0 + 2401 * MS, &ctr), -ETIMEDOUT);
+	/* late by more than the time since the last message: heard "now" at the latest */
+	phase_init(&ps, &c);
+	phase_step_msg(&ps, &m, T0 + 2 * S, &stop);
+	phase_step_late(&ps, T0 + 2500 * MS, 2 * S);
+	assert_int_equal(ps.last_heard, T0 + 2500 * MS);
+	assert_int_equal(phase_step_check(&ps, T0 + 3900 * MS, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 3901 * MS, &ctr), -ETIMEDOUT);
+}
+
 static void test_stall(void **state)
 {
 	struct traffic_counters ctr = { .cqes = 5, .msgs = 320 };
@@ -353,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_done),
 		cmocka_unit_test(test_silent_peer),
+		cmocka_unit_test(test_late_loop),
 		cmocka_unit_test(test_stall),
 	};
 
