@@ -156,16 +156,22 @@ stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
 		fail "$tag: noticed within about 2 s" "rc $rc, noticed after ${ns} ms, exited after ${ms} ms: $(tr '\n' ' ' <"$err")"
 	fi
 }
-# stopped_peer TAG PORT VICTIM NAME ARGS...: a run with ARGS on both sides, then VICTIM
-# (client or server) is stopped once the other side prints intervals
-stopped_peer() {
-	local tag=$1 port=$2 victim=$3 name=$4 surv
-	shift 4
+# bg_pair TAG PORT ARGS...: server and client with ARGS, both in the background (SPID, CPID)
+bg_pair() {
+	local tag=$1 port=$2
+	shift 2
 	server "$tag" "$port" "$@"
 	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "$@" "$VLAB_IP_A" \
 		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
 	CPID=$!
 	defer kill -9 $CPID
+}
+# stopped_peer TAG PORT VICTIM NAME ARGS...: a run with ARGS on both sides, then VICTIM
+# (client or server) is stopped once the other side prints intervals
+stopped_peer() {
+	local tag=$1 port=$2 victim=$3 name=$4 surv
+	shift 4
+	bg_pair "$tag" "$port" "$@"
 	if [ "$victim" = client ]; then surv=server; else surv=client; fi
 	if ! running "$VLAB_OUT/$tag-$surv.out"; then
 		fail "$name" "run did not start: $(cat "$VLAB_OUT/$tag"-*.err | tr '\n' ' ')"
@@ -180,11 +186,7 @@ threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 threads_case() { # TAG PORT NAME WANT_SERVER WANT_CLIENT ARGS...
 	local tag=$1 port=$2 name=$3 ws=$4 wc=$5 ts tc
 	shift 5
-	server "$tag" "$port" "$@"
-	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "$@" "$VLAB_IP_A" \
-		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
-	CPID=$!
-	defer kill -9 $CPID
+	bg_pair "$tag" "$port" "$@"
 	if running "$VLAB_OUT/$tag-client.out"; then
 		ts=$(threads $SPID) tc=$(threads $CPID)
 	fi
