@@ -74,6 +74,7 @@ int phase_step_msg(struct phase_state *ps, const struct xchg_msg *m, uint64_t no
 {
 	*stop_local = false;
 	ps->last_heard = now;
+	ps->held_ns = 0;
 	switch (m->type) {
 	case XCHG_PING:
 		return 0;
@@ -211,7 +212,9 @@ void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns)
 {
 	if (late_ns <= PHASE_CHECK_NS)
 		return;
-	ps->last_heard = now - ps->last_heard > late_ns ? ps->last_heard + late_ns : now;
+	ps->held_ns += late_ns;
+	if (ps->held_ns > now - ps->last_heard)
+		ps->held_ns = now - ps->last_heard;
 }
 
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr)
@@ -229,10 +232,17 @@ int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_
 	 * PINGs when nothing else went out), after its DONE too: silence means the process
 	 * stopped (SIGSTOP) or became unreachable.
 	 */
-	if (phase_wants_msgs(ps) && now - ps->last_heard > phase_silence_limit(&ps->c)) {
+	if (phase_wants_msgs(ps) &&
+	    now - ps->last_heard - ps->held_ns > phase_silence_limit(&ps->c)) {
+		char held[64] = "";
+
+		if (ps->held_ns)
+			snprintf(held, sizeof(held), ", %.1f s of it with this side held up",
+				 (double)ps->held_ns / 1e9);
 		snprintf(ps->why, sizeof(ps->why),
-			 "no message from the peer for %.1f s (--peer-timeout %.1f s): it stopped, hung or became unreachable",
-			 (double)(now - ps->last_heard) / 1e9, (double)ps->c.peer_timeout_ns / 1e9);
+			 "no message from the peer for %.1f s%s (--peer-timeout %.1f s): it stopped, hung or became unreachable",
+			 (double)(now - ps->last_heard) / 1e9, held,
+			 (double)ps->c.peer_timeout_ns / 1e9);
 		return -ETIMEDOUT;
 	}
 	return 0;

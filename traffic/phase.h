@@ -50,6 +50,7 @@ struct phase_state {
 	uint64_t local_done_at;
 	uint64_t next_report, last_report;
 	uint64_t last_heard;
+	uint64_t held_ns;	/* of the time since, this side's own hold-ups (phase_step_late) */
 	uint64_t last_cqes, last_progress;
 	struct traffic_counters tx_prev;
 	uint64_t rx_cqes_prev;

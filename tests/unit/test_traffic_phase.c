@@ -338,6 +338,13 @@ static void test_late_loop(void **state)
 	assert_int_equal(phase_step_check(&ps, T0 + 2200 * MS, &ctr), 0);
 	assert_int_equal(phase_step_check(&ps, T0 + 3300 * MS, &ctr), 0);
 	assert_int_equal(phase_step_check(&ps, T0 + 3301 * MS, &ctr), -ETIMEDOUT);
+	/* the message gives the whole silence and the part this side was held up */
+	assert_non_null(strstr(ps.why, "no message from the peer for 2.3 s, 0.9 s of it with this side held up"));
+	/* a message from the peer starts the count afresh */
+	phase_step_msg(&ps, &m, T0 + 4 * S, &stop);
+	assert_int_equal(ps.held_ns, 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 5400 * MS, &ctr), 0);
+	assert_int_equal(phase_step_check(&ps, T0 + 5401 * MS, &ctr), -ETIMEDOUT);
 	/* 100 ms late is the loop's own period: it counts */
 	phase_init(&ps, &c);
 	phase_step_msg(&ps, &m, T0 + 1 * S, &stop);
@@ -347,7 +354,7 @@ static void test_late_loop(void **state)
 	phase_init(&ps, &c);
 	phase_step_msg(&ps, &m, T0 + 2 * S, &stop);
 	phase_step_late(&ps, T0 + 2500 * MS, 2 * S);
-	assert_int_equal(ps.last_heard, T0 + 2500 * MS);
+	assert_int_equal(ps.held_ns, 500 * MS);
 	assert_int_equal(phase_step_check(&ps, T0 + 3900 * MS, &ctr), 0);
 	assert_int_equal(phase_step_check(&ps, T0 + 3901 * MS, &ctr), -ETIMEDOUT);
 }
