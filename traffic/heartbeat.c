@@ -87,27 +87,26 @@ bool heartbeat_thread_wanted(bool posts, uint64_t queued_bytes)
 	return !posts || queued_bytes > HEARTBEAT_THREAD_BYTES;
 }
 
-uint64_t heartbeat_due_ns(struct heartbeat *hb, uint64_t quiet_ns)
+uint64_t heartbeat_due_ns(struct heartbeat *hb)
 {
-	return __atomic_load_n(&hb->last_ns, __ATOMIC_RELAXED) + quiet_ns;
+	return __atomic_load_n(&hb->last_ns, __ATOMIC_RELAXED) + hb->quiet_ns;
 }
 
-bool heartbeat_late(uint64_t quiet_ns, uint64_t late_ns)
+bool heartbeat_late(const struct heartbeat *hb, uint64_t late_ns)
 {
-	return late_ns > quiet_ns / 4;
+	return late_ns > hb->quiet_ns / 4;
 }
 
-int heartbeat_beat(struct heartbeat *hb, uint64_t quiet_ns, uint64_t now, uint64_t *late_ns,
-		   char *why, size_t n)
+int heartbeat_beat(struct heartbeat *hb, uint64_t now, uint64_t *late_ns, char *why, size_t n)
 {
 	const struct xchg_msg ping = { .type = XCHG_PING };
-	uint64_t due = heartbeat_due_ns(hb, quiet_ns);
+	uint64_t due = heartbeat_due_ns(hb);
 	int rc;
 
 	*late_ns = 0;
 	if (hb->running || now < due)
 		return 0;
-	rc = heartbeat_send(hb, &ping, quiet_ns, why, n);
+	rc = heartbeat_send(hb, &ping, hb->quiet_ns, why, n);
 	if (!rc) {
 		hb->pings++;
 		*late_ns = now - due;

@@ -54,14 +54,15 @@ int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t time
  * exchange connection for long (and gains nothing from one thread), one that may queue
  * more than HEARTBEAT_THREAD_BYTES may be held up in a post. */
 bool heartbeat_thread_wanted(bool posts, uint64_t queued_bytes);
+/* The next three use hb->quiet_ns, which the caller sets before the first of them (or
+ * heartbeat_start does). */
 /* When the main loop's next PING is due: quiet_ns after the last message sent. */
-uint64_t heartbeat_due_ns(struct heartbeat *hb, uint64_t quiet_ns);
+uint64_t heartbeat_due_ns(struct heartbeat *hb);
 /* The main loop's PING, when one is due by now and no thread runs: 0 when none was due
  * or it went out (*late_ns: how long past due, 0 if none), else as heartbeat_send. */
-int heartbeat_beat(struct heartbeat *hb, uint64_t quiet_ns, uint64_t now, uint64_t *late_ns,
-		   char *why, size_t n);
+int heartbeat_beat(struct heartbeat *hb, uint64_t now, uint64_t *late_ns, char *why, size_t n);
 /* Whether a PING that went out late_ns past due says the loop cannot be counted on. */
-bool heartbeat_late(uint64_t quiet_ns, uint64_t late_ns);
+bool heartbeat_late(const struct heartbeat *hb, uint64_t late_ns);
 /* Stops and joins the thread (if any) and frees what init made. */
 void heartbeat_fini(struct heartbeat *hb);
 

@@ -217,6 +217,11 @@ void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns)
 		ps->held_ns = now - ps->last_heard;
 }
 
+uint64_t phase_heard_by(const struct phase_state *ps)
+{
+	return ps->last_heard + ps->held_ns + phase_silence_limit(&ps->c);
+}
+
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr)
 {
 	if (ctr->cqes != ps->last_cqes) {
@@ -232,8 +237,7 @@ int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_
 	 * PINGs when nothing else went out), after its DONE too: silence means the process
 	 * stopped (SIGSTOP) or became unreachable.
 	 */
-	if (phase_wants_msgs(ps) &&
-	    now - ps->last_heard - ps->held_ns > phase_silence_limit(&ps->c)) {
+	if (phase_wants_msgs(ps) && now > phase_heard_by(ps)) {
 		char held[64] = "";
 
 		if (ps->held_ns)

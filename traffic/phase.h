@@ -118,6 +118,10 @@ uint64_t phase_silence_limit(const struct phase_cfg *c);
  * noticed that much later). */
 void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns);
 
+/* The moment by which the peer must be heard from: the silence limit after its last
+ * message, moved on by this side's own hold-ups since. */
+uint64_t phase_heard_by(const struct phase_state *ps);
+
 /* Sends stalled, or the peer silent too long: -ETIMEDOUT with ps->why; else 0. */
 int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_counters *ctr);
 

@@ -165,7 +165,6 @@ struct run {
 	struct auth_key key;
 	struct heartbeat hb;
 	bool hb_ready;
-	uint64_t quiet_ns;	/* a PING when nothing went out for this long */
 	struct phase_state ps;
 	char why[600];
 };
@@ -198,7 +197,7 @@ static int hb_thread(struct run *r)
 
 	if (r->hb.running)
 		return 0;
-	rc = heartbeat_start(&r->hb, r->quiet_ns);
+	rc = heartbeat_start(&r->hb, r->hb.quiet_ns);
 	if (rc)
 		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s",
 			 strerror(-rc));
@@ -207,12 +206,12 @@ static int hb_thread(struct run *r)
 
 /* The main loop's PING where no thread runs; a loop that was late with one hands the
  * PINGs to the thread. Errors go to why (r->why or a phase's). */
-static int hb_beat(struct run *r, char *why, size_t n)
+static int hb_beat(struct run *r, uint64_t now, char *why, size_t n)
 {
 	uint64_t late;
-	int rc = heartbeat_beat(&r->hb, r->quiet_ns, time_mono_ns(), &late, why, n);
+	int rc = heartbeat_beat(&r->hb, now, &late, why, n);
 
-	if (rc || !heartbeat_late(r->quiet_ns, late))
+	if (rc || !heartbeat_late(&r->hb, late))
 		return rc;
 	if ((rc = hb_thread(r)))
 		snprintf(why, n, "%s", r->why);
@@ -276,13 +275,13 @@ static int warmup(struct run *r, uint32_t size, bool send)
 		rc = traffic_verbs_phase_run(&r->tv, now + PHASE_CHECK_NS < end ? now + PHASE_CHECK_NS : end);
 		if (rc < 0)
 			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
-		if ((rc = hb_beat(r, r->why, sizeof(r->why))))
+		if ((rc = hb_beat(r, time_mono_ns(), r->why, sizeof(r->why))))
 			return rc;
 	}
 	traffic_verbs_phase_stop(&r->tv);
 	do {
 		rc = traffic_verbs_phase_run(&r->tv, time_mono_ns() + PHASE_CHECK_NS);
-		if (rc == 0 && (rc = hb_beat(r, r->why, sizeof(r->why))))
+		if (rc == 0 && (rc = hb_beat(r, time_mono_ns(), r->why, sizeof(r->why))))
 			return rc;
 	} while (rc == 0 && !stop_requested);
 	if (rc < 0)
@@ -332,6 +331,17 @@ static void phase_cfg_fill(struct run *r, uint32_t phase, struct phase_cfg *c)
 		c->stall_ns += (uint64_t)((double)o->cq_mod * c->size / r->tv.pace_bytes_per_ns);
 }
 
+/* Back from a wait that was to end at until: the clock now, and any lateness told to
+ * the peer check (phase_step_late). */
+static uint64_t back_from(struct phase_state *ps, uint64_t until)
+{
+	uint64_t now = time_mono_ns();
+
+	if (now > until)
+		phase_step_late(ps, now, now - until);
+	return now;
+}
+
 /* This side's traffic until the next report or check, or a sleep on the socket. */
 static int phase_local(struct run *r, struct phase_state *ps)
 {
@@ -345,22 +355,19 @@ static int phase_local(struct run *r, struct phase_state *ps)
 	if (phase_wants_local(ps)) {
 		int rc = traffic_verbs_phase_run(&r->tv, until);
 
-		now = time_mono_ns();
-		if (now > until)
-			phase_step_late(ps, now, now - until);
-		return phase_step_local(ps, rc, r->tv.why, now);
+		return phase_step_local(ps, rc, r->tv.why, back_from(ps, until));
 	}
 	/* Nothing to post: sleep on the socket until a message, the next row (unless rows
 	 * follow the peer's STATS, which wake it anyway), the end, or the moment the peer's
 	 * silence would count, or, where no heartbeat thread runs, this side's own PING;
 	 * nothing else can happen before (a signal ends the sleep early), so an idle side
 	 * does not wake ten times a second. */
-	quiet = ps->last_heard + phase_silence_limit(&ps->c) + PHASE_SLEEP_PAST_NS;
+	quiet = phase_heard_by(ps) + PHASE_SLEEP_PAST_NS;
 	until = ps->next_report < quiet && !phase_rows_follow_peer(ps) ? ps->next_report : quiet;
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
-	if (!r->hb.running && heartbeat_due_ns(&r->hb, r->quiet_ns) < until)
-		until = heartbeat_due_ns(&r->hb, r->quiet_ns);
+	if (!r->hb.running && heartbeat_due_ns(&r->hb) < until)
+		until = heartbeat_due_ns(&r->hb);
 	left = (int64_t)until - (int64_t)time_mono_ns();
 	if (phase_wants_msgs(ps) && left > 0) {
 		int rc = conn_wait_readable(r->fd, (uint64_t)left);
@@ -369,9 +376,7 @@ static int phase_local(struct run *r, struct phase_state *ps)
 			snprintf(ps->why, sizeof(ps->why), "exchange connection: %s", strerror(-rc));
 			return rc;
 		}
-		now = time_mono_ns();
-		if (now > until)
-			phase_step_late(ps, now, now - until);
+		back_from(ps, until);
 	}
 	return 0;
 }
@@ -423,7 +428,7 @@ static int phase_out(struct run *r, struct phase_state *ps)
 	}
 	if (phase_step_done(ps, now, &r->tv.ctr, &m) && (rc = phase_send(r, ps, &m)))
 		return rc;
-	return hb_beat(r, ps->why, sizeof(ps->why));
+	return hb_beat(r, now, ps->why, sizeof(ps->why));
 }
 
 /* One phase: one message size. Returns 0, or -errno with r->why set; *ended_early tells
@@ -612,7 +617,7 @@ static int setup(struct run *r)
 	 * at least a quarter of the timeout for delays. A side that posts sends them from its
 	 * main loop until a phase needs the thread (heartbeat.h); one that never posts has
 	 * the thread from the start. */
-	r->quiet_ns = o->peer_timeout_ns / 8 * 3;
+	r->hb.quiet_ns = o->peer_timeout_ns / 8 * 3;
 	if (!r->hb.last_ns)
 		r->hb.last_ns = time_mono_ns();
 	if (heartbeat_thread_wanted(o->bidir || o->host, 0))

@@ -180,23 +180,24 @@ static void test_main_loop_beat(void **state)
 	rd.fd = sv[1];
 	assert_int_equal(pthread_create(&th, NULL, read_all, &rd), 0);
 	assert_int_equal(heartbeat_init(&hb, sv[0]), 0);
+	hb.quiet_ns = quiet;
 	m.u.ctr.phase = 1;
 	assert_int_equal(heartbeat_send(&hb, &m, 1000000000ULL, why, sizeof(why)), 0);
 	t = hb.last_ns;
-	assert_int_equal(heartbeat_due_ns(&hb, quiet), t + quiet);
+	assert_int_equal(heartbeat_due_ns(&hb), t + quiet);
 	/* not due: nothing goes out */
-	assert_int_equal(heartbeat_beat(&hb, quiet, t + quiet - 1, &late, why, sizeof(why)), 0);
+	assert_int_equal(heartbeat_beat(&hb, t + quiet - 1, &late, why, sizeof(why)), 0);
 	assert_int_equal(late, 0);
 	assert_int_equal(hb.pings, 0);
 	/* due, 30 ms late: a PING, and the lateness */
-	assert_int_equal(heartbeat_beat(&hb, quiet, t + quiet + 30000000ULL, &late, why,
-					sizeof(why)), 0);
+	assert_int_equal(heartbeat_beat(&hb, t + quiet + 30000000ULL, &late, why, sizeof(why)),
+			 0);
 	assert_int_equal(hb.pings, 1);
 	assert_int_equal(late, 30000000ULL);
-	assert_false(heartbeat_late(quiet, late));	/* within a quarter of quiet_ns */
-	assert_true(heartbeat_late(quiet, quiet / 4 + 1));
+	assert_false(heartbeat_late(&hb, late));	/* within a quarter of quiet_ns */
+	assert_true(heartbeat_late(&hb, quiet / 4 + 1));
 	/* the PING put the next one off by quiet_ns from when it went */
-	assert_true(heartbeat_due_ns(&hb, quiet) >= t + quiet);
+	assert_true(heartbeat_due_ns(&hb) >= t + quiet);
 	assert_false(hb.running);
 	heartbeat_fini(&hb);
 	close(sv[0]);

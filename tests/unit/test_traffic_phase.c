@@ -335,6 +335,8 @@ static void test_late_loop(void **state)
 	phase_step_msg(&ps, &m, T0 + 1 * S, &stop);
 	/* back 900 ms late at 2.2 s: silent for 0.3 s of this side's running time */
 	phase_step_late(&ps, T0 + 2200 * MS, 900 * MS);
+	/* an idle side sleeps until then, not until the unmoved limit (2.4 s, now past) */
+	assert_int_equal(phase_heard_by(&ps), T0 + 3300 * MS);
 	assert_int_equal(phase_step_check(&ps, T0 + 2200 * MS, &ctr), 0);
 	assert_int_equal(phase_step_check(&ps, T0 + 3300 * MS, &ctr), 0);
 	assert_int_equal(phase_step_check(&ps, T0 + 3301 * MS, &ctr), -ETIMEDOUT);
