@@ -29,8 +29,13 @@ sums() { jq -c 'select(.type == "summary")' "$1"; }
 start() { jq -r "select(.type == \"start\") | $2" "$1"; }
 errs() { cat "$VLAB_OUT/$1"-*.err | tr '\n' ' ' | head -c 300; }
 
-# 1. -a: 23 sizes, 2 B .. 8 MiB, each with exactly its bytes, on both sides; -i 1 named
-pair sweep 19000 -a -n 3 -i 1
+# 1. -a: 23 sizes, 2 B .. 8 MiB, each with exactly its bytes, on both sides; -i 1 named.
+#    --retry 7 (Soft-RoCE: without end): in this 2-CPU guest a QP's packets can arrive out
+#    of order (see 10. below), each NAK costs one retry of the message in flight, and rxe
+#    resets the count only when a message completes; in one CI run the default 6 ran out
+#    at 8 MiB and the run ended with "transport retry counter exceeded", the peer fine.
+#    What this case checks is the sweep, not the retry count (9. checks that).
+pair sweep 19000 -a -n 3 -i 1 --retry 7
 want=$(for i in $(seq 1 23); do printf '[%d,%d]' $((1 << i)) $((3 << i)); done)
 got=$(sums "$VLAB_OUT/sweep-client.out" | jq -c '[.size, .tx.bytes]' | tr -d '\n')
 gotr=$(sums "$VLAB_OUT/sweep-server.out" | jq -c '[.size, .rx.bytes]' | tr -d '\n')
