@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/hw/pci.h"
 #include "lib/hw/sysfs.h"
 #include "lib/util.h"
 #include "traffic/verbs.h"
@@ -134,6 +135,13 @@ static int open_device(struct traffic_verbs *tv)
 	ibv_free_device_list(list);
 	if (!tv->ctx)
 		return fail(tv, -errno, "%s: cannot open: %s", tv->o->dev, strerror(errno));
+	{
+		char bdf[32], why[160];
+
+		/* no PCI function under it: software RoCE (rxe) or another virtual device */
+		tv->soft = hw_pci_class_bdf("infiniband", tv->o->dev, bdf, sizeof(bdf), why,
+					    sizeof(why)) == -EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -597,15 +605,23 @@ void traffic_verbs_phase_stop(struct traffic_verbs *tv)
 
 static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char *what)
 {
+	/* Soft-RoCE on several CPUs can deliver one QP's packets out of order; each NAK
+	 * costs a retry and the count is reset only when a message completes, so a message
+	 * of a few MiB can use them up with the peer well (7 retries without end there). */
+	const bool soft_hint = wc->status == IBV_WC_RETRY_EXC_ERR && tv->soft && tv->o->retry < 7;
+
 	tv->ctr.errors++;
-	return fail(tv, -EIO, "%s QP 0x%x: %s completion error: %s (status %d, vendor error 0x%x)%s",
+	return fail(tv, -EIO, "%s QP 0x%x: %s completion error: %s (status %d, vendor error 0x%x)%s%s",
 		    tv->o->dev, wc->qp_num, what, ibv_wc_status_str(wc->status), wc->status,
 		    wc->vendor_err,
 		    wc->status == IBV_WC_RETRY_EXC_ERR ?
 		    ": the peer stopped acknowledging (process gone or path broken)" :
 		    wc->status == IBV_WC_REM_ACCESS_ERR ?
 		    ": the peer refused the write (buffer or rkey mismatch)" :
-		    wc->status == IBV_WC_WR_FLUSH_ERR ? ": QP already in error" : "");
+		    wc->status == IBV_WC_WR_FLUSH_ERR ? ": QP already in error" : "",
+		    soft_hint ? "; on software RoCE with several CPUs, packets arriving out of "
+		    "order can also use up --retry within one large message: --retry 7 retries "
+		    "without end there" : "");
 }
 
 /* Post as many sends on q as depth, run length and pacing allow. This runs once per

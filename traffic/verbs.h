@@ -53,6 +53,7 @@ struct traffic_verbs {
 	bool buf_ok;
 	struct ibv_port_attr port;
 	bool roce;
+	bool soft;			/* no PCI function under the device (rxe, siw) */
 	int gid_index;
 	union ibv_gid gid;
 	char gid_str[48];
