@@ -60,13 +60,12 @@ get() {
 }
 rounds() { awk -v c="$1" -v t="$2" '$1 == c && $2 == t { printf "%s%s", s, $3; s = " " }' "${3:-$f}"; }
 # per round, pfclab / ib_write_bw: the two ran next to each other (ABBA), so host drift
-# mostly cancels within a pair; the figures' pairs are also appended to $pairs for the
-# overall line
+# mostly cancels within a pair; also appended to $pairs for the overall line
 pairs=$(mktemp)
-paired() { # case [file [all]]
-	paste -d ' ' <(awk -v c="$1" '$1 == c && $2 == "pfclab" { print $3 }' "${2:-$f}") \
-		<(awk -v c="$1" '$1 == c && $2 == "perftest" { print $3 }' "${2:-$f}") |
-		awk -v c="$1" -v all="${3:-}" '$2 > 0 { r = $1 / $2; printf "%s%.3f", s, r; s = " "; if (all != "") print c, r >>all }'
+paired() {
+	paste -d ' ' <(awk -v c="$1" '$1 == c && $2 == "pfclab" { print $3 }' "$f") \
+		<(awk -v c="$1" '$1 == c && $2 == "perftest" { print $3 }' "$f") |
+		awk -v c="$1" -v all="$pairs" '$2 > 0 { r = $1 / $2; printf "%s%.3f", s, r; s = " "; print c, r >>all }'
 }
 ratio() { awk -v p="$1" -v q="$2" 'BEGIN { print (q > 0 ? sprintf("%.3f", p / q) : "n/a") }'; }
 line() { # name case
@@ -80,7 +79,7 @@ line() { # name case
 	else
 		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps: ib_write_bw moved nothing in the window, no ratio"
 	fi
-	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]; paired ratios [$(paired "$2" "$f" "$pairs")]"
+	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]; paired ratios [$(paired "$2")]"
 	echo "  cross-check, each tool's own count of completed data (MB/s): pfclab ${dp:--}, ib_write_bw ${dq:--}, ratio $(ratio "${dp:-0}" "${dq:-0}"); rounds: pfclab [$(rounds "$2" pfclab "$k")] ib_write_bw [$(rounds "$2" perftest "$k")]"
 	echo "  -D end: pfclab's phase ended $(get "$2" pfclab "$e" 4) s after -D (target: within 0.5 s); the client's whole run, start-up included, took -D plus: pfclab $(get "$2" pfclab "$e") s, ib_write_bw $(get "$2" perftest "$e") s"
 }

@@ -114,14 +114,18 @@ int heartbeat_beat(struct heartbeat *hb, uint64_t now, uint64_t *late_ns, char *
 	return rc;
 }
 
-int heartbeat_start(struct heartbeat *hb, uint64_t quiet_ns)
+void heartbeat_quiet(struct heartbeat *hb, uint64_t quiet_ns)
+{
+	hb->quiet_ns = quiet_ns;
+	if (!hb->last_ns)	/* nothing sent yet: the first PING is quiet_ns from now */
+		hb->last_ns = time_mono_ns();
+}
+
+int heartbeat_start(struct heartbeat *hb)
 {
 	sigset_t all, old;
 	int rc;
 
-	hb->quiet_ns = quiet_ns;
-	if (!hb->last_ns)	/* nothing sent yet: the first PING is quiet_ns from now */
-		hb->last_ns = time_mono_ns();
 	/* Signals (Ctrl-C) go to the main thread, whose waits they must interrupt. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -34,8 +34,11 @@ struct heartbeat {
 
 /* Ready to send (heartbeat_send works), no thread yet. 0 or -errno. */
 int heartbeat_init(struct heartbeat *hb, int fd);
-/* Starts the thread: a PING whenever no message went out for quiet_ns. 0 or -errno. */
-int heartbeat_start(struct heartbeat *hb, uint64_t quiet_ns);
+/* A PING whenever no message went out for quiet_ns (from the main loop or the thread);
+ * with nothing sent yet, the first is quiet_ns from now. Before any of the calls below. */
+void heartbeat_quiet(struct heartbeat *hb, uint64_t quiet_ns);
+/* Starts the thread, which sends those PINGs whatever the main loop does. 0 or -errno. */
+int heartbeat_start(struct heartbeat *hb);
 /* Sends one message, never interleaved with a PING. As conn_send. */
 int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t timeout_ns,
 		   char *why, size_t n);
@@ -54,8 +57,6 @@ int heartbeat_send(struct heartbeat *hb, const struct xchg_msg *m, uint64_t time
  * exchange connection for long (and gains nothing from one thread), one that may queue
  * more than HEARTBEAT_THREAD_BYTES may be held up in a post. */
 bool heartbeat_thread_wanted(bool posts, uint64_t queued_bytes);
-/* The next three use hb->quiet_ns, which the caller sets before the first of them (or
- * heartbeat_start does). */
 /* When the main loop's next PING is due: quiet_ns after the last message sent. */
 uint64_t heartbeat_due_ns(struct heartbeat *hb);
 /* The main loop's PING, when one is due by now and no thread runs: 0 when none was due

@@ -197,7 +197,7 @@ static int hb_thread(struct run *r)
 
 	if (r->hb.running)
 		return 0;
-	rc = heartbeat_start(&r->hb, r->hb.quiet_ns);
+	rc = heartbeat_start(&r->hb);
 	if (rc)
 		snprintf(r->why, sizeof(r->why), "cannot start the heartbeat thread: %s",
 			 strerror(-rc));
@@ -617,9 +617,7 @@ static int setup(struct run *r)
 	 * at least a quarter of the timeout for delays. A side that posts sends them from its
 	 * main loop until a phase needs the thread (heartbeat.h); one that never posts has
 	 * the thread from the start. */
-	r->hb.quiet_ns = o->peer_timeout_ns / 8 * 3;
-	if (!r->hb.last_ns)
-		r->hb.last_ns = time_mono_ns();
+	heartbeat_quiet(&r->hb, o->peer_timeout_ns / 8 * 3);
 	if (heartbeat_thread_wanted(o->bidir || o->host, 0))
 		return hb_thread(r);
 	return 0;

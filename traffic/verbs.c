@@ -105,6 +105,14 @@ static int numa_node_of(const char *dev)
 	return node;
 }
 
+/* No PCI function under the RDMA device: software RoCE (rxe) or another virtual one. */
+static bool soft_device(const char *dev)
+{
+	char bdf[32], why[160];
+
+	return hw_pci_class_bdf("infiniband", dev, bdf, sizeof(bdf), why, sizeof(why)) == -EOPNOTSUPP;
+}
+
 static int open_device(struct traffic_verbs *tv)
 {
 	struct ibv_device **list;
@@ -135,13 +143,7 @@ static int open_device(struct traffic_verbs *tv)
 	ibv_free_device_list(list);
 	if (!tv->ctx)
 		return fail(tv, -errno, "%s: cannot open: %s", tv->o->dev, strerror(errno));
-	{
-		char bdf[32], why[160];
-
-		/* no PCI function under it: software RoCE (rxe) or another virtual device */
-		tv->soft = hw_pci_class_bdf("infiniband", tv->o->dev, bdf, sizeof(bdf), why,
-					    sizeof(why)) == -EOPNOTSUPP;
-	}
+	tv->soft = soft_device(tv->o->dev);
 	return 0;
 }
 

@@ -37,7 +37,6 @@ read -r -a PARGS <<<"${BENCH_PFCLAB_ARGS:-}"	# more pfclab options, both ends (e
 read -r -a QARGS <<<"${BENCH_PERFTEST_ARGS:-}"	# more ib_write_bw options, both ends
 # Equal settings for both tools: one QP, tx depth 128, one send per post call.
 SET=(-q 1 -t 128 -l 1)
-MTU=$(ibv_devinfo -d "$VLAB_DEV_A" | awk '/active_mtu/ { print $2; exit }')
 GID_B=$(vlab_gid_index "$VLAB_DEV_B" "$VLAB_IP_B")
 fig=$VLAB_OUT/figures.txt dat=$VLAB_OUT/data.txt ends=$VLAB_OUT/ends.txt
 : >"$fig"
@@ -46,11 +45,11 @@ fig=$VLAB_OUT/figures.txt dat=$VLAB_OUT/data.txt ends=$VLAB_OUT/ends.txt
 
 # snap: the counters of both devices with the guest clock read just before and after
 # (builtins only: a fork is milliseconds under TCG); prints "t sentA sentB lostA lostB dt",
-# t the middle of the reads and dt how long they took. Lost: requests the device received
-# and threw away and counted, repeats of what it had (resends after a timeout) and packets
-# after a gap.
+# t the middle of the reads and dt how long they took, both in microseconds. Lost: requests
+# the device received and threw away and counted, repeats of what it had (resends after a
+# timeout) and packets after a gap.
 snap() {
-	local t0=$EPOCHREALTIME t1 d v out=() x
+	local t0=${EPOCHREALTIME/./} t1 d v out=() x
 	for d in "$VLAB_DEV_A" "$VLAB_DEV_B"; do
 		read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/sent_pkts"
 		out+=("$v")
@@ -60,8 +59,8 @@ snap() {
 		read -r x <"/sys/class/infiniband/$d/ports/1/hw_counters/out_of_seq_request"
 		out+=("$((v + x))")
 	done
-	t1=$EPOCHREALTIME
-	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (a + b) / 2 }') ${out[*]} $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
+	t1=${EPOCHREALTIME/./}
+	echo "$(((t0 + t1) / 2)) ${out[*]} $((t1 - t0))"
 }
 
 # data_pfclab FILE: bytes a second this side's sends completed from MARGIN to -D less
@@ -102,8 +101,7 @@ measure() {
 	sleep "$WIN"
 	read -r -a s1 <<<"$(snap)"
 	local a=$((s1[1] - s0[1])) b=$((s1[2] - s0[2])) la=$((s1[3] - s0[3])) lb=$((s1[4] - s0[4]))
-	local win
-	win=$(awk -v a="${s0[0]}" -v b="${s1[0]}" 'BEGIN { printf "%.6f", b - a }')
+	local win=$((s1[0] - s0[0]))	# microseconds
 	wait $cpid
 	local crc=$? te=$EPOCHREALTIME
 	wait $spid
@@ -119,15 +117,15 @@ measure() {
 	fi
 	data=$(awk -v c="${dc:--}" -v s="${ds:--}" 'BEGIN { if (c == "-" || c == "" || s == "-" || s == "") print "-"; else printf "%.6f", (c + s) / 1e6 }')
 	# the client's whole run (connection, -D, the end), against -D
-	echo "$case $tool sent $a $b lost $la $lb window_s $win reads_s ${s0[5]} ${s1[5]} data_MBps $data ($dc + $ds) exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
+	echo "$case $tool sent $a $b lost $la $lb window_us $win reads_us ${s0[5]} ${s1[5]} data_MBps $data ($dc + $ds) exit $src/$crc $(basename "$tag") client_s $(awk -v a="$ts" -v b="$te" 'BEGIN { printf "%.2f", b - a }')" >>"$VLAB_OUT/raw.txt"
 	# pfclab's own end of the phase: its summary's time since the phase started
 	local pe=-
 	[ "$tool" = pfclab ] && pe=$(grep '^{' "$tag-client.txt" | jq -r 'select(.type == "summary") | .t' 2>/dev/null | tail -n 1)
 	awk -v a="$ts" -v b="$te" -v d="$DUR" -v c="$case" -v t="$tool" -v pe="${pe:--}" 'BEGIN {
 		printf "%s %s %.2f %s\n", c, t, b - a - d, pe == "-" ? "-" : sprintf("%.2f", pe - d) }' >>"$ends"
 	case $case in
-	bidir*) awk -v p=$((a + b - la - lb)) -v w="$win" 'BEGIN { printf "%.6f\n", p / w / 1e6 }' ;;
-	*) awk -v p=$((b - la)) -v w="$win" 'BEGIN { printf "%.6f\n", p / w / 1e6 }' ;;
+	bidir*) awk -v p=$((a + b - la - lb)) -v w="$win" 'BEGIN { printf "%.6f\n", p / w }' ;;
+	*) awk -v p=$((b - la)) -v w="$win" 'BEGIN { printf "%.6f\n", p / w }' ;;
 	esac | sed "s/^/$case $tool /" >>"$fig"
 	# a run whose count could not be read has none (never a zero)
 	[ "$data" != - ] && echo "$case $tool $data" >>"$dat"
