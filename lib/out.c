@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* out.c: one call per field for text and JSON output, and the standard-output check. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -38,10 +39,92 @@ int out_json_print(FILE *f, struct json_object *o, bool pretty)
 void out_begin(struct out *o, bool json)
 {
 	o->json = json;
+	o->stream = false;
 	o->f = stdout;
 	o->depth = 0;
 	if (json)
 		o->stack[o->depth++] = json_object_new_object();
+}
+
+/* Streamed JSON: a string as json-c escapes it with JSON_C_TO_STRING_NOSLASHESCAPE. */
+static void s_string(FILE *f, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+	char u[7];
+
+	fputc('"', f);
+	while (*s && (unsigned char)*s >= ' ' && *s != '"' && *s != '\\')
+		s++;			/* most strings need no escape: one piece */
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *esc;
+
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		case '\f': esc = "\\f"; break;
+		default:
+			if (c >= ' ')
+				continue;
+			snprintf(u, sizeof(u), "\\u00%c%c", hex[c >> 4], hex[c & 0xf]);
+			esc = u;
+		}
+		fwrite(run, 1, (size_t)(s - run), f);
+		fputs(esc, f);
+		run = s + 1;
+	}
+	fwrite(run, 1, (size_t)(s - run), f);
+	fputc('"', f);
+}
+
+/* Streamed JSON: an integer in decimal, as "%" PRIu64 writes it (printf's machinery
+ * costs more than the digits). */
+static void s_uint(FILE *f, uint64_t v, bool minus)
+{
+	char d[21], *p = d + sizeof(d);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (minus)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(d + sizeof(d) - p), f);
+}
+
+/* Streamed JSON: the separator and key before a value in the innermost object or array;
+ * false where the value is dropped (no key in an object, or inside a dropped one). */
+static bool s_key(struct out *o, const char *key)
+{
+	int d = o->depth - 1;
+
+	if (o->mute[d] || (!o->arr[d] && !key))
+		return false;
+	if (o->more[d])
+		fputc(',', o->f);
+	o->more[d] = true;
+	if (!o->arr[d]) {
+		s_string(o->f, key);
+		fputc(':', o->f);
+	}
+	return true;
+}
+
+void out_begin_stream(struct out *o, FILE *f, bool json)
+{
+	o->json = json;
+	o->stream = json;
+	o->f = f;
+	o->depth = 0;
+	if (!json)
+		return;
+	o->arr[0] = o->more[0] = o->mute[0] = false;
+	o->depth = 1;
+	fputc('{', f);
 }
 
 /* Into the innermost object under key, or appended to the innermost array. */
@@ -49,6 +132,12 @@ static void add(struct out *o, const char *key, struct json_object *v)
 {
 	struct json_object *top = o->depth > 0 ? o->stack[o->depth - 1] : NULL;
 
+	if (o->stream) {
+		if (s_key(o, key))
+			fputs(v ? json_object_to_json_string_ext(v, OUT_JSON_LINE) : "null", o->f);
+		json_object_put(v);
+		return;
+	}
 	if (top && json_object_is_type(top, json_type_array))
 		json_object_array_add(top, v);
 	else if (top && key)
@@ -65,7 +154,10 @@ static void add(struct out *o, const char *key, struct json_object *v)
 
 void out_uint(struct out *o, const char *key, const char *fmt, uint64_t v)
 {
-	if (o->json)
+	if (o->stream) {
+		if (s_key(o, key))
+			s_uint(o->f, v, false);
+	} else if (o->json)
 		add(o, key, json_object_new_uint64(v));
 	else if (fmt)
 		fprintf(o->f, fmt, v);
@@ -73,7 +165,10 @@ void out_uint(struct out *o, const char *key, const char *fmt, uint64_t v)
 
 void out_int(struct out *o, const char *key, const char *fmt, int64_t v)
 {
-	if (o->json)
+	if (o->stream) {
+		if (s_key(o, key))
+			s_uint(o->f, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+	} else if (o->json)
 		add(o, key, json_object_new_int64(v));
 	else if (fmt)
 		fprintf(o->f, fmt, v);
@@ -89,7 +184,10 @@ void out_double(struct out *o, const char *key, const char *fmt, double v)
 
 void out_str(struct out *o, const char *key, const char *fmt, const char *v)
 {
-	if (o->json)
+	if (o->stream) {
+		if (s_key(o, key))
+			s_string(o->f, v);
+	} else if (o->json)
 		add(o, key, json_object_new_string(v));
 	else if (fmt)
 		fprintf(o->f, fmt, v);
@@ -97,7 +195,10 @@ void out_str(struct out *o, const char *key, const char *fmt, const char *v)
 
 void out_bool(struct out *o, const char *key, const char *fmt, bool v)
 {
-	if (o->json)
+	if (o->stream) {
+		if (s_key(o, key))
+			fputs(v ? "true" : "false", o->f);
+	} else if (o->json)
 		add(o, key, json_object_new_boolean(v));
 	else if (fmt)
 		fprintf(o->f, fmt, v ? "yes" : "no");
@@ -127,6 +228,21 @@ void out_text(struct out *o, const char *fmt, ...)
 
 static void open_nested(struct out *o, const char *key, struct json_object *n)
 {
+	if (o->stream) {
+		int d = o->depth;
+		bool arr = json_object_is_type(n, json_type_array);
+
+		json_object_put(n);
+		if (d >= OUT_DEPTH)
+			return;
+		o->mute[d] = !s_key(o, key);
+		o->arr[d] = arr;
+		o->more[d] = false;
+		o->depth++;
+		if (!o->mute[d])
+			fputc(arr ? '[' : '{', o->f);
+		return;
+	}
 	if (o->depth >= OUT_DEPTH) {	/* deeper than any pfclab output: dropped */
 		json_object_put(n);
 		return;
@@ -151,6 +267,12 @@ void out_obj_close(struct out *o)
 {
 	if (!o->json || o->depth <= 1)
 		return;
+	if (o->stream) {
+		o->depth--;
+		if (!o->mute[o->depth])
+			fputc(o->arr[o->depth] ? ']' : '}', o->f);
+		return;
+	}
 	json_object_put(o->stack[--o->depth]);
 }
 
@@ -158,7 +280,7 @@ struct json_object *out_take(struct out *o)
 {
 	struct json_object *root = NULL;
 
-	if (!o->json || o->depth == 0)
+	if (!o->json || o->stream || o->depth == 0)
 		return NULL;
 	while (o->depth > 1)
 		out_obj_close(o);
@@ -175,6 +297,15 @@ static int end(struct out *o, bool pretty)
 	if (!o->json) {
 		fputc('\n', o->f);
 		return ferror(o->f) ? check(o->f) : 0;
+	}
+	if (o->stream) {
+		if (o->depth == 0)
+			return 0;
+		while (o->depth > 1)
+			out_obj_close(o);
+		o->depth = 0;
+		fputs("}\n", o->f);
+		return check(o->f);
 	}
 	root = out_take(o);
 	if (!root)
@@ -326,7 +457,10 @@ void out_double_digits(struct out *o, const char *key, const char *fmt, int digi
 {
 	char buf[48];
 
-	if (o->json) {
+	if (o->stream) {
+		if (s_key(o, key))
+			fprintf(o->f, "%.*g", digits, v);
+	} else if (o->json) {
 		snprintf(buf, sizeof(buf), "%.*g", digits, v);
 		add(o, key, json_object_new_double_s(v, buf));
 	} else if (fmt) {
@@ -338,7 +472,7 @@ void out_double_digits(struct out *o, const char *key, const char *fmt, int digi
 
 bool out_has(const struct out *o, const char *key)
 {
-	struct json_object *top = o->json && o->depth > 0 ? o->stack[o->depth - 1] : NULL;
+	struct json_object *top = o->json && !o->stream && o->depth > 0 ? o->stack[o->depth - 1] : NULL;
 
 	return top && key && json_object_is_type(top, json_type_object) &&
 	       json_object_object_get_ex(top, key, NULL);

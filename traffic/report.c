@@ -33,7 +33,7 @@ void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)
 	const char *mode = ri->bidir ? "bidirectional" : "one-way";
 	struct out o;
 
-	out_begin_file(&o, f, json);
+	out_begin_stream(&o, f, json);
 	out_str(&o, "type", NULL, "start");
 	out_str(&o, "role", "pfclab traffic %s: ", ri->role);
 	out_str(&o, "device", "%s", ri->dev);
@@ -93,12 +93,14 @@ static void report_dir(struct out *o, const struct traffic_row *r, const char *n
 		out_na(o, name, NULL);
 		return;
 	}
-	if (r->summary)
-		snprintf(t, sizeof(t), "%s", "total");
-	else
-		snprintf(t, sizeof(t), "%.2f", r->t);
 	out_obj_open(o, name);
-	out_text(o, " %10u %4s %8s", r->size, name, t);
+	if (!o->json) {
+		if (r->summary)
+			snprintf(t, sizeof(t), "%s", "total");
+		else
+			snprintf(t, sizeof(t), "%.2f", r->t);
+		out_text(o, " %10u %4s %8s", r->size, name, t);
+	}
 	out_uint(o, "bytes", " %15" PRIu64, d->bytes);
 	out_uint(o, "msgs", " %12" PRIu64, d->msgs);
 	out_double_digits(o, "seconds", NULL, DIGITS, d->secs);
@@ -114,7 +116,7 @@ void traffic_report_row(FILE *f, bool json, const struct traffic_row *r)
 {
 	struct out o;
 
-	out_begin_file(&o, f, json);
+	out_begin_stream(&o, f, json);
 	out_str(&o, "type", NULL, r->summary ? "summary" : "interval");
 	out_uint(&o, "phase", NULL, r->phase);
 	out_uint(&o, "size", NULL, r->size);
