@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* out.h: pfclab's output layer. One JSON style everywhere (json-c, no "\/" escaping;
- * one object per line, or pretty for whole-file reports), fields written once for both
+ * one object per line, or pretty for whole-file reports; lines written often are
+ * streamed in json-c's bytes without building objects), fields written once for both
  * the text and the JSON form (iproute2's print_uint(PRINT_ANY, key, fmt, v) idea), and
  * write errors on standard output caught in one place.
  *
