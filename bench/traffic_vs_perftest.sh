@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # traffic_vs_perftest.sh: pfclab traffic vs perftest ib_write_bw in the virtual lab (rxe
 # under QEMU TCG): a sweep of message sizes (BENCH_SIZES, default 64 B to 4 MiB in powers
-# of four), one way and both ways (BENCH_MODES), at equal settings (-q 1 -t 128 -l 1 -D 7),
+# of four), one way and both ways (BENCH_MODES), at equal settings (-q 1 -t 128 -l 1 -D 7,
+# QP timeout 18 or BENCH_QP_TIMEOUT: why in the guest script),
 # in ABBA rounds (BENCH_ROUNDS, default 2); the figures are medians over the rounds. The
 # figure: rxe's packets a second less those the receiver counted as repeats or out of
 # order, over a window in the middle of each run timed on the guest clock; beside it each
@@ -37,7 +38,7 @@ wrap=$(mktemp -d)
 trap 'rm -rf "$wrap"' EXIT
 {
 	echo '#!/usr/bin/env bash'
-	for v in BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_MARGIN BENCH_INTERVAL BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS BENCH_PERFTEST_ARGS; do
+	for v in BENCH_QP_TIMEOUT BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_MARGIN BENCH_INTERVAL BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS BENCH_PERFTEST_ARGS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'
@@ -77,7 +78,7 @@ line() { # name case
 	elif awk -v q="$q" 'BEGIN { exit !(q > 0) }'; then
 		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps, ratio $(ratio "$p" "$q") (target >= 1.0)"
 	else
-		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps: ib_write_bw moved nothing in the window, no ratio"
+		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps: ib_write_bw moved no packet in the window, so no finite ratio ($(awk -v p="$p" 'BEGIN { print (p > 0 ? "pfclab ahead" : "neither moved anything") }'))"
 	fi
 	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]; paired ratios [$(paired "$2")]"
 	echo "  cross-check, each tool's own count of completed data (MB/s): pfclab ${dp:--}, ib_write_bw ${dq:--}, ratio $(ratio "${dp:-0}" "${dq:-0}"); rounds: pfclab [$(rounds "$2" pfclab "$k")] ib_write_bw [$(rounds "$2" perftest "$k")]"
