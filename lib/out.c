@@ -102,8 +102,8 @@ static bool s_key(struct out *o, const char *key)
 {
 	int d = o->depth - 1;
 
-	if (o->mute[d] || (!o->arr[d] && !key))
-		return false;
+	if (d < 0 || o->mute[d] || (!o->arr[d] && !key))
+		return false;	/* d < 0: after the end, as json-c drops it */
 	if (o->more[d])
 		fputc(',', o->f);
 	o->more[d] = true;
@@ -233,7 +233,7 @@ static void open_nested(struct out *o, const char *key, struct json_object *n)
 		bool arr = json_object_is_type(n, json_type_array);
 
 		json_object_put(n);
-		if (d >= OUT_DEPTH)
+		if (d == 0 || d >= OUT_DEPTH)	/* after the end, or too deep: dropped */
 			return;
 		o->mute[d] = !s_key(o, key);
 		o->arr[d] = arr;

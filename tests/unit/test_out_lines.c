@@ -205,6 +205,10 @@ static void test_stream_queries(void **state)
 	out_uint(&o, "k", NULL, 2);		/* written twice (json-c would keep one) */
 	assert_int_equal(out_end_pretty(&o), 0);	/* one line */
 	assert_int_equal(out_end_lines(&o), 0);	/* a second end writes nothing */
+	out_uint(&o, "after", NULL, 3);		/* nor a field after the end */
+	out_obj_open(&o, "late");
+	out_obj_close(&o);
+	assert_int_equal(out_end_lines(&o), 0);
 	fclose(f);
 	assert_string_equal(buf, "{\"k\":1,\"k\":2}\n");
 	free(buf);
