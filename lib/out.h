@@ -112,7 +112,7 @@ void out_uint_kv(struct out *o, const char *sep, const char *key, uint64_t v);
 void out_begin_file(struct out *o, FILE *f, bool json);
 /* Like out_begin_file, but the JSON form goes to f field by field as it comes, with no
  * json-c objects built: for lines written often (traffic's interval rows: 37k
- * instructions a row through json-c, about 10k streamed). The bytes are json-c's
+ * instructions a row through json-c, 16k streamed). The bytes are json-c's
  * (OUT_JSON_LINE; the unit tests compare the two). A key given twice in one object is
  * written twice (json-c keeps the last), out_has is false and out_take NULL, and
  * out_end_pretty writes one line.
