@@ -38,7 +38,7 @@ wrap=$(mktemp -d)
 trap 'rm -rf "$wrap"' EXIT
 {
 	echo '#!/usr/bin/env bash'
-	for v in BENCH_QP_TIMEOUT BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_MARGIN BENCH_INTERVAL BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS BENCH_PERFTEST_ARGS; do
+	for v in BENCH_QP_TIMEOUT BENCH_DUR BENCH_SKIP BENCH_WIN BENCH_SNAP_US BENCH_MARGIN BENCH_INTERVAL BENCH_ROUNDS BENCH_SIZES BENCH_MODES BENCH_PFCLAB_ARGS BENCH_PERFTEST_ARGS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'
