@@ -60,13 +60,13 @@ fig=$VLAB_OUT/figures.txt dat=$VLAB_OUT/data.txt ends=$VLAB_OUT/ends.txt
 # CPU with this shell, which loses it for a scheduler slice (about 4.5 ms) at random
 # points. Reading all six counters between one pair of clock reads took 4.7 to 23 ms in
 # the runs of build 0eca613, and taking the middle as the moment moved a 3 s window by a
-# few milliseconds either way (0.1% of the figure); two reads alone take about 1 ms of
-# guest time there. Lost (read after, when the moment matters little: they change a few
+# few milliseconds either way (0.1% of the figure); the two sent counters alone take
+# 1.1-2.0 ms of guest time there. Lost (read after, when the moment matters little: they change a few
 # times a run): requests the device received and threw away and counted, repeats of what
 # it had (resends after a timeout) and packets after a gap.
 SNAP_US=${BENCH_SNAP_US:-2000}
 snap() {
-	local t0 t1 d v a b out=() x i best=
+	local t0 t1 d v o a b out=() x i best=
 	for i in 1 2 3 4 5 6 7 8; do
 		t0=${EPOCHREALTIME/./}
 		read -r a <"/sys/class/infiniband/$VLAB_DEV_A/ports/1/hw_counters/sent_pkts"
@@ -81,8 +81,8 @@ snap() {
 	out=("$a" "$b")
 	for x in "$VLAB_DEV_A" "$VLAB_DEV_B"; do
 		read -r v <"/sys/class/infiniband/$x/ports/1/hw_counters/duplicate_request"
-		read -r i <"/sys/class/infiniband/$x/ports/1/hw_counters/out_of_seq_request"
-		out+=("$((v + i))")
+		read -r o <"/sys/class/infiniband/$x/ports/1/hw_counters/out_of_seq_request"
+		out+=("$((v + o))")
 	done
 	echo "$t0 ${out[*]} $d"
 }
