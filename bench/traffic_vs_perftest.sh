@@ -18,7 +18,8 @@
 # percent can be seen. The single CPU changes how the two ends and the kernel's RoCE work
 # share it, so large messages behave unlike the 2-CPU default. BENCH_PFCLAB_ARGS adds
 # options to pfclab on both ends (e.g. "--poll spin"), BENCH_PERFTEST_ARGS to ib_write_bw
-# (e.g. "--use_old_post_send").
+# (e.g. "--use_old_post_send"). BENCH_SNAP_US (default 2000): the longest the two reads of
+# the sent counters may take before they are read again (why: the guest script's snap).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -30,6 +31,8 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	exit 0
 fi
 [ -x "$PFCLAB" ] || { echo "BENCH traffic_vs_perftest: no pfclab binary at $PFCLAB (run make)"; exit 1; }
+[[ ${BENCH_SNAP_US:-2000} =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "BENCH traffic_vs_perftest: BENCH_SNAP_US='${BENCH_SNAP_US}': expected a whole number of microseconds (default 2000)"; exit 2; }
 rm -rf "$out"
 mkdir -p "$(dirname "$out")" || exit 1
 # The guest sees none of this environment: a wrapper of the same name carries the

@@ -61,30 +61,29 @@ fig=$VLAB_OUT/figures.txt dat=$VLAB_OUT/data.txt ends=$VLAB_OUT/ends.txt
 # points. Reading all six counters between one pair of clock reads took 4.7 to 23 ms in
 # the runs of build 0eca613, and taking the middle as the moment moved a 3 s window by a
 # few milliseconds either way (0.1% of the figure); the two sent counters alone take
-# 1.1-2.0 ms of guest time there. Lost (read after, when the moment matters little: they change a few
-# times a run): requests the device received and threw away and counted, repeats of what
-# it had (resends after a timeout) and packets after a gap.
+# 1.1-2.0 ms of guest time there. Lost (read after, when the moment matters little: they
+# change a few times a run): requests the device received and threw away and counted,
+# repeats of what it had (resends after a timeout) and packets after a gap.
 SNAP_US=${BENCH_SNAP_US:-2000}
 snap() {
-	local t0 t1 d v o a b out=() x i best=
+	local t0 t1 a b t=0 sa sb dt=-1 v o out=() d i
 	for i in 1 2 3 4 5 6 7 8; do
 		t0=${EPOCHREALTIME/./}
 		read -r a <"/sys/class/infiniband/$VLAB_DEV_A/ports/1/hw_counters/sent_pkts"
 		read -r b <"/sys/class/infiniband/$VLAB_DEV_B/ports/1/hw_counters/sent_pkts"
 		t1=${EPOCHREALTIME/./}
-		if [ -z "$best" ] || [ $((t1 - t0)) -lt "${best##* }" ]; then
-			best="$(((t0 + t1) / 2)) $a $b $((t1 - t0))"
+		if [ "$dt" -lt 0 ] || [ $((t1 - t0)) -lt "$dt" ]; then
+			t=$(((t0 + t1) / 2)) sa=$a sb=$b dt=$((t1 - t0))
 		fi
-		[ $((t1 - t0)) -le "$SNAP_US" ] && break
+		[ "$dt" -le "$SNAP_US" ] && break
 	done
-	read -r t0 a b d <<<"$best"
-	out=("$a" "$b")
-	for x in "$VLAB_DEV_A" "$VLAB_DEV_B"; do
-		read -r v <"/sys/class/infiniband/$x/ports/1/hw_counters/duplicate_request"
-		read -r o <"/sys/class/infiniband/$x/ports/1/hw_counters/out_of_seq_request"
+	out=("$sa" "$sb")
+	for d in "$VLAB_DEV_A" "$VLAB_DEV_B"; do
+		read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/duplicate_request"
+		read -r o <"/sys/class/infiniband/$d/ports/1/hw_counters/out_of_seq_request"
 		out+=("$((v + o))")
 	done
-	echo "$t0 ${out[*]} $d"
+	echo "$t ${out[*]} $dt"
 }
 
 # data_pfclab FILE: bytes a second this side's sends completed from MARGIN to -D less
