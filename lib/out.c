@@ -4,9 +4,11 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
+#include "lib/numfmt.h"
 #include "lib/out.h"
 
 static int stdout_err;	/* the first error seen on standard output, -errno */
@@ -23,6 +25,35 @@ static int check(FILE *f)
 		stdout_err = err;
 	return f == stdout ? stdout_err : err;
 }
+
+/* A value in a caller's one-conversion text format, as fprintf would write it (numfmt.h:
+ * printf's floating-point path costs thousands of instructions a number). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+static void text_double(FILE *f, const char *fmt, double v)
+{
+	char buf[256];
+	int n = numfmt_format_double(buf, sizeof(buf), fmt, v);
+
+	if (n >= 0)
+		fwrite(buf, 1, (size_t)n, f);
+	else
+		fprintf(f, fmt, v);
+}
+
+static void text_uint(FILE *f, const char *fmt, uint64_t v)
+{
+	char buf[256];
+	int n = numfmt_format_uint(buf, sizeof(buf), fmt, v);
+
+	if (n >= 0)
+		fwrite(buf, 1, (size_t)n, f);
+	else
+		fprintf(f, fmt, v);
+}
+
+#pragma GCC diagnostic pop
 
 const char *out_json_text(struct json_object *o, bool pretty)
 {
@@ -101,16 +132,36 @@ static void s_uint(FILE *f, uint64_t v, bool minus)
 static bool s_key(struct out *o, const char *key)
 {
 	int d = o->depth - 1;
+	char buf[72];
+	size_t n = 0, len;
 
 	if (d < 0 || o->mute[d] || (!o->arr[d] && !key))
 		return false;	/* d < 0: after the end, as json-c drops it */
 	if (o->more[d])
-		fputc(',', o->f);
+		buf[n++] = ',';
 	o->more[d] = true;
-	if (!o->arr[d]) {
+	if (o->arr[d]) {
+		if (n)
+			fputc(',', o->f);
+		return true;
+	}
+	/* the common key, short and with nothing to escape: one write */
+	for (len = 0; len < sizeof(buf) - 4 && (unsigned char)key[len] >= ' ' &&
+	     key[len] != '"' && key[len] != '\\'; len++)
+		;
+	if (key[len]) {
+		if (n)
+			fputc(',', o->f);
 		s_string(o->f, key);
 		fputc(':', o->f);
+		return true;
 	}
+	buf[n++] = '"';
+	memcpy(buf + n, key, len);
+	n += len;
+	buf[n++] = '"';
+	buf[n++] = ':';
+	fwrite(buf, 1, n, o->f);
 	return true;
 }
 
@@ -160,7 +211,7 @@ void out_uint(struct out *o, const char *key, const char *fmt, uint64_t v)
 	} else if (o->json)
 		add(o, key, json_object_new_uint64(v));
 	else if (fmt)
-		fprintf(o->f, fmt, v);
+		text_uint(o->f, fmt, v);
 }
 
 void out_int(struct out *o, const char *key, const char *fmt, int64_t v)
@@ -179,7 +230,7 @@ void out_double(struct out *o, const char *key, const char *fmt, double v)
 	if (o->json)
 		add(o, key, json_object_new_double(v));
 	else if (fmt)
-		fprintf(o->f, fmt, v);
+		text_double(o->f, fmt, v);
 }
 
 void out_str(struct out *o, const char *key, const char *fmt, const char *v)
@@ -226,13 +277,13 @@ void out_text(struct out *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void open_nested(struct out *o, const char *key, struct json_object *n)
+static void open_nested(struct out *o, const char *key, bool arr)
 {
-	if (o->stream) {
-		int d = o->depth;
-		bool arr = json_object_is_type(n, json_type_array);
+	struct json_object *n;
 
-		json_object_put(n);
+	if (o->stream) {	/* no json-c object: only its brackets are written */
+		int d = o->depth;
+
 		if (d == 0 || d >= OUT_DEPTH)	/* after the end, or too deep: dropped */
 			return;
 		o->mute[d] = !s_key(o, key);
@@ -243,10 +294,9 @@ static void open_nested(struct out *o, const char *key, struct json_object *n)
 			fputc(arr ? '[' : '{', o->f);
 		return;
 	}
-	if (o->depth >= OUT_DEPTH) {	/* deeper than any pfclab output: dropped */
-		json_object_put(n);
+	if (o->depth >= OUT_DEPTH)	/* deeper than any pfclab output: dropped */
 		return;
-	}
+	n = arr ? json_object_new_array() : json_object_new_object();
 	add(o, key, json_object_get(n));
 	o->stack[o->depth++] = n;
 }
@@ -254,13 +304,13 @@ static void open_nested(struct out *o, const char *key, struct json_object *n)
 void out_obj_open(struct out *o, const char *key)
 {
 	if (o->json)
-		open_nested(o, key, json_object_new_object());
+		open_nested(o, key, false);
 }
 
 void out_arr_open(struct out *o, const char *key)
 {
 	if (o->json)
-		open_nested(o, key, json_object_new_array());
+		open_nested(o, key, true);
 }
 
 void out_obj_close(struct out *o)
@@ -405,7 +455,7 @@ void out_ns(struct out *o, const char *key, const char *fmt, uint64_t ns, double
 	else if (o->json)
 		add(o, key, json_object_new_double((double)ns / 1e9));
 	else if (fmt)
-		fprintf(o->f, fmt, (double)ns / text_unit_ns);
+		text_double(o->f, fmt, (double)ns / text_unit_ns);
 }
 
 void out_share(struct out *o, const char *key, const char *fmt, uint64_t part, uint64_t whole)
@@ -415,7 +465,7 @@ void out_share(struct out *o, const char *key, const char *fmt, uint64_t part, u
 	else if (o->json)
 		add(o, key, json_object_new_double((double)part / (double)whole));
 	else if (fmt)
-		fprintf(o->f, fmt, 100.0 * (double)part / (double)whole);
+		text_double(o->f, fmt, 100.0 * (double)part / (double)whole);
 }
 
 void out_uint_scaled(struct out *o, const char *key, const char *fmt, uint64_t v,
@@ -424,7 +474,7 @@ void out_uint_scaled(struct out *o, const char *key, const char *fmt, uint64_t v
 	if (o->json)
 		add(o, key, json_object_new_uint64(v));
 	else if (fmt)
-		fprintf(o->f, fmt, (double)v / text_div);
+		text_double(o->f, fmt, (double)v / text_div);
 }
 
 #pragma GCC diagnostic pop
@@ -456,15 +506,18 @@ void out_begin_file(struct out *o, FILE *f, bool json)
 void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v)
 {
 	char buf[48];
+	int n;
 
 	if (o->stream) {
-		if (s_key(o, key))
-			fprintf(o->f, "%.*g", digits, v);
+		if (s_key(o, key)) {
+			n = numfmt_general(buf, sizeof(buf), digits, v);
+			fwrite(buf, 1, n > 0 && n < (int)sizeof(buf) ? (size_t)n : strlen(buf), o->f);
+		}
 	} else if (o->json) {
-		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		numfmt_general(buf, sizeof(buf), digits, v);
 		add(o, key, json_object_new_double_s(v, buf));
 	} else if (fmt) {
-		fprintf(o->f, fmt, v);
+		text_double(o->f, fmt, v);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/numfmt.h"
 #include "lib/out.h"
 #include "traffic/report.h"
 
@@ -98,7 +99,7 @@ static void report_dir(struct out *o, const struct traffic_row *r, const char *n
 		if (r->summary)
 			snprintf(t, sizeof(t), "%s", "total");
 		else
-			snprintf(t, sizeof(t), "%.2f", r->t);
+			numfmt_fixed(t, sizeof(t), 2, r->t);
 		out_text(o, " %10u %4s %8s", r->size, name, t);
 	}
 	out_uint(o, "bytes", " %15" PRIu64, d->bytes);
