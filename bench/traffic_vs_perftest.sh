@@ -71,7 +71,8 @@ paired() {
 		<(awk -v c="$1" '$1 == c && $2 == "perftest" { print $3 }' "$f") |
 		awk -v c="$1" -v all="$pairs" '$2 > 0 { r = $1 / $2; printf "%s%.3f", s, r; s = " "; print c, r >>all }'
 }
-ratio() { awk -v p="$1" -v q="$2" 'BEGIN { print (q > 0 ? sprintf("%.3f", p / q) : "n/a") }'; }
+# a ratio, or n/a where either count is missing (a run without rows) or the second is 0
+ratio() { awk -v p="$1" -v q="$2" 'BEGIN { print (p != "" && q != "" && q > 0 ? sprintf("%.3f", p / q) : "n/a") }'; }
 line() { # name case
 	local p q dp dq
 	p=$(get "$2" pfclab) q=$(get "$2" perftest)
@@ -84,7 +85,7 @@ line() { # name case
 		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps: ib_write_bw moved no packet in the window, so no finite ratio ($(awk -v p="$p" 'BEGIN { print (p > 0 ? "pfclab ahead" : "neither moved anything") }'))"
 	fi
 	echo "  rounds: pfclab [$(rounds "$2" pfclab)] ib_write_bw [$(rounds "$2" perftest)]; paired ratios [$(paired "$2")]"
-	echo "  cross-check, each tool's own count of completed data (MB/s): pfclab ${dp:--}, ib_write_bw ${dq:--}, ratio $(ratio "${dp:-0}" "${dq:-0}"); rounds: pfclab [$(rounds "$2" pfclab "$k")] ib_write_bw [$(rounds "$2" perftest "$k")]"
+	echo "  cross-check, each tool's own count of completed data (MB/s): pfclab ${dp:--}, ib_write_bw ${dq:--}, ratio $(ratio "$dp" "$dq"); rounds: pfclab [$(rounds "$2" pfclab "$k")] ib_write_bw [$(rounds "$2" perftest "$k")]"
 	echo "  -D end: pfclab's phase ended $(get "$2" pfclab "$e" 4) s after -D (target: within 0.5 s); the client's whole run, start-up included, took -D plus: pfclab $(get "$2" pfclab "$e") s, ib_write_bw $(get "$2" perftest "$e") s"
 }
 for m in ${BENCH_MODES:-oneway bidir}; do
