@@ -23,7 +23,7 @@ bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested)
 		return false;
 	ps->stopped = true;
 	ps->interrupted = stop_requested;
-	if (!ps->c.send && !ps->local_done) {
+	if ((!ps->c.send || ps->drained) && !ps->local_done) {
 		ps->local_done = true;
 		ps->local_done_at = now;
 	}
@@ -32,7 +32,7 @@ bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested)
 
 bool phase_wants_local(const struct phase_state *ps)
 {
-	return (ps->c.send && !ps->local_done) || ps->c.imm;
+	return (ps->c.send && !ps->local_done && !ps->drained) || ps->c.imm;
 }
 
 int phase_step_local(struct phase_state *ps, int rc, const char *local_why, uint64_t now)
@@ -42,6 +42,11 @@ int phase_step_local(struct phase_state *ps, int rc, const char *local_why, uint
 		return rc;
 	}
 	if (rc == 1 && ps->c.send && !ps->local_done) {
+		/* -D not over yet: the end limit held back the next send (phase.h) */
+		if (ps->c.duration_ns && !ps->stopped && now < ps->c.t0 + ps->c.duration_ns) {
+			ps->drained = true;
+			return 0;
+		}
 		ps->local_done = true;
 		ps->local_done_at = now;
 	}
@@ -62,7 +67,7 @@ static int on_peer_done(struct phase_state *ps, const struct xchg_msg *m, uint64
 		ps->stopped = ps->interrupted = true;
 		*stop_local = true;
 	}
-	if (!ps->c.send && !ps->local_done) {
+	if ((!ps->c.send || (ps->drained && ps->stopped)) && !ps->local_done) {
 		ps->local_done = true;
 		ps->local_done_at = now;
 	}
@@ -227,7 +232,8 @@ int phase_step_check(struct phase_state *ps, uint64_t now, const struct traffic_
 	if (ctr->cqes != ps->last_cqes) {
 		ps->last_cqes = ctr->cqes;
 		ps->last_progress = now;
-	} else if (ps->c.send && !ps->local_done && now - ps->last_progress > ps->c.stall_ns) {
+	} else if (ps->c.send && !ps->local_done && !ps->drained &&
+		   now - ps->last_progress > ps->c.stall_ns) {
 		snprintf(ps->why, sizeof(ps->why),
 			 "%s: no send completed for %.1f s (%" PRIu64 " messages done): the path or the peer stopped acknowledging and no completion error came; check the link, or lower --qp-timeout",
 			 ps->c.dev, (double)(now - ps->last_progress) / 1e9, ctr->msgs);

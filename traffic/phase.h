@@ -5,7 +5,9 @@
  * it posts and polls, reads and sends exchange messages, prints rows.
  *
  *   RUNNING --(duration over / Ctrl-C / peer's DONE says stopped)--> STOPPING
+ *   RUNNING --(-D: the last sends that end by -D completed)--> DRAINED: no sends, waits
  *   RUNNING, STOPPING --(all sends completed, or nothing to send)--> local done: DONE sent
+ *   DRAINED --(duration over / Ctrl-C / peer's DONE says stopped)--> local done
  *   local done + peer's DONE --> finished (summary)
  *   any --(completion error / peer ABORT / peer silent > peer timeout / sends stalled /
  *          malformed or unexpected message)--> failed (why says which)
@@ -45,6 +47,9 @@ struct phase_state {
 	bool stopped;			/* no new sends (duration over or stop) */
 	bool interrupted;		/* stopped early by Ctrl-C on either side */
 	bool local_done;		/* this side's part is over */
+	bool drained;			/* -D: sends over and completed before the end, which a
+					 * send would have passed (traffic_verbs_end_limit): the
+					 * part ends at -D, not earlier */
 	bool done_sent;
 	bool peer_done;
 	uint64_t local_done_at;

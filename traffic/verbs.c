@@ -508,13 +508,16 @@ uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint3
 	return d < window ? (uint32_t)d : window;
 }
 
-uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, double rate)
+uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, double rate,
+				 uint32_t k)
 {
-	double l;
+	double l, capped;
 
-	/* A send posted at now with m in flight completes at now + (m + k) size / rate and
-	 * without it the last one at now + m size / rate: post when the end is nearer the
-	 * first, i.e. when now + (m + k / 2) size / rate <= end_ns, or 2m + k <= the limit.
+	/* k sends posted at now with m in flight complete at now + (m + k) T (T = size /
+	 * rate), the m without them at now + m T: they go when the end is nearer the first,
+	 * i.e. when now + (m + k / 2) T <= end_ns, or 2m + k <= 2 (end_ns - now) / T; and
+	 * when now + (m + k) T <= end_ns + TRAFFIC_END_SLACK_NS, or
+	 * 2m + k <= 2 (end_ns + slack - now) / T - k, the smaller where k T / 2 > slack.
 	 */
 	if (rate <= 0)
 		return UINT64_MAX;
@@ -523,6 +526,10 @@ uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, d
 	if (!size)
 		return UINT64_MAX;
 	l = 2.0 * (double)(end_ns - now) * rate / (double)size;
+	capped = 2.0 * ((double)(end_ns - now) + (double)TRAFFIC_END_SLACK_NS) * rate /
+		 (double)size - (double)k;
+	if (capped < l)
+		l = capped < 0 ? 0 : capped;
 	return l >= 1.8e19 ? UINT64_MAX : (uint64_t)l;
 }
 
@@ -543,7 +550,8 @@ static void rate_sample(struct traffic_verbs *tv, uint64_t now)
 static void end_limit_update(struct traffic_verbs *tv, uint64_t now)
 {
 	tv->end_limit = tv->end_ns && !tv->stopping ?
-			traffic_verbs_end_limit(now, tv->end_ns, tv->size, tv->rate) : UINT64_MAX;
+			traffic_verbs_end_limit(now, tv->end_ns, tv->size, tv->rate,
+						 tv->plist) : UINT64_MAX;
 }
 
 /* The next signalled send from seq on: every mod-th, and the last one before target, so

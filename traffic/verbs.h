@@ -111,11 +111,15 @@ uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint3
 			     double rate);
 /* With the phase ending at end_ns, whether more sends may go out at now: k more sends of
  * `size` bytes with m not completed yet may when 2m + k is at most the returned limit,
- * i.e. when the new sends' midpoint is expected to complete by end_ns at `rate` (completed
- * bytes per ns; 0 = not known yet: UINT64_MAX, no limit). At or past the end: 0; before
- * it, empty sends have no limit. Computed once per clock read, so that the post loop
- * compares integers. */
-uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, double rate);
+ * i.e. when they are expected to complete (at `rate`, completed bytes per ns; 0 = not
+ * known yet: UINT64_MAX, no limit) nearer end_ns than the sends before them, and at most
+ * TRAFFIC_END_SLACK_NS after it: a send that takes seconds (megabytes on a slow path) is
+ * left out rather than let the phase run on for half its time, and the phase then waits
+ * for its end without sending (phase.h). At or past the end: 0; before it, empty sends
+ * have no limit. Computed once per clock read, so that the post loop compares integers. */
+#define TRAFFIC_END_SLACK_NS 100000000ULL
+uint64_t traffic_verbs_end_limit(uint64_t now, uint64_t end_ns, uint32_t size, double rate,
+				 uint32_t k);
 /* The post/poll loop reads the clock every `every` passes that did work; given the time
  * dt_ns the last `every` passes took, how many to wait next: twice as many while reads
  * come less than TRAFFIC_CLOCK_NS / 2 apart (at most TRAFFIC_CLOCK_EVERY_MAX), fewer in

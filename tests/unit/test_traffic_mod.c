@@ -88,25 +88,34 @@ static void test_end_limit(void **state)
 
 	(void)state;
 	/* rate unknown, or no size: no limit */
-	assert_true(traffic_verbs_end_limit(0, 1, 1u << 20, 0) == UINT64_MAX);
-	assert_true(traffic_verbs_end_limit(0, 1, 0, 1.0) == UINT64_MAX);
+	assert_true(traffic_verbs_end_limit(0, 1, 1u << 20, 0, 1) == UINT64_MAX);
+	assert_true(traffic_verbs_end_limit(0, 1, 0, 1.0, 1) == UINT64_MAX);
 	/* 1 byte per ns, one 4 MB send in flight (done at 4 ms); one more would end at 8 ms:
 	 * posted when the end is at 6 ms or later (nearer 8 than 4), not at 5.9 ms. */
-	l = traffic_verbs_end_limit(0, 6 * ms, 4 * ms, 1.0);
+	l = traffic_verbs_end_limit(0, 6 * ms, 4 * ms, 1.0, 1);
 	assert_true(2 * 1 + 1 <= l);
-	l = traffic_verbs_end_limit(0, 6 * ms - 100000, 4 * ms, 1.0);
+	l = traffic_verbs_end_limit(0, 6 * ms - 100000, 4 * ms, 1.0, 1);
 	assert_false(2 * 1 + 1 <= l);
 	/* nothing in flight: one send may go while its midpoint is due by the end */
-	assert_true(1 <= traffic_verbs_end_limit(0, 2 * ms, 4 * ms, 1.0));
-	assert_false(1 <= traffic_verbs_end_limit(0, 2 * ms - 1000, 4 * ms, 1.0));
+	assert_true(1 <= traffic_verbs_end_limit(0, 2 * ms, 4 * ms, 1.0, 1));
+	assert_false(1 <= traffic_verbs_end_limit(0, 2 * ms - 1000, 4 * ms, 1.0, 1));
 	/* small sends at 12.5 bytes per ns with 1 ms left: 12.5 MB / 64 B = 195312 sends,
 	 * 390625 halves */
-	assert_int_equal(traffic_verbs_end_limit(5 * ms, 6 * ms, 64, 12.5), 390625);
+	assert_int_equal(traffic_verbs_end_limit(5 * ms, 6 * ms, 64, 12.5, 1), 390625);
 	/* at or past the end: none */
-	assert_int_equal(traffic_verbs_end_limit(6 * ms, 6 * ms, 64, 1.0), 0);
-	assert_int_equal(traffic_verbs_end_limit(7 * ms, 6 * ms, 64, 1.0), 0);
+	assert_int_equal(traffic_verbs_end_limit(6 * ms, 6 * ms, 64, 1.0, 1), 0);
+	assert_int_equal(traffic_verbs_end_limit(7 * ms, 6 * ms, 64, 1.0, 1), 0);
+	/* 4 MiB sends at 3.7 MB/s (1.13 s each), one in flight: the nearest-end rule would
+	 * post one more with 1.7 s left and run 0.57 s past the end; at most
+	 * TRAFFIC_END_SLACK_NS past it, so 2.17 s left at least (ends by -D, then waits) */
+	l = traffic_verbs_end_limit(0, 2000 * ms, 4u << 20, 0.0037, 1);
+	assert_false(2 * 1 + 1 <= l);
+	l = traffic_verbs_end_limit(0, 2200 * ms, 4u << 20, 0.0037, 1);
+	assert_true(2 * 1 + 1 <= l);
+	/* nothing in flight, a send longer than the time left plus the slack: none */
+	assert_int_equal(traffic_verbs_end_limit(0, 500 * ms, 4u << 20, 0.0037, 1), 0);
 	/* a rate far beyond any link: no overflow */
-	assert_true(traffic_verbs_end_limit(0, UINT64_MAX, 1, 1e12) == UINT64_MAX);
+	assert_true(traffic_verbs_end_limit(0, UINT64_MAX, 1, 1e12, 1) == UINT64_MAX);
 }
 
 /* Clock reads in the post/poll loop: about one a millisecond, every pass where a pass is
