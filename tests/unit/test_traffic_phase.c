@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_traffic_phase.c: every transition of a traffic phase (traffic/phase.h) driven with
  * made-up times, counters and peer messages: duration end, Ctrl-C, completion error, all
- * sends done, peer STATS/DONE/ABORT/PING, a peer's early stop, unexpected messages, report
+ * sends done, drained before -D, peer STATS/DONE/ABORT/PING, a peer's early stop, unexpected messages, report
  * rows and STATS, DONE, stalled sends and a silent peer. No RDMA device.
  */
 #include <errno.h>
@@ -91,6 +91,60 @@ static void test_local(void **state)
 	phase_init(&ps, &c);
 	ps.local_done = true;
 	assert_true(phase_wants_local(&ps));
+}
+
+/* -D: sends over before the end (the end limit held the next one back) leave the side
+ * DRAINED: no post loop, no stall, and its part ends at -D, at Ctrl-C, or when the
+ * peer's DONE says it stopped; not earlier. */
+static void test_drained(void **state)
+{
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct xchg_msg m;
+	bool stop_local;
+
+	(void)state;
+	cfg(&c, true, true, 7 * S);
+	phase_init(&ps, &c);
+	assert_int_equal(phase_step_local(&ps, 1, "", T0 + 6700 * MS), 0);
+	assert_true(ps.drained);
+	assert_false(ps.local_done);
+	assert_false(phase_wants_local(&ps));
+	/* no completion for longer than stall_ns while drained is no stall */
+	ps.last_heard = T0 + 6800 * MS;
+	assert_int_equal(phase_step_check(&ps, T0 + 6900 * MS, &(struct traffic_counters){ 0 }), 0);
+	ps.last_progress = T0;
+	assert_int_equal(phase_step_check(&ps, T0 + 6900 * MS, &(struct traffic_counters){ 0 }), 0);
+	/* the peer's plain DONE does not end it; the end does, at the end */
+	m = ctr_msg(XCHG_DONE, 2, 4096, 0);
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 6950 * MS, &stop_local), 0);
+	assert_false(stop_local);
+	assert_false(ps.local_done);
+	assert_true(phase_step_clock(&ps, T0 + 7001 * MS, false));
+	assert_true(ps.local_done);
+	assert_int_equal(ps.local_done_at, T0 + 7001 * MS);
+	assert_false(ps.interrupted);
+	/* Ctrl-C while drained ends it at once */
+	phase_init(&ps, &c);
+	phase_step_local(&ps, 1, "", T0 + 6 * S);
+	assert_true(phase_step_clock(&ps, T0 + 6500 * MS, true));
+	assert_true(ps.local_done && ps.interrupted);
+	assert_int_equal(ps.local_done_at, T0 + 6500 * MS);
+	/* and so does the peer's DONE that says it stopped */
+	phase_init(&ps, &c);
+	phase_step_local(&ps, 1, "", T0 + 6 * S);
+	m = ctr_msg(XCHG_DONE, 2, 4096, XCHG_CTR_STOPPED);
+	assert_int_equal(phase_step_msg(&ps, &m, T0 + 6200 * MS, &stop_local), 0);
+	assert_true(stop_local);
+	assert_true(ps.local_done);
+	/* all sends done at or after the end, after a stop, or with -n: done, not drained */
+	phase_init(&ps, &c);
+	phase_step_local(&ps, 1, "", T0 + 7 * S);
+	assert_true(ps.local_done && !ps.drained);
+	cfg(&c, true, true, 0);
+	phase_init(&ps, &c);
+	phase_step_local(&ps, 1, "", T0 + 2 * S);
+	assert_true(ps.local_done && !ps.drained);
 }
 
 static void test_peer_messages(void **state)
@@ -390,6 +444,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_local),
+		cmocka_unit_test(test_drained),
 		cmocka_unit_test(test_peer_messages),
 		cmocka_unit_test(test_peer_stopped),
 		cmocka_unit_test(test_report),
