@@ -70,6 +70,10 @@ static void test_depth_by_rate(void **state)
 		{ 128, 4, 65536, 1, 0.001, 8 },        /* slower: 2 x mod */
 		{ 8, 1, 1u << 20, 1, 0.0375, 4 },      /* 1 MiB: 3.75 MB -> 3 + 1 */
 		{ 2, 1, 4u << 20, 1, 0.0375, 2 },      /* never below 2 */
+		{ 2, 1, 4u << 20, 1, 0.0037, 1 },      /* but 1.1 s a send: alone */
+		{ 8, 1, 1u << 20, 1, 0.0037, 2 },      /* 0.28 s a send: two */
+		{ 8, 1, 1u << 20, 2, 0.0037, 1 },      /* 0.57 s on each of two QPs: alone */
+		{ 128, 4, 65536, 1, 1e-6, 8 },         /* moderated sends: two groups, however slow */
 		{ 128, 1, 4u << 20, 1, 12.5, 128 },    /* 100 Gb/s: -t decides */
 		{ 1, 1, 4u << 20, 1, 0.0375, 1 },      /* nor above the window */
 	};
