@@ -27,29 +27,32 @@ static int check(FILE *f)
 }
 
 /* A value in a caller's one-conversion text format, as fprintf would write it (numfmt.h:
- * printf's floating-point path costs thousands of instructions a number). */
+ * printf's floating-point path costs thousands of instructions a number): false where
+ * numfmt does not take the format, and the caller prints it. */
+static bool text_fast(FILE *f, const char *buf, int n)
+{
+	if (n < 0)
+		return false;
+	fwrite(buf, 1, (size_t)n, f);
+	return true;
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
 static void text_double(FILE *f, const char *fmt, double v)
 {
 	char buf[256];
-	int n = numfmt_format_double(buf, sizeof(buf), fmt, v);
 
-	if (n >= 0)
-		fwrite(buf, 1, (size_t)n, f);
-	else
+	if (!text_fast(f, buf, numfmt_format_double(buf, sizeof(buf), fmt, v)))
 		fprintf(f, fmt, v);
 }
 
 static void text_uint(FILE *f, const char *fmt, uint64_t v)
 {
 	char buf[256];
-	int n = numfmt_format_uint(buf, sizeof(buf), fmt, v);
 
-	if (n >= 0)
-		fwrite(buf, 1, (size_t)n, f);
-	else
+	if (!text_fast(f, buf, numfmt_format_uint(buf, sizeof(buf), fmt, v)))
 		fprintf(f, fmt, v);
 }
 

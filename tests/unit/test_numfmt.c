@@ -26,26 +26,31 @@ static uint64_t next(void)
 	return rng;
 }
 
-static void same_fixed(double v, int prec)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/* fn's text of v against snprintf's with conv ("%.*f" or "%.*g") */
+static void same(int (*fn)(char *, size_t, int, double), const char *conv, double v, int prec)
 {
 	char a[96], b[96];
-	int ra = numfmt_fixed(a, sizeof(a), prec, v), rb = snprintf(b, sizeof(b), "%.*f", prec, v);
+	int ra = fn(a, sizeof(a), prec, v), rb = snprintf(b, sizeof(b), conv, prec, v);
 
 	if (ra != rb || strcmp(a, b)) {
-		print_error("%%.%df of %.17g (%a): '%s' (%d), printf '%s' (%d)\n", prec, v, v, a, ra, b, rb);
+		print_error("%s, %d of %.17g (%a): '%s' (%d), printf '%s' (%d)\n", conv, prec, v, v, a, ra, b, rb);
 		fail();
 	}
 }
 
+#pragma GCC diagnostic pop
+
+static void same_fixed(double v, int prec)
+{
+	same(numfmt_fixed, "%.*f", v, prec);
+}
+
 static void same_general(double v, int prec)
 {
-	char a[96], b[96];
-	int ra = numfmt_general(a, sizeof(a), prec, v), rb = snprintf(b, sizeof(b), "%.*g", prec, v);
-
-	if (ra != rb || strcmp(a, b)) {
-		print_error("%%.%dg of %.17g (%a): '%s' (%d), printf '%s' (%d)\n", prec, v, v, a, ra, b, rb);
-		fail();
-	}
+	same(numfmt_general, "%.*g", v, prec);
 }
 
 static void same_all(double v)
