@@ -357,6 +357,11 @@ static int phase_local(struct run *r, struct phase_state *ps)
 
 		return phase_step_local(ps, rc, r->tv.why, back_from(ps, until));
 	}
+	/* This side's DONE, due since the clock ended its part, goes out first (phase_out):
+	 * where both sides' parts end at -D (a receive-only side, a drained one) each would
+	 * otherwise sleep until the other's message, which then is a PING. */
+	if (ps->local_done && !ps->done_sent)
+		return 0;
 	/* Nothing to post: sleep on the socket until a message, the next row (unless rows
 	 * follow the peer's STATS, which wake it anyway), the end, or the moment the peer's
 	 * silence would count, or, where no heartbeat thread runs, this side's own PING;
