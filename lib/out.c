@@ -143,27 +143,24 @@ static bool s_key(struct out *o, const char *key)
 	if (o->more[d])
 		buf[n++] = ',';
 	o->more[d] = true;
-	if (o->arr[d]) {
-		if (n)
-			fputc(',', o->f);
-		return true;
+	if (!o->arr[d]) {
+		/* the common key, short and with nothing to escape, goes into buf with the
+		 * separator: one write */
+		for (len = 0; len < sizeof(buf) - 4 && (unsigned char)key[len] >= ' ' &&
+		     key[len] != '"' && key[len] != '\\'; len++)
+			;
+		if (key[len]) {
+			fwrite(buf, 1, n, o->f);
+			s_string(o->f, key);
+			n = 0;
+		} else {
+			buf[n++] = '"';
+			memcpy(buf + n, key, len);
+			n += len;
+			buf[n++] = '"';
+		}
+		buf[n++] = ':';
 	}
-	/* the common key, short and with nothing to escape: one write */
-	for (len = 0; len < sizeof(buf) - 4 && (unsigned char)key[len] >= ' ' &&
-	     key[len] != '"' && key[len] != '\\'; len++)
-		;
-	if (key[len]) {
-		if (n)
-			fputc(',', o->f);
-		s_string(o->f, key);
-		fputc(':', o->f);
-		return true;
-	}
-	buf[n++] = '"';
-	memcpy(buf + n, key, len);
-	n += len;
-	buf[n++] = '"';
-	buf[n++] = ':';
 	fwrite(buf, 1, n, o->f);
 	return true;
 }
@@ -509,12 +506,11 @@ void out_begin_file(struct out *o, FILE *f, bool json)
 void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v)
 {
 	char buf[48];
-	int n;
 
 	if (o->stream) {
 		if (s_key(o, key)) {
-			n = numfmt_general(buf, sizeof(buf), digits, v);
-			fwrite(buf, 1, n > 0 && n < (int)sizeof(buf) ? (size_t)n : strlen(buf), o->f);
+			numfmt_general(buf, sizeof(buf), digits, v);
+			fputs(buf, o->f);
 		}
 	} else if (o->json) {
 		numfmt_general(buf, sizeof(buf), digits, v);

@@ -500,7 +500,7 @@ uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint3
 {
 	uint64_t floor = 2ULL * mod > 2 ? 2ULL * mod : 2, d;
 
-	/* a send that takes long goes alone (traffic_verbs.h) */
+	/* a send that takes long goes alone (verbs.h) */
 	if (mod == 1 && rate > 0 && size && nqps &&
 	    rate * (double)TRAFFIC_ALONE_NS / nqps < (double)size)
 		floor = 1;
