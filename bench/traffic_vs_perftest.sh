@@ -4,7 +4,7 @@
 # under QEMU TCG): a sweep of message sizes (BENCH_SIZES, default 64 B to 4 MiB in powers
 # of four), one way and both ways (BENCH_MODES), at equal settings (-q 1 -t 128 -l 1 -D 7,
 # QP timeout 18 or BENCH_QP_TIMEOUT: why in the guest script),
-# in ABBA rounds (BENCH_ROUNDS, default 2); the figures are medians over the rounds. The
+# in ABBA rounds (BENCH_ROUNDS, default 4); the figures are medians over the rounds. The
 # figure: rxe's packets a second less those the receiver counted as repeats or out of
 # order, over a window in the middle of each run timed on the guest clock; beside it each
 # tool's own count of the data whose sends completed, as a cross-check (how each is taken,
@@ -12,11 +12,13 @@
 # with how long the client ran beyond -D (median; start-up and connection included).
 # Figures are those of an emulated CPU shared with the rest of the host: compare the
 # ratio, not the numbers. A warm-up pair (not counted) runs first.
-# BENCH_ICOUNT=SHIFT runs the guest on instruction-counted time (vlab --icount, with one
-# guest CPU: QEMU boots no second one then): guest time no longer follows this host's
-# load, and rounds of one tool agree within about 0.5% at small sizes, so differences of a
-# percent can be seen. The single CPU changes how the two ends and the kernel's RoCE work
-# share it, so large messages behave unlike the 2-CPU default. BENCH_PFCLAB_ARGS adds
+# BENCH_ICOUNT=SHIFT (default 3) runs the guest on instruction-counted time (vlab --icount,
+# with one guest CPU: QEMU boots no second one then): guest time no longer follows this
+# host's load, and rounds of one tool agree within about 0.5% at small sizes, so
+# differences of a percent can be seen; about 10 minutes at the defaults. BENCH_ICOUNT=off
+# runs two guest CPUs on this host's clock instead, where the same tool moves up to 2x
+# between rounds with the host's load; there the single CPU's sharing of the two ends and
+# the kernel's RoCE work is gone, so large messages behave otherwise. BENCH_PFCLAB_ARGS adds
 # options to pfclab on both ends (e.g. "--poll spin"), BENCH_PERFTEST_ARGS to ib_write_bw
 # (e.g. "--use_old_post_send"). BENCH_SNAP_US (default 2000): the longest the two reads of
 # the sent counters may take before they are read again (why: the guest script's snap).
@@ -31,6 +33,11 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	exit 0
 fi
 [ -x "$PFCLAB" ] || { echo "BENCH traffic_vs_perftest: no pfclab binary at $PFCLAB (run make)"; exit 1; }
+BENCH_ICOUNT=${BENCH_ICOUNT-3}
+[[ $BENCH_ICOUNT =~ ^([0-9]|10|off)?$ ]] ||
+	{ echo "BENCH traffic_vs_perftest: BENCH_ICOUNT='${BENCH_ICOUNT}': expected a shift of 0 to 10 (default 3), or off for two CPUs on this host's clock"; exit 2; }
+[ "$BENCH_ICOUNT" = off ] && BENCH_ICOUNT=
+export BENCH_ROUNDS=${BENCH_ROUNDS:-4}
 [[ ${BENCH_SNAP_US:-2000} =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "BENCH traffic_vs_perftest: BENCH_SNAP_US='${BENCH_SNAP_US}': expected a whole number of microseconds (default 2000)"; exit 2; }
 rm -rf "$out"
@@ -47,6 +54,11 @@ trap 'rm -rf "$wrap"' EXIT
 	echo 'exec /pfclab/bench/guest/traffic_vs_perftest.sh "$@"'
 } >"$wrap/traffic_vs_perftest.sh"
 chmod +x "$wrap/traffic_vs_perftest.sh"
+if [ -n "$BENCH_ICOUNT" ]; then
+	clock="instruction-counted guest time (vlab --icount $BENCH_ICOUNT, one guest CPU), $BENCH_ROUNDS rounds"
+else
+	clock="two guest CPUs on this host's clock (BENCH_ICOUNT=off; rounds move with the host's load), $BENCH_ROUNDS rounds"
+fi
 PFCLAB=$PFCLAB lab/vlab/vlab run ${BENCH_ICOUNT:+--icount "$BENCH_ICOUNT" --smp 1} --out "$out" --timeout ${BENCH_TIMEOUT:-2400} --script-timeout ${BENCH_TIMEOUT:-2400} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
 rc=$?
 f=$out/traffic_vs_perftest/figures.txt
@@ -94,10 +106,10 @@ for m in ${BENCH_MODES:-oneway bidir}; do
 	done
 done
 # All paired ratios together: parity shows as a median near 1.0 with about half on each side.
-sort -k2,2g "$pairs" | awk '{ v[NR] = $2; if ($2 >= 1.0) up++ } END {
+sort -k2,2g "$pairs" | awk -v clock="$clock" '{ v[NR] = $2; if ($2 >= 1.0) up++ } END {
 	if (!NR) exit
 	n = NR
 	m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	printf "BENCH traffic_vs_perftest (all cases): %d paired rounds, median pfclab / ib_write_bw %.3f, %d of them >= 1.0, middle half %.3f .. %.3f\n",
-		n, m, up, v[int(n / 4) + 1], v[int(3 * n / 4)] }'
+	printf "BENCH traffic_vs_perftest (all cases): %d paired rounds, median pfclab / ib_write_bw %.3f, %d of them >= 1.0, middle half %.3f .. %.3f; %s\n",
+		n, m, up, v[int(n / 4) + 1], v[int(3 * n / 4)], clock }'
 rm -f "$pairs"
