@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_traffic_phase.c: every transition of a traffic phase (traffic/phase.h) driven with
  * made-up times, counters and peer messages: duration end, Ctrl-C, completion error, all
- * sends done, drained before -D, peer STATS/DONE/ABORT/PING, a peer's early stop, unexpected messages, report
- * rows and STATS, DONE, stalled sends and a silent peer. No RDMA device.
+ * sends done, drained before -D, peer STATS/DONE/ABORT/PING, a peer's early stop,
+ * unexpected messages, report rows and STATS, DONE, stalled sends and a silent peer. No
+ * RDMA device.
  */
 #include <errno.h>
 #include <setjmp.h>
