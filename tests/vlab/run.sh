@@ -107,6 +107,9 @@ if [ ${#viassh[@]} -gt 0 ]; then
 	mkdir -p "$out/ssh"
 	if PFCLAB=$PFCLAB $vlab up --two-vm --ssh --dir "$out/ssh" >"$out/ssh/vlab.out" 2>"$out/ssh/vlab.err"; then
 		defer "$vlab down --dir '$out/ssh'"
+		again=$(grep -c 'starting the lab again' "$out/ssh/vlab.err")
+		result <<<"OK vlab up (two VMs, SSH): $(grep -o 'up in [0-9]*s' "$out/ssh/vlab.err" | tail -n 1)$([ "$again" -gt 0 ] &&
+			echo ", after $again failed boot(s): $(grep 'starting the lab again' "$out/ssh/vlab.err" | tr '\n' ' ')")"
 		for s in "${viassh[@]}"; do
 			name=$(basename "$s" .sh)
 			VLAB_SSH_CONFIG=$out/ssh/ssh_config "$s" >"$out/ssh/$name.log" 2>&1
@@ -115,7 +118,7 @@ if [ ${#viassh[@]} -gt 0 ]; then
 		done
 		$vlab down --dir "$out/ssh" 2>/dev/null
 	else
-		result <<<"FAIL vlab up (two VMs, SSH): $(tail -n 2 "$out/ssh/vlab.err" | tr '\n' ' ')(see $out/ssh)"
+		result <<<"FAIL vlab up (two VMs, SSH): $(grep '^vlab' "$out/ssh/vlab.err" | tail -n 3 | tr '\n' ' ')(see $out/ssh)"
 	fi
 fi
 plan $nres
