@@ -146,14 +146,19 @@ stop_and_time() { # TAG VICTIM SURVIVOR ERRFILE
 	# timeout less the 100 ms check period): 0.65..1.5 s after the stop, depending on how
 	# long before it the victim's last message left (sooner only when that message was
 	# late). At least 0.4 s (a shorter silence limit would be a bug); the message within
-	# 2 s is the promise (the message's own moment, polled every 20 ms). Then the process
-	# ends, giving its QPs and buffers back, slow work under TCG on a busy host: within 2 s
-	# more.
-	if [ $rc -eq 1 ] && [ $ns -ge 400 ] && [ $ns -le 2000 ] && [ $ms -le 4000 ] &&
+	# 2 s is the promise (the message's own moment, polled every 20 ms), plus the time the
+	# survivor itself was held up (late for its own checks: a host stall under TCG), which
+	# the silence limit leaves out and the message names ("0.2 s of it with this side held
+	# up", rounded to 0.1 s). Then the process ends, giving its QPs and buffers back, slow
+	# work under TCG on a busy host: within 2 s more.
+	local held
+	held=$(grep -o '[0-9.]* s of it with this side held up' "$err" | awk '{ printf "%d", $1 * 1000 + 50 }')
+	held=${held:-0}
+	if [ $rc -eq 1 ] && [ $ns -ge 400 ] && [ $ns -le $((2000 + held)) ] && [ $ms -le $((4000 + held)) ] &&
 		grep -q 'no message from the peer for' "$err"; then
-		ok "$tag: noticed after ${ns} ms, exited after ${ms} ms: $(tail -n 1 "$err")"
+		ok "$tag: noticed after ${ns} ms (limit $((2000 + held))), exited after ${ms} ms: $(tail -n 1 "$err")"
 	else
-		fail "$tag: noticed within about 2 s" "rc $rc, noticed after ${ns} ms, exited after ${ms} ms: $(tr '\n' ' ' <"$err")"
+		fail "$tag: noticed within about 2 s" "rc $rc, noticed after ${ns} ms (limit $((2000 + held))), exited after ${ms} ms: $(tr '\n' ' ' <"$err")"
 	fi
 }
 # bg_pair TAG PORT ARGS...: server and client with ARGS, both in the background (SPID, CPID)
