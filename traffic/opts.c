@@ -216,7 +216,8 @@ static const struct opt traffic_opts_tab[] = {
 	  .help = "RDMA WRITE with immediate (receiver counts completions)" },
 	{ "duration", 'D', OPT_DUR, S(1) / 1000, S(30 * 86400ULL), &P.duration_ns, .arg = "DUR",
 	  .help = "run time per size (default 5s); the last sends are\n"
-		  "posted so that they complete near its end" },
+		  "posted so that they complete near its end; sends\n"
+		  "still in flight 0.3s after it are not waited for" },
 	{ "iters", 'n', OPT_U64, 1, 1ULL << 40, &P.iters, .arg = "N",
 	  .help = "messages per QP per size instead of a duration" },
 	{ "warmup", 0, OPT_DUR, 0, S(3600), &P.warmup_ns, .arg = "DUR",

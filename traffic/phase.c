@@ -22,11 +22,28 @@ bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested)
 	if (ps->stopped || !(stop_requested || over))
 		return false;
 	ps->stopped = true;
+	ps->stopped_at = over ? ps->c.t0 + ps->c.duration_ns : now;
 	ps->interrupted = stop_requested;
 	if ((!ps->c.send || ps->drained) && !ps->local_done) {
 		ps->local_done = true;
 		ps->local_done_at = now;
 	}
+	return true;
+}
+
+uint64_t phase_cut_at(const struct phase_state *ps)
+{
+	if (!ps->stopped || !ps->c.send || ps->local_done)
+		return UINT64_MAX;
+	return ps->stopped_at + PHASE_END_GRACE_NS;
+}
+
+bool phase_step_overdue(struct phase_state *ps, uint64_t now)
+{
+	if (now < phase_cut_at(ps))
+		return false;
+	ps->cut = ps->local_done = true;
+	ps->local_done_at = now;
 	return true;
 }
 
@@ -65,6 +82,7 @@ static int on_peer_done(struct phase_state *ps, const struct xchg_msg *m, uint64
 	ps->rx_final = m->u.ctr;
 	if ((m->u.ctr.flags & XCHG_CTR_STOPPED) && !ps->stopped) {
 		ps->stopped = ps->interrupted = true;
+		ps->stopped_at = now;
 		*stop_local = true;
 	}
 	if ((!ps->c.send || (ps->drained && ps->stopped)) && !ps->local_done) {
@@ -269,6 +287,8 @@ void phase_summary(const struct phase_state *ps, uint64_t now, const struct traf
 	memset(row, 0, sizeof(*row));
 	row->summary = true;
 	row->interrupted = ps->interrupted;
+	row->cut = ps->cut;
+	row->in_flight = ps->in_flight;
 	row->phase = ps->c.phase;
 	row->size = ps->c.size;
 	row->t = (double)(now - ps->c.t0) / 1e9;

@@ -8,6 +8,8 @@
  *   RUNNING --(-D: the last sends that end by -D completed)--> DRAINED: no sends, waits
  *   RUNNING, STOPPING --(all sends completed, or nothing to send)--> local done: DONE sent
  *   DRAINED --(duration over / Ctrl-C / peer's DONE says stopped)--> local done
+ *   STOPPING --(sends still in flight PHASE_END_GRACE_NS after the stop)--> local done,
+ *          cut: those sends are not counted, and complete before the next phase
  *   local done + peer's DONE --> finished (summary)
  *   any --(completion error / peer ABORT / peer silent > peer timeout / sends stalled /
  *          malformed or unexpected message)--> failed (why says which)
@@ -45,6 +47,9 @@ struct phase_cfg {
 struct phase_state {
 	struct phase_cfg c;
 	bool stopped;			/* no new sends (duration over or stop) */
+	uint64_t stopped_at;		/* when: the end of -D, or the moment of the stop */
+	bool cut;			/* the part ended with sends in flight (phase_step_overdue) */
+	uint64_t in_flight;		/* how many: the caller's count at the cut */
 	bool interrupted;		/* stopped early by Ctrl-C on either side */
 	bool local_done;		/* this side's part is over */
 	bool drained;			/* -D: sends over and completed before the end, which a
@@ -68,6 +73,20 @@ void phase_init(struct phase_state *ps, const struct phase_cfg *c);
 
 /* The clock and Ctrl-C. true once, when the caller must stop posting new sends now. */
 bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested);
+
+/* A stopped side waits this long for its sends in flight: a paused or lossy path can
+ * hold one for the QP's retransmission timeout (4.3 s at --qp-timeout 20), and the phase
+ * still ends within half a second of -D. Sends timed to complete at most
+ * TRAFFIC_END_SLACK_NS after the end do so with room to spare. */
+#define PHASE_END_GRACE_NS 300000000ULL
+
+/* When a stopped side with sends in flight stops waiting for them (UINT64_MAX: not
+ * stopped, or nothing to wait for): the caller's waits end there. */
+uint64_t phase_cut_at(const struct phase_state *ps);
+
+/* true once, when that moment came with the sends not all completed: this side's part
+ * is over without them (ps->cut; the caller abandons them and sets ps->in_flight). */
+bool phase_step_overdue(struct phase_state *ps, uint64_t now);
 
 /* Whether the caller should run the post/poll loop (sends, or --imm receives). */
 bool phase_wants_local(const struct phase_state *ps);

@@ -127,5 +127,13 @@ void traffic_report_row(FILE *f, bool json, const struct traffic_row *r)
 			 " -- summary --\n", r->interrupted);
 	report_dir(&o, r, "tx", &r->tx);
 	report_dir(&o, r, "rx", &r->rx);
+	if (r->summary) {
+		/* sends this side posted that had not completed when its part ended: 0 but
+		 * where the phase did not wait for them (phase_step_overdue) */
+		out_uint_na(&o, "in_flight", NULL, r->in_flight, r->tx.valid);
+		if (r->cut)
+			out_text(&o, " -- %" PRIu64 " send%s still in flight at the end, not counted --\n",
+				 r->in_flight, r->in_flight == 1 ? "" : "s");
+	}
 	out_end_lines(&o);
 }

@@ -24,6 +24,8 @@ struct traffic_dir {
 struct traffic_row {
 	bool summary;
 	bool interrupted;	/* summary of a phase ended early (Ctrl-C on either side) */
+	bool cut;		/* summary: this side's part ended with sends in flight */
+	uint64_t in_flight;	/* how many (not counted in tx) */
 	uint32_t phase;
 	uint32_t size;
 	double t;		/* seconds since the phase started */

@@ -352,6 +352,8 @@ static int phase_local(struct run *r, struct phase_state *ps)
 
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
+	if (phase_cut_at(ps) < until)
+		until = phase_cut_at(ps);
 	if (phase_wants_local(ps)) {
 		int rc = traffic_verbs_phase_run(&r->tv, until);
 
@@ -436,6 +438,41 @@ static int phase_out(struct run *r, struct phase_state *ps)
 	return hb_beat(r, now, ps->why, sizeof(ps->why));
 }
 
+/* This side's part ended with sends in flight (phase_step_overdue): say so, and leave
+ * them to complete before the next phase (settle). */
+static void abandon(struct run *r, struct phase_state *ps)
+{
+	ps->in_flight = traffic_verbs_phase_abandon(&r->tv);
+	pfc_warn("%s: %" PRIu64 " send%s of %u bytes still in flight %.1f s after the %s; the phase ends without %s (not counted): a paused or lossy path holds %s until the QP retransmits (--qp-timeout)",
+		 r->o->dev, ps->in_flight, ps->in_flight == 1 ? "" : "s", ps->c.size,
+		 (double)PHASE_END_GRACE_NS / 1e9, ps->interrupted ? "stop" : "end of -D",
+		 ps->in_flight == 1 ? "it" : "them", ps->in_flight == 1 ? "it" : "them");
+}
+
+/* Before a phase: the last one's abandoned sends, if any, complete first (their
+ * completions are not the new phase's), within --timeout, with heartbeats meanwhile. */
+static int settle(struct run *r)
+{
+	const uint64_t t0 = time_mono_ns(), end = t0 + r->o->timeout_ns;
+	uint64_t now;
+	int rc;
+
+	while (r->tv.unsettled) {
+		if ((now = time_mono_ns()) >= end) {
+			snprintf(r->why, sizeof(r->why),
+				 "%s: the last size's sends did not complete within %.1f s after its end (--timeout): the path or the peer stopped acknowledging and no completion error came; check the link, or lower --qp-timeout",
+				 r->o->dev, (double)r->o->timeout_ns / 1e9);
+			return -ETIMEDOUT;
+		}
+		rc = traffic_verbs_settle(&r->tv, now + PHASE_CHECK_NS < end ? now + PHASE_CHECK_NS : end);
+		if (rc < 0)
+			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
+		if ((rc = hb_beat(r, time_mono_ns(), r->why, sizeof(r->why))))
+			return rc;
+	}
+	return 0;
+}
+
 /* One phase: one message size. Returns 0, or -errno with r->why set; *ended_early tells
  * that either side stopped it (Ctrl-C), so that both skip the remaining sizes.
  */
@@ -447,7 +484,8 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	struct traffic_row row;
 	int rc;
 
-	if ((rc = warmup(r, o->sizes[phase], o->bidir || o->host)) || (rc = phase_barrier(r, phase)))
+	if ((rc = settle(r)) || (rc = warmup(r, o->sizes[phase], o->bidir || o->host)) ||
+	    (rc = phase_barrier(r, phase)))
 		return rc;
 	phase_cfg_fill(r, phase, &c);
 	if (heartbeat_thread_wanted(c.send, queued_bytes(r, c.size)) && (rc = hb_thread(r)))
@@ -459,6 +497,8 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	while (!phase_finished(ps)) {
 		if (phase_step_clock(ps, time_mono_ns(), stop_requested))
 			traffic_verbs_phase_stop(&r->tv);
+		if (phase_step_overdue(ps, time_mono_ns()))
+			abandon(r, ps);
 		if ((rc = phase_local(r, ps)) || (rc = phase_peer(r, ps)) || (rc = phase_out(r, ps)) ||
 		    (rc = phase_step_check(ps, time_mono_ns(), &r->tv.ctr))) {
 			snprintf(r->why, sizeof(r->why), "%s", ps->why);

@@ -808,7 +808,9 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 					done = false;
 			}
 		}
-		n = ibv_poll_cq(tv->scq, POLL_BATCH, wc);
+		/* no sends of this side (a receive-only side, an abandoned phase): their
+		 * completions are not this phase's */
+		n = tv->send ? ibv_poll_cq(tv->scq, POLL_BATCH, wc) : 0;
 		if (n < 0)
 			return fail(tv, -EIO, "%s: polling the send CQ failed", tv->o->dev);
 		for (k = 0; k < n; k++) {
@@ -868,6 +870,32 @@ int traffic_verbs_phase_run(struct traffic_verbs *tv, uint64_t deadline_ns)
 			idle = idle_mask;	/* the clock again after the next pass */
 		}
 	}
+}
+
+uint64_t traffic_verbs_phase_abandon(struct traffic_verbs *tv)
+{
+	uint64_t left = tv->send ? tv->posted - tv->ctr.msgs : 0;
+
+	traffic_verbs_phase_stop(tv);
+	tv->unsettled = tv->send;
+	tv->send = false;
+	return left;
+}
+
+int traffic_verbs_settle(struct traffic_verbs *tv, uint64_t deadline_ns)
+{
+	int rc;
+
+	if (!tv->unsettled)
+		return 1;
+	/* the stopped phase's loop goes on, its counters no longer reported: it posts what
+	 * is left up to the last signalled send (phase_stop) and waits for its completion */
+	tv->send = true;
+	rc = traffic_verbs_phase_run(tv, deadline_ns);
+	tv->send = false;
+	if (rc == 1)
+		tv->unsettled = false;
+	return rc;
 }
 
 void traffic_verbs_close(struct traffic_verbs *tv)

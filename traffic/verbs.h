@@ -71,6 +71,7 @@ struct traffic_verbs {
 	uint32_t depth;			/* sends in flight per QP now: window, less by time */
 	bool send;			/* this side writes in this run */
 	bool stopping;
+	bool unsettled;			/* sends of an abandoned phase may still complete */
 	uint64_t start_ns;
 	uint64_t end_ns;		/* -D: when the phase ends (0: no set end) */
 	uint64_t end_limit;		/* traffic_verbs_end_limit at the last clock read */
@@ -141,6 +142,14 @@ void traffic_verbs_phase_begin(struct traffic_verbs *tv, uint32_t size, bool sen
 			       uint64_t duration_ns);
 /* Stop posting new work (duration over, Ctrl-C, peer stopped); outstanding sends drain. */
 void traffic_verbs_phase_stop(struct traffic_verbs *tv);
+/* The phase ended without waiting for the sends in flight (phase_step_overdue): the
+ * loop posts and polls no more sends until traffic_verbs_settle has seen them complete.
+ * Returns how many were in flight (posted, not completed; not counted in tv->ctr). */
+uint64_t traffic_verbs_phase_abandon(struct traffic_verbs *tv);
+/* Lets an abandoned phase's sends complete, until deadline_ns: 1 once every one did
+ * (tv->unsettled cleared; the counters are the next phase_begin's to reset), 0 at the
+ * deadline, -errno on a completion error (why names it). */
+int traffic_verbs_settle(struct traffic_verbs *tv, uint64_t deadline_ns);
 /* Runs the post/poll loop until deadline_ns (CLOCK_MONOTONIC). Returns 1 when the phase
  * is complete (every send posted and completed), 0 at the deadline, -errno on a failure
  * (completion error: why names it with ibv_wc_status_str).

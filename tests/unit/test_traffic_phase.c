@@ -69,6 +69,62 @@ static void test_clock(void **state)
 	assert_false(phase_step_clock(&ps, T0 + 1000 * S, false));
 }
 
+/* A stopped sender waits PHASE_END_GRACE_NS for its sends in flight, counted from the
+ * end of -D (not from a late clock read) or from the stop; then its part is over, cut,
+ * and DONE goes out. A side with nothing to wait for is never cut. */
+static void test_overdue(void **state)
+{
+	struct traffic_counters ctr = { .bytes = 8192, .msgs = 2 };
+	struct phase_state ps;
+	struct phase_cfg c;
+	struct traffic_row row;
+	struct xchg_msg m;
+
+	(void)state;
+	cfg(&c, true, true, 5 * S);
+	phase_init(&ps, &c);
+	assert_int_equal(phase_cut_at(&ps), UINT64_MAX);
+	assert_false(phase_step_overdue(&ps, T0 + 100 * S));
+	assert_true(phase_step_clock(&ps, T0 + 5 * S + 70 * MS, false));
+	assert_int_equal(phase_cut_at(&ps), T0 + 5 * S + PHASE_END_GRACE_NS);
+	assert_false(phase_step_overdue(&ps, T0 + 5 * S + PHASE_END_GRACE_NS - 1));
+	assert_false(ps.local_done);
+	assert_true(phase_step_overdue(&ps, T0 + 5 * S + PHASE_END_GRACE_NS));
+	assert_false(phase_step_overdue(&ps, T0 + 6 * S));
+	assert_true(ps.cut && ps.local_done);
+	assert_int_equal(ps.local_done_at, T0 + 5 * S + PHASE_END_GRACE_NS);
+	assert_int_equal(phase_cut_at(&ps), UINT64_MAX);
+	assert_false(phase_wants_local(&ps));
+	assert_true(phase_step_done(&ps, T0 + 6 * S, &ctr, &m));
+	assert_int_equal(m.type, XCHG_DONE);
+	assert_int_equal(m.u.ctr.bytes, 8192);
+	assert_int_equal(m.u.ctr.elapsed_ns, 5 * S + PHASE_END_GRACE_NS);
+	ps.in_flight = 3;
+	phase_summary(&ps, T0 + 6 * S, &ctr, &row);
+	assert_true(row.cut);
+	assert_int_equal(row.in_flight, 3);
+	/* Ctrl-C: from the moment of the stop */
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 2 * S, true));
+	assert_int_equal(phase_cut_at(&ps), T0 + 2 * S + PHASE_END_GRACE_NS);
+	/* sends all completed in time: not cut */
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 5 * S, false));
+	assert_int_equal(phase_step_local(&ps, 1, "", T0 + 5 * S + 50 * MS), 0);
+	assert_true(ps.local_done);
+	assert_false(phase_step_overdue(&ps, T0 + 9 * S));
+	assert_false(ps.cut);
+	phase_summary(&ps, T0 + 9 * S, &ctr, &row);
+	assert_false(row.cut);
+	assert_int_equal(row.in_flight, 0);
+	/* a receive-only side has no sends to wait for */
+	cfg(&c, false, true, 5 * S);
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 5 * S, false));
+	assert_int_equal(phase_cut_at(&ps), UINT64_MAX);
+	assert_false(phase_step_overdue(&ps, T0 + 9 * S));
+}
+
 static void test_local(void **state)
 {
 	struct phase_state ps;
@@ -444,6 +500,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_overdue),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_drained),
 		cmocka_unit_test(test_peer_messages),

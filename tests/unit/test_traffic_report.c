@@ -76,6 +76,33 @@ static void test_json_row(void **state)
 	assert_true(json_object_object_get_ex(o, "rx", &tx));
 	assert_true(json_object_object_get_ex(tx, "completions", &v));
 	assert_null(v);
+	/* a summary says how many sends were still in flight at the end: 0 here */
+	assert_true(json_object_object_get_ex(o, "in_flight", &v));
+	assert_int_equal(json_object_get_uint64(v), 0);
+	json_object_put(o);
+	free(s);
+
+	/* a part cut at the end: the count; a side that sent nothing: null */
+	r.cut = true;
+	r.in_flight = 3;
+	s = render(true, &r);
+	o = json_tokener_parse(s);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "in_flight", &v));
+	assert_int_equal(json_object_get_uint64(v), 3);
+	json_object_put(o);
+	free(s);
+	s = render(false, &r);
+	assert_non_null(strstr(s, "3 sends still in flight at the end, not counted"));
+	free(s);
+	r.tx.valid = false;
+	r.cut = false;
+	r.in_flight = 0;
+	s = render(true, &r);
+	o = json_tokener_parse(s);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "in_flight", &v));
+	assert_null(v);
 	json_object_put(o);
 	free(s);
 }

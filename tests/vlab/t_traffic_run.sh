@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # t_traffic_run.sh (vlab guest): pfclab traffic over rxe with host memory: one-way and
 # bidirectional runs whose reported bytes agree with rxe's hw counters, --json output parsed
-# by jq, interval reports, --tclass visible in captured packets, parameter mismatch refused.
+# by jq, interval reports, --tclass visible in captured packets, parameter mismatch refused;
+# a path that stops carrying RoCE near the end of -D: the phase still ends on time, names
+# the sends it left in flight, and the next size runs once they completed.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 11
+plan 13
 
 need_cmd traffic-run jq tcpdump || finish
 [ -x "$PFCLAB" ] || { fail traffic-run "no pfclab binary at $PFCLAB"; finish; }
@@ -129,5 +131,56 @@ if [ $src -eq 1 ] && [ $crc -eq 1 ] && grep -q 'rejected .*parameter mismatch: m
 	ok "size mismatch: client exits 1 naming the message size, the server names it and waits on"
 else
 	fail "size mismatch refused on both sides" "server $src client $crc: $(cat "$VLAB_OUT"/mismatch-*.err | tr '\n' ' ')"
+fi
+# 6. RoCE dropped on both links for 1.5 s from the first interval row of a -b -D 3 run
+#    at --qp-timeout 20 (rxe retransmits after 4.3 s): each side's first size ends within 0.5 s of -D with
+#    the sends it left in flight counted out, the second size runs after they completed
+roce_drop() { # on | off: RoCEv2 (UDP 4791) into a netem that loses it, the rest passes
+	local l
+	for l in "$VLAB_IF_A" "$VLAB_IF_B"; do
+		tc qdisc del dev "$l" root 2>/dev/null
+		[ "$1" = on ] || continue
+		tc qdisc add dev "$l" root handle 1: htb default 2 &&
+		tc class add dev "$l" parent 1: classid 1:1 htb rate 10gbit &&
+		tc class add dev "$l" parent 1: classid 1:2 htb rate 10gbit &&
+		tc qdisc add dev "$l" parent 1:1 handle 10: netem loss 100% &&
+		tc filter add dev "$l" parent 1: protocol ip prio 1 u32 match ip dport 4791 0xffff flowid 1:1 ||
+			return 1
+	done
+}
+defer roce_drop off
+roce_drop on >"$VLAB_OUT/cut-tc.txt" 2>&1	# loads the qdisc and filter modules beforehand
+roce_drop off
+rows() { grep -c '"type":"interval"' "$VLAB_OUT/cut-client.out" 2>/dev/null; }
+rm -f "$VLAB_OUT/cut-client.out"
+(
+	for i in $(seq 300); do [ "$(rows)" -ge 1 ] && break; sleep 0.05; done
+	echo "on after $(rows) rows: $(date +%s.%N)"; roce_drop on; echo "on: $(date +%s.%N)"
+	sleep 1.5; roce_drop off; echo "off: $(date +%s.%N)"
+) >>"$VLAB_OUT/cut-tc.txt" 2>&1 &
+tcpid=$!
+pair cut 18605 -b -D 3 -s 64K,4K --qp-timeout 20 --json -- -b -D 3 -s 64K,4K --qp-timeout 20 --json
+wait $tcpid
+# per side: the first size's t and in_flight, the second's in_flight and tx bytes
+cut_side() {
+	jq -rs '[.[] | select(.type == "summary")] | "\(.[0].t) \(.[0].in_flight) \(.[1].in_flight) \(.[1].tx.bytes)"' "$1" 2>/dev/null
+}
+read -r ct0 cif0 cif1 cb1 <<<"$(cut_side "$VLAB_OUT/cut-client.out")"
+read -r st0 sif0 sif1 sb1 <<<"$(cut_side "$VLAB_OUT/cut-server.out")"
+info="client: first size ${ct0} s, ${cif0} in flight, then ${cb1} bytes; server: ${st0} s, ${sif0} in flight, then ${sb1} bytes"
+on_time() { awk -v t="$1" 'BEGIN { exit !(t != "" && t >= 2.9 && t <= 3.5) }'; }
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$ct0" && on_time "$st0" &&
+	[ "${cif0:-0}" != null ] && [ "${cif0:-0}" -gt 0 ] && [ "${sif0:-0}" != null ] && [ "${sif0:-0}" -gt 0 ] &&
+	grep -q 'still in flight 0.3 s after the end of -D' "$VLAB_OUT/cut-client.err"; then
+	ok "RoCE dropped before the end of -D 3: both sides end the size within 0.5 s, sends left in flight named ($info)"
+else
+	fail "RoCE dropped before the end of -D 3: the size ends on time" \
+		"server $src client $crc; $info; $(cat "$VLAB_OUT"/cut-*.err | tr '\n' ' ' | head -c 600)"
+fi
+if [ $crc -eq 0 ] && [ "$cif1" = 0 ] && [ "$sif1" = 0 ] && [ "${cb1:-0}" != null ] && [ "${cb1:-0}" -gt 0 ] &&
+	[ "${sb1:-0}" != null ] && [ "${sb1:-0}" -gt 0 ]; then
+	ok "after the cut size the next one runs once its sends completed ($info)"
+else
+	fail "after the cut size the next one runs" "$info"
 fi
 finish
