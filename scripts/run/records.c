@@ -210,7 +210,7 @@ static void dir_add(json_object *d, double *bytes, double *secs, uint64_t *error
 static void traffic_line(json_object *o, void *arg)
 {
 	struct rec_traffic *t = arg;
-	json_object *ty, *tx = NULL, *rx = NULL;
+	json_object *ty, *tx = NULL, *rx = NULL, *left = NULL;
 
 	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "summary"))
 		return;
@@ -219,6 +219,8 @@ static void traffic_line(json_object *o, void *arg)
 	json_object_object_get_ex(o, "rx", &rx);
 	dir_add(tx, &t->tx_bytes, &t->tx_secs, &t->errors, &t->tx_valid);
 	dir_add(rx, &t->rx_bytes, &t->rx_secs, &t->errors, &t->rx_valid);
+	if (json_object_object_get_ex(o, "in_flight", &left) && json_object_is_type(left, json_type_int))
+		t->in_flight += json_object_get_uint64(left);
 }
 
 int rec_traffic_read(const char *path, struct rec_traffic *t)

@@ -48,6 +48,7 @@ struct rec_traffic {
 	double tx_gbps, rx_gbps;   /* of the summaries (bytes / seconds, all sizes) */
 	bool tx_valid, rx_valid;
 	double tx_bytes, tx_secs, rx_bytes, rx_secs;
+	uint64_t in_flight;	/* sends left in flight at a size's end (summaries' in_flight) */
 };
 int rec_traffic_read(const char *path, struct rec_traffic *t);
 

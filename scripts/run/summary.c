@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,9 +180,11 @@ static void review_summary(const char *hdir, double dur, json_object *cap)
 }
 
 /* Throughput per phase and direction: a client's tx is client -> server; with -b the
- * server's tx goes back.
+ * server's tx goes back. Sends a side left in flight at a size's end (traffic did not
+ * wait for them: a paused or lossy path) go to left, by phase and direction, where any.
  */
-static void traffic_summary(const char *hdir, const char *host, json_object *tput)
+static void traffic_summary(const char *hdir, const char *host, json_object *tput,
+			    json_object *left)
 {
 	char path[PATH_MAX];
 	char **files;
@@ -204,12 +207,19 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 			json_object_object_add(tput, phase, ph);
 		}
 		json_object_object_add(ph, dirn, json_object_new_double(t.tx_gbps));
+		if (!t.in_flight)
+			continue;
+		if (!json_object_object_get_ex(left, phase, &ph)) {
+			ph = json_object_new_object();
+			json_object_object_add(left, phase, ph);
+		}
+		json_object_object_add(ph, dirn, json_object_new_int64((int64_t)t.in_flight));
 	}
 	free_list(files, nf);
 }
 
 static void host_summary(const char *hdir, const char *host, const char *gpu, double dur,
-			 json_object *ho, json_object *tput)
+			 json_object *ho, json_object *tput, json_object *left)
 {
 	static const char *const names[] = {
 		"pfc.tx.prio0.frames", "pfc.tx.prio1.frames", "pfc.tx.prio2.frames", "pfc.tx.prio3.frames",
@@ -289,7 +299,7 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 	}
 	json_object_object_add(ho, "capture", cap);
 
-	traffic_summary(hdir, host, tput);
+	traffic_summary(hdir, host, tput, left);
 }
 
 struct spread {
@@ -420,6 +430,14 @@ static void text_rep(FILE *f, json_object *rep)
 			fprintf(f, "\n");
 		}
 	}
+	if (json_object_object_get_ex(rep, "sends_left_in_flight", &tput)) {
+		json_object_object_foreach(tput, phase, dirs) {
+			fprintf(f, "    in flight  %-12s", phase);
+			json_object_object_foreach(dirs, d, v)
+				fprintf(f, "  %s %" PRId64, d, json_object_get_int64(v));
+			fprintf(f, " sends at the end, not counted\n");
+		}
+	}
 	if (!json_object_object_get_ex(rep, "hosts", &hosts))
 		return;
 	json_object_object_foreach(hosts, hn, ho) {
@@ -533,7 +551,7 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 
 	nr = list_dir(ppath, "rep", true, &rl);
 	for (j = 0; j < nr; j++) {
-		json_object *rep, *st, *hosts, *tput;
+		json_object *rep, *st, *hosts, *tput, *left;
 		char rpath[PATH_MAX];
 		double dur;
 		size_t h;
@@ -554,15 +572,17 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 		json_object_object_add(rep, "duration_s", json_object_new_double(dur));
 		hosts = json_object_new_object();
 		tput = json_object_new_object();
+		left = json_object_new_object();
 		for (h = 0; h < e->nhosts; h++) {
 			json_object *ho = json_object_new_object();
 			char hdir[PATH_MAX];
 
 			run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
-			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, ho, tput);
+			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, ho, tput, left);
 			json_object_object_add(hosts, e->hosts[h].name, ho);
 		}
 		json_object_object_add(rep, "throughput_gbps", tput);
+		json_object_object_add(rep, "sends_left_in_flight", left);
 		json_object_object_add(rep, "hosts", hosts);
 		(*total_n)++;
 		if (json_object_object_get_ex(st, "valid", &x) && json_object_get_boolean(x)) {

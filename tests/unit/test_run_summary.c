@@ -106,8 +106,8 @@ static void rep_folder(const char *root, int rep, double gbytes, bool valid)
 	put(d, "capture.json", "{\"interfaces\":[{\"kernel_drops\":0},{\"kernel_drops\":2}]}\n");
 	snprintf(s, sizeof(s),
 		 "{\"type\":\"start\"}\n"
-		 "{\"type\":\"summary\",\"size\":65536,\"tx\":{\"bytes\":%.0f,\"seconds\":2.0,\"errors\":0},\"rx\":{\"bytes\":0,\"seconds\":2.0,\"errors\":0}}\n",
-		 gbytes * 1e9);
+		 "{\"type\":\"summary\",\"size\":65536,\"tx\":{\"bytes\":%.0f,\"seconds\":2.0,\"errors\":0},\"rx\":{\"bytes\":0,\"seconds\":2.0,\"errors\":0},\"in_flight\":%d}\n",
+		 gbytes * 1e9, rep == 1 ? 7 : 0);	/* rep 1 ended with 7 sends in flight */
 	put(d, "traffic-x-client-b.jsonl", s);
 }
 
@@ -151,6 +151,14 @@ static void test_summary(void **state)
 	assert_float_equal(json_object_get_double(get(x, "throughput_gbps x a->b/mean")), 6.0, 1e-9);
 	assert_float_equal(json_object_get_double(get(x, "throughput_gbps x a->b/min")), 4.0, 1e-9);
 	assert_float_equal(json_object_get_double(get(x, "throughput_gbps x a->b/max")), 8.0, 1e-9);
+	/* sends left in flight at a size's end: where any, by phase and direction */
+	assert_int_equal(json_object_get_int(get(sum, "points/0/repetitions/1/sends_left_in_flight/x/a->b")), 7);
+	assert_non_null(get(sum, "points/0/repetitions/0/sends_left_in_flight"));
+	assert_null(get(sum, "points/0/repetitions/0/sends_left_in_flight/x"));
+	snprintf(path, sizeof(path), "grep -q '^    in flight  x  *a->b 7 sends at the end, not counted$' %s/summary.txt", root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "test \"$(grep -c 'in flight' %s/summary.txt)\" = 1", root);
+	assert_int_equal(system(path), 0);
 	/* host b recorded nothing: its figures are n/a */
 	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/cnp_sent"));
 	json_object_put(sum);
