@@ -443,10 +443,10 @@ static int phase_out(struct run *r, struct phase_state *ps)
 static void abandon(struct run *r, struct phase_state *ps)
 {
 	ps->in_flight = traffic_verbs_phase_abandon(&r->tv);
-	pfc_warn("%s: %" PRIu64 " send%s of %u bytes still in flight %.1f s after the %s; the phase ends without %s (not counted): a paused or lossy path holds %s until the QP retransmits (--qp-timeout)",
+	pfc_warn("%s: %" PRIu64 " send%s of %u bytes still in flight %.1f s after the %s; the phase ends without %s (not counted): a paused path holds sends until it resumes, a lossy one until the QP retransmits (--qp-timeout)",
 		 r->o->dev, ps->in_flight, ps->in_flight == 1 ? "" : "s", ps->c.size,
 		 (double)PHASE_END_GRACE_NS / 1e9, ps->interrupted ? "stop" : "end of -D",
-		 ps->in_flight == 1 ? "it" : "them", ps->in_flight == 1 ? "it" : "them");
+		 ps->in_flight == 1 ? "it" : "them");
 }
 
 /* Before a phase: the last one's abandoned sends, if any, complete first (their
