@@ -166,6 +166,8 @@ struct run {
 	struct heartbeat hb;
 	bool hb_ready;
 	struct phase_state ps;
+	struct xchg_msg ready;		/* the peer's READY, taken while settling (settle_peer) */
+	bool ready_kept;
 	char why[600];
 };
 
@@ -228,6 +230,30 @@ static void send_abort(struct run *r, const char *reason)
 	xsend(r, &m, 200000000ULL, ignored, sizeof(ignored));
 }
 
+/* A failed receive from the peer as r->why, with what it likely means. */
+static int recv_failed(struct run *r, int rc, const char *during, const char *why)
+{
+	snprintf(r->why, sizeof(r->why), "%s: %s%s", during, why,
+		 rc == -ECONNRESET ? " (the peer exited or was killed)" :
+		 rc == -ETIMEDOUT ? " (the peer stopped, hung or became unreachable)" : "");
+	return rc;
+}
+
+/* A message where `want` is due: 0, or the peer's ABORT and surprises as errors in r->why. */
+static int expect_msg(struct run *r, uint8_t want, const struct xchg_msg *m, const char *during)
+{
+	if (m->type == XCHG_ABORT) {
+		snprintf(r->why, sizeof(r->why), "%s: peer gave up: %s", during, m->u.reason);
+		return -ECONNABORTED;
+	}
+	if (m->type != want) {
+		snprintf(r->why, sizeof(r->why), "%s: expected %s from the peer, got %s", during,
+			 xchg_type_name(want), xchg_type_name(m->type));
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* Receive one message of `want` type, skipping heartbeats; silent_ns: how long the peer may
  * say nothing. ABORT and surprises become errors in r->why.
  */
@@ -240,22 +266,9 @@ static int recv_expect(struct run *r, uint8_t want, struct xchg_msg *m, const ch
 	do
 		rc = conn_recv(r->fd, m, silent_ns, why, sizeof(why));
 	while (!rc && m->type == XCHG_PING && want != XCHG_PING);
-	if (rc) {
-		snprintf(r->why, sizeof(r->why), "%s: %s%s", during, why,
-			 rc == -ECONNRESET ? " (the peer exited or was killed)" :
-			 rc == -ETIMEDOUT ? " (the peer stopped, hung or became unreachable)" : "");
-		return rc;
-	}
-	if (m->type == XCHG_ABORT) {
-		snprintf(r->why, sizeof(r->why), "%s: peer gave up: %s", during, m->u.reason);
-		return -ECONNABORTED;
-	}
-	if (m->type != want) {
-		snprintf(r->why, sizeof(r->why), "%s: expected %s from the peer, got %s", during,
-			 xchg_type_name(want), xchg_type_name(m->type));
-		return -EPROTO;
-	}
-	return 0;
+	if (rc)
+		return recv_failed(r, rc, during, why);
+	return expect_msg(r, want, m, during);
 }
 
 /* Warm-up: traffic that is not measured, before the phase (each side on its own; the
@@ -300,10 +313,14 @@ static int phase_barrier(struct run *r, uint32_t phase)
 	/* Before the first phase the peer may still be connecting its QPs (no heartbeats
 	 * there): --timeout; later it sends heartbeats through its warm-up.
 	 */
-	if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start",
-			      phase || r->o->timeout_ns < r->o->peer_timeout_ns ?
-			      r->o->peer_timeout_ns : r->o->timeout_ns)))
+	if (r->ready_kept) {
+		m = r->ready;
+		r->ready_kept = false;
+	} else if ((rc = recv_expect(r, XCHG_READY, &m, "waiting for the peer to start",
+				     phase || r->o->timeout_ns < r->o->peer_timeout_ns ?
+				     r->o->peer_timeout_ns : r->o->timeout_ns))) {
 		return rc;
+	}
 	if (m.u.phase != phase) {
 		snprintf(r->why, sizeof(r->why), "peer is at phase %u, this side at %u", m.u.phase, phase);
 		return -EPROTO;
@@ -449,8 +466,34 @@ static void abandon(struct run *r, struct phase_state *ps)
 		 ps->in_flight == 1 ? "it" : "them");
 }
 
+/* While settle waits, what the peer sent: PINGs; its ABORT or its exit ends the wait (a
+ * peer that gave up or was stopped does not acknowledge the sends any more); its READY
+ * for the next size is kept for phase_barrier. */
+static int settle_peer(struct run *r)
+{
+	static const char during[] = "waiting for the last size's sends";
+	struct xchg_msg m;
+	char why[512];
+	int rc = 0;
+
+	while (!r->ready_kept && (rc = conn_readable(r->fd)) > 0) {
+		if ((rc = conn_recv(r->fd, &m, r->o->timeout_ns, why, sizeof(why))))
+			return recv_failed(r, rc, during, why);
+		if (m.type == XCHG_PING)
+			continue;
+		if ((rc = expect_msg(r, XCHG_READY, &m, during)))
+			return rc;
+		r->ready = m;
+		r->ready_kept = true;
+	}
+	if (rc < 0)
+		snprintf(r->why, sizeof(r->why), "%s: exchange connection: %s", during, strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
 /* Before a phase: the last one's abandoned sends, if any, complete first (their
- * completions are not the new phase's), within --timeout, with heartbeats meanwhile. */
+ * completions are not the new phase's), within --timeout, with heartbeats meanwhile.
+ * Ctrl-C there ends the run: the next size cannot start with them outstanding. */
 static int settle(struct run *r)
 {
 	const uint64_t t0 = time_mono_ns(), end = t0 + r->o->timeout_ns;
@@ -458,6 +501,12 @@ static int settle(struct run *r)
 	int rc;
 
 	while (r->tv.unsettled) {
+		if (stop_requested) {
+			snprintf(r->why, sizeof(r->why),
+				 "%s: stopped while the last size's sends were still in flight (a paused or lossy path); the remaining sizes are left out",
+				 r->o->dev);
+			return -EINTR;
+		}
 		if ((now = time_mono_ns()) >= end) {
 			snprintf(r->why, sizeof(r->why),
 				 "%s: the last size's sends did not complete within %.1f s after its end (--timeout): the path or the peer stopped acknowledging and no completion error came; check the link, or lower --qp-timeout",
@@ -467,7 +516,7 @@ static int settle(struct run *r)
 		rc = traffic_verbs_settle(&r->tv, now + PHASE_CHECK_NS < end ? now + PHASE_CHECK_NS : end);
 		if (rc < 0)
 			return snprintf(r->why, sizeof(r->why), "%s", r->tv.why), rc;
-		if ((rc = hb_beat(r, time_mono_ns(), r->why, sizeof(r->why))))
+		if ((rc = hb_beat(r, time_mono_ns(), r->why, sizeof(r->why))) || (rc = settle_peer(r)))
 			return rc;
 	}
 	return 0;

@@ -4,9 +4,10 @@
 # bidirectional runs whose reported bytes agree with rxe's hw counters, --json output parsed
 # by jq, interval reports, --tclass visible in captured packets, parameter mismatch refused;
 # a path that stops carrying RoCE near the end of -D: the phase still ends on time, names
-# the sends it left in flight, and the next size runs once they completed.
+# the sends it left in flight, and the next size runs once they completed; Ctrl-C while
+# they wait ends the run with a reason on both sides.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 13
+plan 14
 
 need_cmd traffic-run jq tcpdump || finish
 [ -x "$PFCLAB" ] || { fail traffic-run "no pfclab binary at $PFCLAB"; finish; }
@@ -185,5 +186,39 @@ if [ $crc -eq 0 ] && [ "$cif1" = 0 ] && [ "$sif1" = 0 ] && [ "${cb1:-0}" != null
 	ok "after the cut size the next one runs once its sends completed ($info)"
 else
 	fail "after the cut size the next one runs" "$info"
+fi
+# 7. the same cut, then Ctrl-C on the client while its abandoned sends wait for the path:
+#    the client exits non-zero within 2 s saying so; the server, waiting for its own sends
+#    too, takes the client's ABORT there and exits non-zero with its reason
+roce_drop off
+rm -f "$VLAB_OUT/cut-client.out"
+"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p 18606 --wait 60s -b -D 3 -s 64K,4K --qp-timeout 20 --json \
+	>"$VLAB_OUT/intr-cut-server.out" 2>"$VLAB_OUT/intr-cut-server.err" &
+spid=$!
+defer kill -9 $spid
+"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18606 -b -D 3 -s 64K,4K --qp-timeout 20 --json "$VLAB_IP_A" \
+	>"$VLAB_OUT/cut-client.out" 2>"$VLAB_OUT/intr-cut-client.err" &
+cpid=$!
+defer kill -9 $cpid
+for i in $(seq 300); do [ "$(rows)" -ge 1 ] && break; sleep 0.05; done
+roce_drop on
+for i in $(seq 200); do grep -q '"type":"summary"' "$VLAB_OUT/cut-client.out" && break; sleep 0.05; done
+t0=$(date +%s%3N)
+kill -INT $cpid
+for i in $(seq 100); do kill -0 $cpid 2>/dev/null || break; sleep 0.05; done
+ms=$(( $(date +%s%3N) - t0 ))
+roce_drop off
+wait $cpid; crc=$?
+for i in $(seq 300); do kill -0 $spid 2>/dev/null || break; sleep 0.05; done
+sms=$(( $(date +%s%3N) - t0 ))
+wait $spid; src=$?
+e="$VLAB_OUT/intr-cut-client.err"
+if [ $crc -ne 0 ] && [ $ms -le 2000 ] && grep -q 'stopped while the last size.s sends were still in flight' "$e" &&
+	[ $src -ne 0 ] && [ $sms -le 5000 ] &&
+	grep -q 'peer gave up: .*stopped while the last size' "$VLAB_OUT/intr-cut-server.err"; then
+	ok "Ctrl-C while a cut size's sends wait: client exits $crc after ${ms} ms, server $src after ${sms} ms with the client's reason"
+else
+	fail "Ctrl-C while a cut size's sends wait" \
+		"client $crc after ${ms} ms, server $src after ${sms} ms: $(cat "$VLAB_OUT"/intr-cut-*.err | tr '\n' ' ' | head -c 700)"
 fi
 finish
