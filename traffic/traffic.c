@@ -364,13 +364,13 @@ static int phase_local(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();
 	uint64_t until = ps->next_report < now + PHASE_CHECK_NS ? ps->next_report : now + PHASE_CHECK_NS;
-	uint64_t end = ps->c.t0 + ps->c.duration_ns, quiet;
+	uint64_t end = ps->c.t0 + ps->c.duration_ns, cut = phase_cut_at(ps), quiet;
 	int64_t left;
 
 	if (ps->c.duration_ns && !ps->stopped && end < until)
 		until = end;
-	if (phase_cut_at(ps) < until)
-		until = phase_cut_at(ps);
+	if (cut < until)
+		until = cut;
 	if (phase_wants_local(ps)) {
 		int rc = traffic_verbs_phase_run(&r->tv, until);
 
@@ -544,9 +544,11 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 	c.t0 = r->tv.start_ns;
 	phase_init(ps, &c);
 	while (!phase_finished(ps)) {
-		if (phase_step_clock(ps, time_mono_ns(), stop_requested))
+		uint64_t now = time_mono_ns();
+
+		if (phase_step_clock(ps, now, stop_requested))
 			traffic_verbs_phase_stop(&r->tv);
-		if (phase_step_overdue(ps, time_mono_ns()))
+		if (phase_step_overdue(ps, now))
 			abandon(r, ps);
 		if ((rc = phase_local(r, ps)) || (rc = phase_peer(r, ps)) || (rc = phase_out(r, ps)) ||
 		    (rc = phase_step_check(ps, time_mono_ns(), &r->tv.ctr))) {

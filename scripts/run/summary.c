@@ -404,7 +404,7 @@ static const char *pct(json_object *share, char *buf, size_t len)
 
 static void text_rep(FILE *f, json_object *rep)
 {
-	json_object *x, *tput, *hosts, *reasons;
+	json_object *x, *tput, *left, *hosts, *reasons;
 	char b1[32], b2[32], b3[32];
 	size_t i;
 
@@ -430,8 +430,8 @@ static void text_rep(FILE *f, json_object *rep)
 			fprintf(f, "\n");
 		}
 	}
-	if (json_object_object_get_ex(rep, "sends_left_in_flight", &tput)) {
-		json_object_object_foreach(tput, phase, dirs) {
+	if (json_object_object_get_ex(rep, "sends_left_in_flight", &left)) {
+		json_object_object_foreach(left, phase, dirs) {
 			fprintf(f, "    in flight  %-12s", phase);
 			json_object_object_foreach(dirs, d, v)
 				fprintf(f, "  %s %" PRId64, d, json_object_get_int64(v));

@@ -28,6 +28,17 @@ static char *render(bool json, const struct traffic_row *r)
 	return buf;
 }
 
+/* The row as JSON, parsed (the caller puts it). */
+static json_object *render_json(const struct traffic_row *r)
+{
+	char *s = render(true, r);
+	json_object *o = json_tokener_parse(s);
+
+	free(s);
+	assert_non_null(o);
+	return o;
+}
+
 static struct traffic_row sample(void)
 {
 	struct traffic_row r = { .phase = 1, .size = 65536, .t = 2.0 };
@@ -85,26 +96,20 @@ static void test_json_row(void **state)
 	/* a part cut at the end: the count; a side that sent nothing: null */
 	r.cut = true;
 	r.in_flight = 3;
-	s = render(true, &r);
-	o = json_tokener_parse(s);
-	assert_non_null(o);
+	o = render_json(&r);
 	assert_true(json_object_object_get_ex(o, "in_flight", &v));
 	assert_int_equal(json_object_get_uint64(v), 3);
 	json_object_put(o);
-	free(s);
 	s = render(false, &r);
 	assert_non_null(strstr(s, "3 sends still in flight at the end, not counted"));
 	free(s);
 	r.tx.valid = false;
 	r.cut = false;
 	r.in_flight = 0;
-	s = render(true, &r);
-	o = json_tokener_parse(s);
-	assert_non_null(o);
+	o = render_json(&r);
 	assert_true(json_object_object_get_ex(o, "in_flight", &v));
 	assert_null(v);
 	json_object_put(o);
-	free(s);
 }
 
 static void test_text_row(void **state)
