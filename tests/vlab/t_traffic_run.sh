@@ -5,9 +5,10 @@
 # by jq, interval reports, --tclass visible in captured packets, parameter mismatch refused;
 # a path that stops carrying RoCE near the end of -D: the phase still ends on time, names
 # the sends it left in flight, and the next size runs once they completed; Ctrl-C while
-# they wait ends the run with a reason on both sides.
+# they wait ends the run with a reason on both sides; one way, the receiver's READY that
+# comes during that wait starts the next size.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 14
+plan 15
 
 need_cmd traffic-run jq tcpdump || finish
 [ -x "$PFCLAB" ] || { fail traffic-run "no pfclab binary at $PFCLAB"; finish; }
@@ -249,5 +250,45 @@ if [ $crc -ne 0 ] && [ $ms -le 2000 ] && grep -q 'stopped while the last size.s 
 else
 	fail "Ctrl-C while a cut size's sends wait" \
 		"client $crc after ${ms} ms, server $src after ${sms} ms: $(cat "$VLAB_OUT"/intr-cut-*.err | tr '\n' ' ' | head -c 700)"
+fi
+# 8. one way, the same cut: the server (receive-only) leaves the cut size at once and its
+#    READY for the next size comes while the client still waits for its sends; the client
+#    keeps it for the next size's start, and that size runs. The guest's clock shows the
+#    READY was there before the wait ended: the server's summary of the cut size (its READY
+#    follows at once) came >= 0.5 s before the client's next size started (its first row
+#    less 1 s; no warm-up), and the client reads the exchange every 0.1 s while it waits.
+roce_drop off
+ow="$VLAB_OUT/oneway-cut"
+rm -f "$ow-client.out" "$ow-client.err" "$ow-server.out"
+retry0=$(retries)
+(
+	for i in $(seq 750); do grep -q '"type":"interval"' "$ow-client.out" 2>/dev/null && break; sleep 0.02; done
+	roce_drop on	# until 1 s after the cut (or 15 s at most)
+	for i in $(seq 750); do grep -q 'still in flight' "$ow-client.err" 2>/dev/null && break; sleep 0.02; done
+	sleep 1; roce_drop off
+) 2>>"$VLAB_OUT/cut-tc.txt" &
+tcpid=$!
+(
+	for i in $(seq 1500); do grep -q '"type":"summary"' "$ow-server.out" 2>/dev/null && break; sleep 0.02; done
+	echo "server_left $(date +%s.%N)"
+	for i in $(seq 1500); do grep -q '"type":"interval","phase":1' "$ow-client.out" 2>/dev/null && break; sleep 0.02; done
+	echo "client_row $(date +%s.%N)"
+) >"$ow-times.txt" &
+watchpid=$!
+pair oneway-cut 18607 -D 3 -s 64K,4K --qp-timeout 20 --json -- -D 3 -s 64K,4K --qp-timeout 20 --json
+wait $tcpid $watchpid
+retried=$(( $(retries) - retry0 ))
+gap=$(awk '$1 == "server_left" { a = $2 } $1 == "client_row" { b = $2 } END { if (a != "" && b != "") printf "%.2f", b - 1 - a }' "$ow-times.txt")
+read -r cp0 ct0 cif0 cif1 cb1 <<<"$(cut_side "$ow-client.out")"
+sb1=$(jq -rs '[.[] | select(.type == "summary")] | .[1].rx.bytes' "$ow-server.out" 2>/dev/null)
+info="client: first size's part ${cp0} s, ${cif0} in flight, then ${cb1} bytes sent, ${sb1} received; the client's next size started ${gap:-?} s after the server's READY; rxe retried ${retried} times"
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$cp0" && [ "${cif0:-0}" != null ] && [ "${cif0:-0}" -gt 0 ] &&
+	[ "$cif1" = 0 ] && [ "${cb1:-0}" != null ] && [ "${cb1:-0}" -gt 0 ] && [ "${sb1:-0}" != null ] &&
+	[ "${sb1:-0}" -gt 0 ] && [ "$retried" -gt 0 ] &&
+	awk -v g="$gap" 'BEGIN { exit !(g != "" && g >= 0.5) }'; then
+	ok "one way, cut: the server's READY, come while the client's sends wait, starts the next size ($info)"
+else
+	fail "one way, cut: the READY that comes while the sends wait starts the next size" \
+		"server $src client $crc; $info; $(cat "$ow"-*.err | tr '\n' ' ' | head -c 600)"
 fi
 finish
