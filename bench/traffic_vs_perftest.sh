@@ -22,6 +22,9 @@
 # options to pfclab on both ends (e.g. "--poll spin"), BENCH_PERFTEST_ARGS to ib_write_bw
 # (e.g. "--use_old_post_send"). BENCH_SNAP_US (default 2000): the longest the two reads of
 # the sent counters may take before they are read again (why: the guest script's snap).
+# BENCH_REPORT_ONLY=1 runs nothing: it prints the BENCH lines of the run already in
+# BENCH_OUT again (give the settings that run had, for the line that names them).
+# The last line says in how many cases the target holds, from the unrounded ratios.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -40,8 +43,13 @@ BENCH_ICOUNT=${BENCH_ICOUNT-3}
 export BENCH_ROUNDS=${BENCH_ROUNDS:-4}
 [[ ${BENCH_SNAP_US:-2000} =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "BENCH traffic_vs_perftest: BENCH_SNAP_US='${BENCH_SNAP_US}': expected a whole number of microseconds (default 2000)"; exit 2; }
-rm -rf "$out"
-mkdir -p "$(dirname "$out")" || exit 1
+report_only=${BENCH_REPORT_ONLY:-0}
+[[ $report_only =~ ^[01]$ ]] ||
+	{ echo "BENCH traffic_vs_perftest: BENCH_REPORT_ONLY='${report_only}': expected 1 (print the figures of the run in BENCH_OUT again) or 0"; exit 2; }
+if [ "$report_only" = 0 ]; then
+	rm -rf "$out"
+	mkdir -p "$(dirname "$out")" || exit 1
+fi
 # The guest sees none of this environment: a wrapper of the same name carries the
 # BENCH_* settings given here into it.
 wrap=$(mktemp -d)
@@ -59,10 +67,15 @@ if [ -n "$BENCH_ICOUNT" ]; then
 else
 	clock="two guest CPUs on this host's clock (BENCH_ICOUNT=off; rounds move with the host's load), $BENCH_ROUNDS rounds"
 fi
-PFCLAB=$PFCLAB lab/vlab/vlab run ${BENCH_ICOUNT:+--icount "$BENCH_ICOUNT" --smp 1} --out "$out" --timeout ${BENCH_TIMEOUT:-2400} --script-timeout ${BENCH_TIMEOUT:-2400} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1
-rc=$?
+rc=0
+[ "$report_only" = 1 ] ||
+	PFCLAB=$PFCLAB lab/vlab/vlab run ${BENCH_ICOUNT:+--icount "$BENCH_ICOUNT" --smp 1} --out "$out" --timeout ${BENCH_TIMEOUT:-2400} --script-timeout ${BENCH_TIMEOUT:-2400} "$wrap/traffic_vs_perftest.sh" >"$out.log" 2>&1 ||
+	rc=$?
 f=$out/traffic_vs_perftest/figures.txt
-if [ ! -s "$f" ]; then
+if [ ! -s "$f" ] && [ "$report_only" = 1 ]; then
+	echo "BENCH traffic_vs_perftest: no figures in $out (BENCH_REPORT_ONLY=1 prints those of an earlier run: give its BENCH_OUT)"
+	exit 1
+elif [ ! -s "$f" ]; then
 	echo "BENCH traffic_vs_perftest: no figures (vlab exit $rc; see $out.log and $out/)"
 	exit 1
 fi
@@ -83,8 +96,10 @@ paired() {
 		<(awk -v c="$1" '$1 == c && $2 == "perftest" { print $3 }' "$f") |
 		awk -v c="$1" -v all="$pairs" '$2 > 0 { r = $1 / $2; printf "%s%.3f", s, r; s = " "; print c, r >>all }'
 }
-# a ratio, or n/a where either count is missing (a run without rows) or the second is 0
-ratio() { awk -v p="$1" -v q="$2" 'BEGIN { print (p != "" && q != "" && q > 0 ? sprintf("%.3f", p / q) : "n/a") }'; }
+# a ratio, or n/a where either count is missing (a run without rows) or the second is 0;
+# four places, so that 0.9997 does not print as 1.000
+ratio() { awk -v p="$1" -v q="$2" 'BEGIN { print (p != "" && q != "" && q > 0 ? sprintf("%.4f", p / q) : "n/a") }'; }
+verdicts=$(mktemp)
 line() { # name case
 	local p q dp dq
 	p=$(get "$2" pfclab) q=$(get "$2" perftest)
@@ -92,7 +107,10 @@ line() { # name case
 	if [ -z "$p" ] || [ -z "$q" ]; then
 		echo "BENCH $1: incomplete (pfclab '${p}', ib_write_bw '${q}' Mpps)"
 	elif awk -v q="$q" 'BEGIN { exit !(q > 0) }'; then
-		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps, ratio $(ratio "$p" "$q") (target >= 1.0)"
+		local met
+		met=$(awk -v p="$p" -v q="$q" 'BEGIN { print (p >= q ? "met" : "not met") }')
+		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps, ratio $(ratio "$p" "$q") (target >= 1.0: $met)"
+		echo "$met $1 $(ratio "$p" "$q")" >>"$verdicts"
 	else
 		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps: ib_write_bw moved no packet in the window, so no finite ratio ($(awk -v p="$p" 'BEGIN { print (p > 0 ? "pfclab ahead" : "neither moved anything") }'))"
 	fi
@@ -113,3 +131,11 @@ sort -k2,2g "$pairs" | awk -v clock="$clock" '{ v[NR] = $2; if ($2 >= 1.0) up++ 
 	printf "BENCH traffic_vs_perftest (all cases): %d paired rounds, median pfclab / ib_write_bw %.3f, %d of them >= 1.0, middle half %.3f .. %.3f; %s\n",
 		n, m, up, v[int(n / 4) + 1], v[int(3 * n / 4)], clock }'
 rm -f "$pairs"
+# The targets over the whole run, from the unrounded figures: the ratio of the medians per
+# case (a case where ib_write_bw moved nothing has no finite ratio and is left out), and
+# pfclab's phase end after -D in every run.
+awk '$1 == "met" { m++ } $1 == "not" { n++; l = l sep $3 " " $4; sep = ", " }
+	END { if (m + n) printf "BENCH traffic_vs_perftest (target >= 1.0): met in %d of %d cases with a finite ratio%s\n", m, m + n, n ? "; not met: " l : "" }' "$verdicts"
+awk '$2 == "pfclab" && $4 != "-" { n++; if ($4 > 0.5) { late++ } if (n == 1 || $4 > max) max = $4 }
+	END { if (n) printf "BENCH traffic_vs_perftest (-D, target within 0.5 s): pfclab'"'"'s phase ended %s s after it at most over %d runs%s\n", max, n, late ? sprintf("; %d runs later than 0.5 s", late) : "" }' "$e"
+rm -f "$verdicts"
