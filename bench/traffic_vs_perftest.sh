@@ -24,7 +24,8 @@
 # the sent counters may take before they are read again (why: the guest script's snap).
 # BENCH_REPORT_ONLY=1 runs nothing: it prints the BENCH lines of the run already in
 # BENCH_OUT again (give the settings that run had, for the line that names them).
-# The last line says in how many cases the target holds, from the unrounded ratios.
+# The last two lines give the verdicts from the unrounded figures: in how many cases the
+# ratio target holds, and pfclab's latest phase end after -D over all runs.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -107,10 +108,11 @@ line() { # name case
 	if [ -z "$p" ] || [ -z "$q" ]; then
 		echo "BENCH $1: incomplete (pfclab '${p}', ib_write_bw '${q}' Mpps)"
 	elif awk -v q="$q" 'BEGIN { exit !(q > 0) }'; then
-		local met
+		local r met
+		r=$(ratio "$p" "$q")
 		met=$(awk -v p="$p" -v q="$q" 'BEGIN { print (p >= q ? "met" : "not met") }')
-		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps, ratio $(ratio "$p" "$q") (target >= 1.0: $met)"
-		echo "$met $1 $(ratio "$p" "$q")" >>"$verdicts"
+		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps, ratio $r (target >= 1.0: $met)"
+		echo "$met $1 $r" >>"$verdicts"
 	else
 		echo "BENCH $1: pfclab $p Mpps, ib_write_bw $q Mpps: ib_write_bw moved no packet in the window, so no finite ratio ($(awk -v p="$p" 'BEGIN { print (p > 0 ? "pfclab ahead" : "neither moved anything") }'))"
 	fi

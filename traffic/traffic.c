@@ -496,7 +496,7 @@ static int settle_peer(struct run *r)
  * Ctrl-C there ends the run: the next size cannot start with them outstanding. */
 static int settle(struct run *r)
 {
-	const uint64_t t0 = time_mono_ns(), end = t0 + r->o->timeout_ns;
+	const uint64_t end = time_mono_ns() + r->o->timeout_ns;
 	uint64_t now;
 	int rc;
 

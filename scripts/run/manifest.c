@@ -231,10 +231,7 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 				continue;
 			json_object_object_get_ex(it, "level", &lv);
 			snprintf(key, sizeof(key), "%s", json_object_get_string(sec));
-			if (!json_object_object_get_ex(sel, key, &arr)) {
-				arr = json_object_new_object();
-				json_object_object_add(sel, key, arr);
-			}
+			arr = run_json_child(sel, key);
 			snprintf(key, sizeof(key), "%s", json_object_get_string(nm));
 			{
 				char v[1200];

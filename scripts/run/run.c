@@ -74,6 +74,17 @@ int run_json_write(const char *path, json_object *o)
 	return 0;
 }
 
+json_object *run_json_child(json_object *o, const char *key)
+{
+	json_object *c;
+
+	if (!json_object_object_get_ex(o, key, &c)) {
+		c = json_object_new_object();
+		json_object_object_add(o, key, c);
+	}
+	return c;
+}
+
 static void on_sigint(int sig)
 {
 	static const char msg[] = "\npfclab run: stopping every host cleanly (Ctrl-C again leaves at once)\n";
@@ -211,24 +222,15 @@ static void manifest_hosts_update(struct run_ctx *c)
 	json_object *hosts;
 	size_t h;
 
-	if (!json_object_object_get_ex(c->manifest, "hosts", &hosts)) {
-		hosts = json_object_new_object();
-		json_object_object_add(c->manifest, "hosts", hosts);
-	}
+	hosts = run_json_child(c->manifest, "hosts");
 	for (h = 0; h < c->nhosts; h++) {
 		struct run_host *rh = &c->hosts[h];
 		json_object *o, *ck;
 
-		if (!json_object_object_get_ex(hosts, rh->h->name, &o)) {
-			o = json_object_new_object();
-			json_object_object_add(hosts, rh->h->name, o);
-		}
+		o = run_json_child(hosts, rh->h->name);
 		json_object_object_add(o, "reach", rh->reach[0] ? json_object_new_string(rh->reach) : NULL);
 		json_object_object_add(o, "lost", json_object_new_boolean(rh->lost));
-		if (!json_object_object_get_ex(o, "clock", &ck)) {
-			ck = json_object_new_object();
-			json_object_object_add(o, "clock", ck);
-		}
+		ck = run_json_child(o, "clock");
 		json_object_object_add(ck, "method", json_object_new_string(
 			"date +%s%N over the launcher; offset = host - runner at the middle of the fastest of 3 round trips"));
 		if (rh->off_valid[0]) {

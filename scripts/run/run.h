@@ -168,5 +168,7 @@ void run_log(struct run_ctx *c, const char *fmt, ...) __attribute__((format(prin
 int run_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 json_object *run_json_read(const char *path);
 int run_json_write(const char *path, json_object *o);
+/* The object under key in o, added empty where there is none (never NULL). */
+json_object *run_json_child(json_object *o, const char *key);
 
 #endif

@@ -194,26 +194,16 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 	for (i = 0; i < nf; i++) {
 		char phase[128], role[8], peer[128], dirn[300];
 		struct rec_traffic t;
-		json_object *ph;
-
 		if (!traffic_name(files[i], phase, sizeof(phase), role, peer, sizeof(peer)))
 			continue;
 		run_path(path, sizeof(path), "%s/%s", hdir, files[i]);
 		if (rec_traffic_read(path, &t) || !t.tx_valid || (!strcmp(role, "server") && t.tx_bytes == 0))
 			continue;
 		run_path(dirn, sizeof(dirn), "%s->%s", host, peer);
-		if (!json_object_object_get_ex(tput, phase, &ph)) {
-			ph = json_object_new_object();
-			json_object_object_add(tput, phase, ph);
-		}
-		json_object_object_add(ph, dirn, json_object_new_double(t.tx_gbps));
-		if (!t.in_flight)
-			continue;
-		if (!json_object_object_get_ex(left, phase, &ph)) {
-			ph = json_object_new_object();
-			json_object_object_add(left, phase, ph);
-		}
-		json_object_object_add(ph, dirn, json_object_new_int64((int64_t)t.in_flight));
+		json_object_object_add(run_json_child(tput, phase), dirn, json_object_new_double(t.tx_gbps));
+		if (t.in_flight)
+			json_object_object_add(run_json_child(left, phase), dirn,
+					       json_object_new_int64((int64_t)t.in_flight));
 	}
 	free_list(files, nf);
 }

@@ -158,7 +158,15 @@ roce_drop() { # on | off: RoCEv2 (UDP 4791) into a netem that loses it, the rest
 defer roce_drop off
 roce_drop on >"$VLAB_OUT/cut-tc.txt" 2>&1	# loads the qdisc and filter modules beforehand
 roce_drop off
-rows() { grep -c '"type":"interval"' "$VLAB_OUT/cut-client.out" 2>/dev/null; }
+# wait_for N STEP FILE PATTERN: until FILE holds PATTERN, at most N looks STEP s apart
+wait_for() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		grep -q -e "$4" "$3" 2>/dev/null && return 0
+		sleep "$2"
+	done
+	return 1
+}
 # RoCE packets the netem qdiscs dropped (both links): shown, not judged (the swap may
 # have stalled every QP before the filter came)
 netem_dropped() {
@@ -170,7 +178,7 @@ retries() { echo $(( $(hw "$VLAB_DEV_A" completer_retry_err) + $(hw "$VLAB_DEV_B
 rm -f "$VLAB_OUT/cut-client.out" "$VLAB_OUT/cut-client.err"
 retry0=$(retries)
 (
-	for i in $(seq 300); do [ "$(rows)" -ge 1 ] && break; sleep 0.05; done
+	wait_for 300 0.05 "$VLAB_OUT/cut-client.out" '"type":"interval"'
 	echo "on $(date +%s.%N)"; roce_drop on
 	sleep 1.5; echo "dropped $(netem_dropped)"; roce_drop off; echo "off $(date +%s.%N)"
 ) >"$VLAB_OUT/cut-tc-times.txt" 2>>"$VLAB_OUT/cut-tc.txt" &
@@ -178,9 +186,9 @@ tcpid=$!
 # The guest's clock, apart from pfclab's own: when the client's first interval row came
 # (its phase's second 1) and when its warning of the cut came (due at second 3.3).
 (
-	for i in $(seq 750); do [ "$(rows)" -ge 1 ] && break; sleep 0.02; done
+	wait_for 750 0.02 "$VLAB_OUT/cut-client.out" '"type":"interval"'
 	echo "row1 $(date +%s.%N)"
-	for i in $(seq 500); do grep -q 'still in flight' "$VLAB_OUT/cut-client.err" 2>/dev/null && break; sleep 0.02; done
+	wait_for 500 0.02 "$VLAB_OUT/cut-client.err" 'still in flight'
 	echo "warned $(date +%s.%N)"
 ) >"$VLAB_OUT/cut-times.txt" &
 watchpid=$!
@@ -230,9 +238,9 @@ defer kill -9 $spid
 	>"$VLAB_OUT/cut-client.out" 2>"$VLAB_OUT/intr-cut-client.err" &
 cpid=$!
 defer kill -9 $cpid
-for i in $(seq 300); do [ "$(rows)" -ge 1 ] && break; sleep 0.05; done
+wait_for 300 0.05 "$VLAB_OUT/cut-client.out" '"type":"interval"'
 roce_drop on
-for i in $(seq 200); do grep -q '"type":"summary"' "$VLAB_OUT/cut-client.out" && break; sleep 0.05; done
+wait_for 200 0.05 "$VLAB_OUT/cut-client.out" '"type":"summary"'
 t0=$(date +%s%3N)
 kill -INT $cpid
 for i in $(seq 100); do kill -0 $cpid 2>/dev/null || break; sleep 0.05; done
@@ -262,16 +270,16 @@ ow="$VLAB_OUT/oneway-cut"
 rm -f "$ow-client.out" "$ow-client.err" "$ow-server.out"
 retry0=$(retries)
 (
-	for i in $(seq 750); do grep -q '"type":"interval"' "$ow-client.out" 2>/dev/null && break; sleep 0.02; done
+	wait_for 750 0.02 "$ow-client.out" '"type":"interval"'
 	roce_drop on	# until 1 s after the cut (or 15 s at most)
-	for i in $(seq 750); do grep -q 'still in flight' "$ow-client.err" 2>/dev/null && break; sleep 0.02; done
+	wait_for 750 0.02 "$ow-client.err" 'still in flight'
 	sleep 1; roce_drop off
 ) 2>>"$VLAB_OUT/cut-tc.txt" &
 tcpid=$!
 (
-	for i in $(seq 1500); do grep -q '"type":"summary"' "$ow-server.out" 2>/dev/null && break; sleep 0.02; done
+	wait_for 1500 0.02 "$ow-server.out" '"type":"summary"'
 	echo "server_left $(date +%s.%N)"
-	for i in $(seq 1500); do grep -q '"type":"interval","phase":1' "$ow-client.out" 2>/dev/null && break; sleep 0.02; done
+	wait_for 1500 0.02 "$ow-client.out" '"type":"interval","phase":1'
 	echo "client_row $(date +%s.%N)"
 ) >"$ow-times.txt" &
 watchpid=$!
