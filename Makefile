@@ -194,7 +194,14 @@ FUZZ_BIN  := $(BUILD)/fuzz/fuzz_decode
 FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
 FUZZ_XCHG_BIN  := $(BUILD)/fuzz/fuzz_xchg
 
-fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN)
+# The experiment file reader (YAML, then every key): tests/integration/fuzz_exp.sh. Its own
+# sources are instrumented; what they call beyond (traffic's option table pulls in the
+# memory backends) links from the library as built.
+FUZZ_EXP_SRCS := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/ytree.c \
+	scripts/run/cpoint.c traffic/opts.c
+FUZZ_EXP_BIN  := $(BUILD)/fuzz/fuzz_exp
+
+fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN)
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	@mkdir -p $(@D)
@@ -205,6 +212,12 @@ $(FUZZ_XCHG_BIN): $(FUZZ_XCHG_SRCS) traffic/xchg.h traffic/opts.h lib/rd.h lib/u
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_XCHG_SRCS)
+
+$(FUZZ_EXP_BIN): $(FUZZ_EXP_SRCS) $(wildcard scripts/run/*.h) traffic/opts.h lib/util.h $(BUILD)/libpfclab.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_EXP_SRCS) \
+		$(BUILD)/libpfclab.a $(LDLIBS)
 
 # monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.
 $(BUILD)/obj/monitor/catalog_data.o $(BUILD)/asan/monitor/catalog_data.o: monitor/catalog.tsv

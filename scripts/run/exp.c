@@ -694,6 +694,7 @@ static int parse_cmds(struct pctx *c, const struct ynode *l, const char *key,
 	*out = calloc(l->n * c->e->nhosts + 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
+	*nout = 0;	/* kept up to date: a later item's error leaves the earlier ones to free */
 	for (i = 0; i < l->n; i++) {
 		const struct ynode *m = l->v[i], *v;
 		bool essential = false, all = false;
@@ -732,19 +733,18 @@ static int parse_cmds(struct pctx *c, const struct ynode *l, const char *key,
 		for (h = all ? 0 : host; h < (all ? c->e->nhosts : host + 1); h++) {
 			struct exp_cmd *cmd = &(*out)[n++];
 
+			*nout = n;
 			cmd->host = h;
 			cmd->run = strdup(run);
 			cmd->essential = essential;
 			cmd->line = m->line;
 			if (!cmd->run) {
 				free(run);
-				*nout = n;
 				return -ENOMEM;
 			}
 		}
 		free(run);
 	}
-	*nout = n;
 	return 0;
 }
 
@@ -1080,7 +1080,7 @@ static int parse_capture(struct pctx *c, struct exp *e, const struct ynode *m)
 static int parse_sweep(struct pctx *c, struct exp *e, const struct ynode *m)
 {
 	char k[200];
-	size_t i, j;
+	size_t i, j, points = 1;
 	int rc;
 
 	rc = want_type(c, m, YN_MAP, "sweep");
@@ -1133,9 +1133,15 @@ static int parse_sweep(struct pctx *c, struct exp *e, const struct ynode *m)
 					return -ENOMEM;
 			}
 		}
+		/* checked as it grows: the product of a few long lists would wrap */
+		if (sv->n > EXP_MAX_POINTS / points) {
+			snprintf(k, sizeof(k), "sweep.%.100s", sv->name);
+			return perr(c, sv->line, k, "%zu values make over %d points with the %zu of the "
+				    "variables before it; at most %d", sv->n, EXP_MAX_POINTS, points,
+				    EXP_MAX_POINTS);
+		}
+		points *= sv->n;
 	}
-	if (exp_point_count(e) > EXP_MAX_POINTS)
-		return perr(c, m->line, "sweep", "%zu points; at most %d", exp_point_count(e), EXP_MAX_POINTS);
 	return 0;
 }
 

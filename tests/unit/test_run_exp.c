@@ -89,6 +89,15 @@ static void test_errors(void **state)
 		  "exp.yaml:4: bottleneck.max: '90000' must lie above min and not above limit" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: a, rate: 1mbit, qdisc: codel}\nphases:\n  - duration: 1s\n",
 		  "exp.yaml:4: bottleneck.qdisc: 'codel' is not a bottleneck; give red or tail-drop" },
+		/* the first command was kept when the second failed: freed (ASan) */
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1s\n    pre:\n"
+		  "      - {host: a, run: x}\n      - {host: a, kin: y}\n",
+		  "exp.yaml:8: phases[0].pre[1]: unknown key 'kin'; known keys: host, run, essential" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nsweep:\n  x: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		  "  y: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  z: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		  "  w: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\nphases:\n  - duration: 1s\n",
+		  "exp.yaml:8: sweep.w: 11 values make over 10000 points with the 1000 of the variables before "
+		  "it; at most 10000" },
 	};
 	size_t i;
 
@@ -147,6 +156,32 @@ static void test_sweep(void **state)
 		exp_point_free(&p);
 	}
 	exp_free(e);
+}
+
+/* Eight variables of 256 values: 2^64 points, which wrapped to 0 in a plain product and
+ * passed the limit as an experiment with no point at all. */
+static void test_sweep_wrap(void **state)
+{
+	static const char head[] = "name: w\nhosts:\n  a: {netdev: va}\nsweep:\n";
+	size_t cap = sizeof(head) + 8 * (8 + 256 * 5) + 64, len, v, j;
+	char *text = malloc(cap), err[EXP_ERR_LEN] = "";
+	struct exp *e = NULL;
+
+	(void)state;
+	assert_non_null(text);
+	len = (size_t)snprintf(text, cap, "%s", head);
+	for (v = 0; v < 8; v++) {
+		len += (size_t)snprintf(text + len, cap - len, "  v%zu: [", v);
+		for (j = 0; j < 256; j++)
+			len += (size_t)snprintf(text + len, cap - len, "%zu%s", j, j < 255 ? ", " : "]\n");
+	}
+	len += (size_t)snprintf(text + len, cap - len, "phases:\n  - duration: 1s\n");
+	assert_true(len < cap);
+	assert_int_equal(exp_parse("w.yaml", text, len, &e, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "w.yaml:6: sweep.v1: 256 values make over 10000 points with the 256 of "
+				 "the variables before it; at most 10000");
+	assert_null(e);
+	free(text);
 }
 
 static void plan_ctx(struct run_ctx *c, struct run_host *hosts, struct exp *e, bool psk)
@@ -259,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_sweep_wrap),
 		cmocka_unit_test(test_plan_incast),
 	};
 
