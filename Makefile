@@ -201,7 +201,11 @@ FUZZ_EXP_SRCS := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/ytree
 	scripts/run/cpoint.c traffic/opts.c
 FUZZ_EXP_BIN  := $(BUILD)/fuzz/fuzz_exp
 
-fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN)
+# What the dashboard reads from a remote monitor: tests/integration/fuzz_feed.sh.
+FUZZ_FEED_SRCS := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
+FUZZ_FEED_BIN  := $(BUILD)/fuzz/fuzz_feed
+
+fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN) $(FUZZ_FEED_BIN)
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	@mkdir -p $(@D)
@@ -217,6 +221,12 @@ $(FUZZ_EXP_BIN): $(FUZZ_EXP_SRCS) $(wildcard scripts/run/*.h) traffic/opts.h lib
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_EXP_SRCS) \
+		$(BUILD)/libpfclab.a $(LDLIBS)
+
+$(FUZZ_FEED_BIN): $(FUZZ_FEED_SRCS) $(wildcard monitor/top/*.h) lib/util.h $(BUILD)/libpfclab.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_FEED_SRCS) \
 		$(BUILD)/libpfclab.a $(LDLIBS)
 
 # monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.

@@ -80,7 +80,8 @@ int top_remote_start(struct top_feed *f, const struct top_remote_cfg *cfg);
 void top_remote_record(struct top_feed *f, const char *dir);
 bool top_remote_recording(struct top_feed *f);
 /* Parse one line of "pfclab monitor --json --all" into snap (exposed for tests): 1 for
- * a sample, 0 for an event (msg gets its text), -EINVAL for a malformed line.
+ * a sample, 0 for an event (msg gets its text), -EINVAL for a malformed line. Reads
+ * line[0 .. len) only: the line need not end in a NUL.
  */
 int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, char *msg,
 			  size_t msglen);

@@ -65,6 +65,7 @@ int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, c
 	struct json_tokener *tok = json_tokener_new_ex(16);
 	json_object *o, *vals, *x;
 	uint64_t seq;
+	size_t end;
 	int rc = -EINVAL;
 
 	if (!tok)
@@ -72,10 +73,12 @@ int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, c
 	if (len > INT32_MAX)
 		goto out_tok;
 	o = json_tokener_parse_ex(tok, line, (int)len);
+	/* after the object only blanks, up to len (the line need not end in a NUL) */
+	end = o ? json_tokener_get_parse_end(tok) : len;
+	while (end < len && (line[end] == ' ' || line[end] == '\t' || line[end] == '\r'))
+		end++;
 	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object) ||
-	    line[json_tokener_get_parse_end(tok) + strspn(line + json_tokener_get_parse_end(tok),
-							  " \t\r")] != '\0') {
+	    !json_object_is_type(o, json_type_object) || end != len) {
 		if (o)
 			json_object_put(o);
 		goto out_tok;

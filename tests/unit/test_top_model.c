@@ -461,6 +461,24 @@ static void test_remote_parse(void **state)
 	/* A line cut short is rejected too. */
 	assert_int_equal(top_remote_parse_line(ok, strlen(ok) - 3, &s, msg, sizeof(msg)),
 			 -EINVAL);
+	/* Only line[0 .. len) is read: a line with no NUL after it (ASan sees a read past
+	 * the copy), blanks after the object, and a NUL inside the length. */
+	{
+		static const char nul[] = "{\"seq\":1,\"values\":{}}\0x";
+		size_t n = strlen(ev);
+		char *cp = malloc(n + 3);
+
+		assert_non_null(cp);
+		memcpy(cp, ev, n);
+		assert_int_equal(top_remote_parse_line(cp, n, &s, msg, sizeof(msg)), 0);
+		memcpy(cp + n, " \r", 2);
+		assert_int_equal(top_remote_parse_line(cp, n + 2, &s, msg, sizeof(msg)), 0);
+		cp[n + 2] = 'x';
+		assert_int_equal(top_remote_parse_line(cp, n + 3, &s, msg, sizeof(msg)), -EINVAL);
+		free(cp);
+		assert_int_equal(top_remote_parse_line(nul, sizeof(nul) - 1, &s, msg, sizeof(msg)),
+				 -EINVAL);
+	}
 	top_snap_free(&s);
 }
 
