@@ -205,7 +205,16 @@ FUZZ_EXP_BIN  := $(BUILD)/fuzz/fuzz_exp
 FUZZ_FEED_SRCS := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
 FUZZ_FEED_BIN  := $(BUILD)/fuzz/fuzz_feed
 
-fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN) $(FUZZ_FEED_BIN)
+# The readers of what a point leaves on a host: tests/integration/fuzz_records.sh.
+FUZZ_REC_SRCS := scripts/run/fuzz/fuzz_records.c scripts/run/records.c
+FUZZ_REC_BIN  := $(BUILD)/fuzz/fuzz_records
+
+# The summary and plots of a results folder over what hosts left: fuzz_results.sh.
+FUZZ_RES_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scripts/run/plots.c \
+	scripts/run/records.c scripts/run/dcqcn.c
+FUZZ_RES_BIN  := $(BUILD)/fuzz/fuzz_results
+
+fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN) $(FUZZ_FEED_BIN) $(FUZZ_REC_BIN) $(FUZZ_RES_BIN)
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	@mkdir -p $(@D)
@@ -227,6 +236,18 @@ $(FUZZ_FEED_BIN): $(FUZZ_FEED_SRCS) $(wildcard monitor/top/*.h) lib/util.h $(BUI
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_FEED_SRCS) \
+		$(BUILD)/libpfclab.a $(LDLIBS)
+
+$(FUZZ_REC_BIN): $(FUZZ_REC_SRCS) scripts/run/records.h $(BUILD)/libpfclab.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_REC_SRCS) \
+		$(BUILD)/libpfclab.a $(LDLIBS)
+
+$(FUZZ_RES_BIN): $(FUZZ_RES_SRCS) $(wildcard scripts/run/*.h) $(BUILD)/libpfclab.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_RES_SRCS) \
 		$(BUILD)/libpfclab.a $(LDLIBS)
 
 # monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.

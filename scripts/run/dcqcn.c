@@ -46,15 +46,15 @@ static void dsample(json_object *o, void *arg)
 {
 	struct dctx *d = arg;
 	json_object *ty, *w, *grp, *v;
+	double x;
 
-	if (!json_object_object_get_ex(o, "type", &ty) ||
-	    strcmp(json_object_get_string(ty), "sample") ||
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "sample") ||
 	    !json_object_object_get_ex(o, "wall_ns", &w) ||
 	    !json_object_object_get_ex(o, d->rate ? "rates" : "values", &grp) ||
-	    !json_object_object_get_ex(grp, d->metric, &v) || !v)
+	    !json_object_object_get_ex(grp, d->metric, &v) || !rec_json_num(v, &x))
 		return;
 	dadd(d->s, (double)(clock_to_runner(d->mh, json_object_get_int64(w)) - d->t0) / 1e9,
-	     json_object_get_double(v) * d->scale);
+	     x * d->scale);
 }
 
 /* The point's sender and receiver: the first phase with traffic (its first sender). */

@@ -89,40 +89,42 @@ static void mon_sample(json_object *o, void *arg)
 	double t;
 	char name[200];
 
-	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "sample") ||
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "sample") ||
 	    !json_object_object_get_ex(o, "wall_ns", &w))
 		return;
 	t = (double)(clock_to_runner(m->mh, json_object_get_int64(w)) - m->t0) / 1e9;
-	if (json_object_object_get_ex(o, "rates", &rates)) {
+	if (json_object_object_get_ex(o, "rates", &rates) && rec_json_obj(rates)) {
 		json_object_object_foreach(rates, k, v) {
 			int prio;
 			char dir[3];
+			double x;
 
-			if (!v)
+			if (!rec_json_num(v, &x))
 				continue;
 			if (sscanf(k, "pfc.%2[rtx].prio%d.frames", dir, &prio) == 2) {
 				snprintf(name, sizeof(name), "%s %s prio%d (NIC counter)", m->host, dir, prio);
-				series_add(series_get(&m->p[P_PFC], name, false), t, json_object_get_double(v));
+				series_add(series_get(&m->p[P_PFC], name, false), t, x);
 			} else if (!strcmp(k, "pause.tx.frames") || !strcmp(k, "pause.rx.frames")) {
 				snprintf(name, sizeof(name), "%s %s PAUSE (NIC counter)", m->host, k + 6);
-				series_add(series_get(&m->p[P_PFC], name, false), t, json_object_get_double(v));
+				series_add(series_get(&m->p[P_PFC], name, false), t, x);
 			} else if (sscanf(k, "pfc.rx.prio%d.pause_us", &prio) == 1) {
 				snprintf(name, sizeof(name), "%s paused prio%d (rx pause duration)", m->host, prio);
-				series_add(series_get(&m->p[P_SHARE], name, false), t, json_object_get_double(v) / 1e6);
+				series_add(series_get(&m->p[P_SHARE], name, false), t, x / 1e6);
 			} else if (!strcmp(k, "cnp.sent") || !strcmp(k, "cnp.handled") || !strcmp(k, "ecn.marked")) {
 				snprintf(name, sizeof(name), "%s %s (NIC counter)", m->host, k);
-				series_add(series_get(&m->p[P_CNP], name, false), t, json_object_get_double(v));
+				series_add(series_get(&m->p[P_CNP], name, false), t, x);
 			}
 		}
 	}
-	if (json_object_object_get_ex(o, "values", &vals)) {
+	if (json_object_object_get_ex(o, "values", &vals) && rec_json_obj(vals)) {
 		json_object_object_foreach(vals, k, v) {
 			int g;
 			char dir[3];
+			double x;
 
-			if (v && sscanf(k, "pcie.gpu%d.%2[rtx]_Bps", &g, dir) == 2) {
+			if (rec_json_num(v, &x) && sscanf(k, "pcie.gpu%d.%2[rtx]_Bps", &g, dir) == 2) {
 				snprintf(name, sizeof(name), "%s gpu%d %s", m->host, g, dir);
-				series_add(series_get(&m->p[P_PCIE], name, false), t, json_object_get_double(v) / 1e9);
+				series_add(series_get(&m->p[P_PCIE], name, false), t, x / 1e9);
 			}
 		}
 	}
@@ -265,12 +267,14 @@ static double phase_time(json_object *phases, const char *name, const char *key)
 {
 	size_t i;
 
-	for (i = 0; phases && i < json_object_array_length(phases); i++) {
+	double v;
+
+	for (i = 0; i < rec_json_len(phases); i++) {
 		json_object *ph = json_object_array_get_idx(phases, i), *n, *s;
 
-		if (json_object_object_get_ex(ph, "name", &n) && !strcmp(json_object_get_string(n), name) &&
+		if (json_object_object_get_ex(ph, "name", &n) && !strcmp(rec_json_str(n), name) &&
 		    json_object_object_get_ex(ph, key, &s))
-			return json_object_get_double(s);
+			return rec_json_num(s, &v) ? v : NAN;
 	}
 	return NAN;
 }
@@ -280,8 +284,9 @@ static void tr_last(json_object *o, void *arg)
 	struct tr_ctx *c = arg;
 	json_object *file, *t;
 
-	if (json_object_object_get_ex(o, "run_file", &file) && json_object_object_get_ex(o, "t", &t))
-		json_object_object_add(c->last_t, json_object_get_string(file), json_object_get(t));
+	if (json_object_object_get_ex(o, "run_file", &file) && *rec_json_str(file) &&
+	    json_object_object_get_ex(o, "t", &t))
+		json_object_object_add(c->last_t, rec_json_str(file), json_object_get(t));
 }
 
 static void tr_line(json_object *o, void *arg)
@@ -290,34 +295,36 @@ static void tr_line(json_object *o, void *arg)
 	json_object *ty, *ph, *file, *t, *tx, *g;
 	const char *f, *peer;
 	char name[300];
+	double gbps, tv;
+	size_t pl;
 
-	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "interval") ||
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "interval") ||
 	    !json_object_object_get_ex(o, "run_phase", &ph) || !json_object_object_get_ex(o, "run_file", &file) ||
-	    !json_object_object_get_ex(o, "t", &t) || !json_object_object_get_ex(o, "tx", &tx) ||
-	    !json_object_object_get_ex(tx, "gbps", &g) || !g)
+	    !json_object_object_get_ex(o, "t", &t) || !rec_json_num(t, &tv) ||
+	    !json_object_object_get_ex(o, "tx", &tx) ||
+	    !json_object_object_get_ex(tx, "gbps", &g) || !rec_json_num(g, &gbps))
 		return;
-	f = json_object_get_string(file);
+	f = rec_json_str(file);
 	peer = strstr(f, "-client-") ? strstr(f, "-client-") + 8 : strstr(f, "-server-") ? strstr(f, "-server-") + 8 : NULL;
-	if (!peer)
+	/* "<phase>-<role>-<peer>.jsonl" */
+	if (!peer || (pl = strlen(peer)) <= 6 || strcmp(peer + pl - 6, ".jsonl"))
 		return;
-	if (strstr(f, "-server-") && json_object_get_double(g) == 0)
+	if (strstr(f, "-server-") && gbps == 0)
 		return; /* a one-way server sends nothing */
 	{
 		json_object *secs, *last;
-		double start, end;
+		double start, end, s, lt;
 
 		/* a short interval (the one that ends the run) says little about the rate */
-		if (!json_object_object_get_ex(tx, "seconds", &secs) || json_object_get_double(secs) < 0.2)
+		if (!json_object_object_get_ex(tx, "seconds", &secs) || !rec_json_num(secs, &s) || s < 0.2)
 			return;
-		end = phase_time(c->phases, json_object_get_string(ph), "traffic_end_s");
-		if (isfinite(end) && json_object_object_get_ex(c->last_t, f, &last))
-			start = end - json_object_get_double(last);
+		end = phase_time(c->phases, rec_json_str(ph), "traffic_end_s");
+		if (isfinite(end) && json_object_object_get_ex(c->last_t, f, &last) && rec_json_num(last, &lt))
+			start = end - lt;
 		else
-			start = phase_time(c->phases, json_object_get_string(ph), "start_s");
-		snprintf(name, sizeof(name), "%s->%.*s %s", c->host, (int)(strlen(peer) - 6), peer,
-			 json_object_get_string(ph));
-		series_add(series_get(&c->p[P_TPUT], name, false), start + json_object_get_double(t),
-			   json_object_get_double(g));
+			start = phase_time(c->phases, rec_json_str(ph), "start_s");
+		snprintf(name, sizeof(name), "%s->%.*s %s", c->host, (int)(pl - 6), peer, rec_json_str(ph));
+		series_add(series_get(&c->p[P_TPUT], name, false), start + tv, gbps);
 	}
 }
 

@@ -1,11 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* records.c: readers of monitor, capture and traffic records left in a point's host folder. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "records.h"
+
+const char *rec_json_str(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_string) ? json_object_get_string(o) : "";
+}
+
+bool rec_json_num(json_object *o, double *v)
+{
+	if (!o || !(json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int)))
+		return false;
+	*v = json_object_get_double(o);
+	return isfinite(*v);
+}
+
+size_t rec_json_len(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_array) ? json_object_array_length(o) : 0;
+}
+
+bool rec_json_obj(json_object *o)
+{
+	return o && json_object_is_type(o, json_type_object);
+}
 
 int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg)
 {
@@ -56,15 +80,15 @@ static void mon_line(json_object *o, void *arg)
 
 	if (!json_object_object_get_ex(o, "type", &t))
 		return;
-	if (!strcmp(json_object_get_string(t), "event")) {
+	if (!strcmp(rec_json_str(t), "event")) {
 		if (json_object_object_get_ex(o, "event", &ev) &&
-		    !strcmp(json_object_get_string(ev), "error"))
+		    !strcmp(rec_json_str(ev), "error"))
 			s->m->failed = true;
 		return;
 	}
-	if (strcmp(json_object_get_string(t), "sample"))
+	if (strcmp(rec_json_str(t), "sample"))
 		return;
-	if (!json_object_object_get_ex(o, "values", &vals))
+	if (!json_object_object_get_ex(o, "values", &vals) || !rec_json_obj(vals))
 		return;
 	s->m->samples++;
 	if (json_object_object_get_ex(o, "wall_ns", &w)) {
@@ -74,20 +98,22 @@ static void mon_line(json_object *o, void *arg)
 			s->m->first_wall_ns = wn;
 		s->m->last_wall_ns = wn;
 	}
-	if (!json_object_object_get_ex(o, "rates", &rates))
+	if (!json_object_object_get_ex(o, "rates", &rates) || !rec_json_obj(rates))
 		rates = NULL;
 	dts = json_object_object_get_ex(o, "dt_ns", &dt) ? (double)json_object_get_int64(dt) / 1e9 : 0;
 	if (s->gauge) {
 		json_object *g;
+		double gv;
 
-		if (json_object_object_get_ex(vals, s->gauge, &g) && g) {
-			s->gsum += json_object_get_double(g);
+		if (json_object_object_get_ex(vals, s->gauge, &g) && rec_json_num(g, &gv)) {
+			s->gsum += gv;
 			s->gn++;
 		}
 	}
 	json_object_object_foreach(vals, key, val) {
 		json_object *r = NULL, *pv = NULL;
-		bool has_rate = rates && json_object_object_get_ex(rates, key, &r) && r;
+		double rate = 0;
+		bool has_rate = rates && json_object_object_get_ex(rates, key, &r) && rec_json_num(r, &rate);
 
 		/* a gauge (a queue's backlog) may go down: that is no reset */
 		if (val && s->prev && json_object_object_get_ex(s->prev, key, &pv) && pv && !has_rate &&
@@ -99,7 +125,7 @@ static void mon_line(json_object *o, void *arg)
 		for (i = 0; i < s->nc; i++) {
 			if (!metric_match(s->c[i].metric, key))
 				continue;
-			s->c[i].delta += json_object_get_double(r) * dts;
+			s->c[i].delta += rate * dts;
 			s->c[i].valid = true;
 		}
 	}
@@ -116,12 +142,11 @@ static json_object *gauges_of(const char *meta)
 	size_t i;
 
 	if (m && json_object_object_get_ex(m, "columns", &cols))
-		for (i = 0; i < json_object_array_length(cols); i++) {
+		for (i = 0; i < rec_json_len(cols); i++) {
 			json_object *c = json_object_array_get_idx(cols, i), *k, *n;
 
-			if (!json_object_object_get_ex(c, "kind", &k) ||
-			    strcmp(json_object_get_string(k), "gauge") ||
-			    !json_object_object_get_ex(c, "name", &n))
+			if (!json_object_object_get_ex(c, "kind", &k) || strcmp(rec_json_str(k), "gauge") ||
+			    !json_object_object_get_ex(c, "name", &n) || !*rec_json_str(n))
 				continue;
 			json_object_object_add(g, json_object_get_string(n), NULL);
 		}
@@ -148,6 +173,8 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 	rc = rec_jsonl_each(path, mon_line, &s);
 	json_object_put(s.prev);
 	json_object_put(s.gauges);
+	for (i = 0; i < ncounters; i++)	/* a sum that ran out of range is no figure */
+		counters[i].valid = counters[i].valid && isfinite(counters[i].delta);
 	return rc;
 }
 
@@ -167,7 +194,7 @@ bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
 	if (!s.gn)
 		return false;
 	*mean = s.gsum / (double)s.gn;
-	return true;
+	return isfinite(*mean);
 }
 
 bool rec_capture_drops(const char *path, uint64_t *drops)
@@ -194,13 +221,14 @@ bool rec_capture_drops(const char *path, uint64_t *drops)
 static void dir_add(json_object *d, double *bytes, double *secs, uint64_t *errors, bool *valid)
 {
 	json_object *b, *s, *e;
+	double bv, sv;
 
 	if (!d)
 		return;
 	if (json_object_object_get_ex(d, "bytes", &b) && json_object_object_get_ex(d, "seconds", &s) &&
-	    b && s) {
-		*bytes += json_object_get_double(b);
-		*secs += json_object_get_double(s);
+	    rec_json_num(b, &bv) && rec_json_num(s, &sv) && bv >= 0 && sv >= 0) {
+		*bytes += bv;
+		*secs += sv;
 		*valid = true;
 	}
 	if (json_object_object_get_ex(d, "errors", &e) && e)
@@ -212,7 +240,7 @@ static void traffic_line(json_object *o, void *arg)
 	struct rec_traffic *t = arg;
 	json_object *ty, *tx = NULL, *rx = NULL, *left = NULL;
 
-	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(json_object_get_string(ty), "summary"))
+	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "summary"))
 		return;
 	t->has_summary = true;
 	json_object_object_get_ex(o, "tx", &tx);
@@ -231,12 +259,10 @@ int rec_traffic_read(const char *path, struct rec_traffic *t)
 	rc = rec_jsonl_each(path, traffic_line, t);
 	if (t->tx_valid && t->tx_secs > 0)
 		t->tx_gbps = t->tx_bytes * 8 / t->tx_secs / 1e9;
-	else
-		t->tx_valid = false;
+	t->tx_valid = t->tx_valid && t->tx_secs > 0 && isfinite(t->tx_gbps);
 	if (t->rx_valid && t->rx_secs > 0)
 		t->rx_gbps = t->rx_bytes * 8 / t->rx_secs / 1e9;
-	else
-		t->rx_valid = false;
+	t->rx_valid = t->rx_valid && t->rx_secs > 0 && isfinite(t->rx_gbps);
 	return rc;
 }
 

@@ -12,6 +12,17 @@
 
 #include <json-c/json.h>
 
+/* What a host left is read as data, never trusted: a member of the wrong type (null, a
+ * string where a number belongs, a list for an object) reads as absent, and a number that
+ * is not finite (1e999) as unreadable, never as a value. The string, or "" for anything
+ * else; */
+const char *rec_json_str(json_object *o);
+/* true with a finite number (integer or not) in *v; */
+bool rec_json_num(json_object *o, double *v);
+/* an array's length, 0 for anything else; whether o is an object. */
+size_t rec_json_len(json_object *o);
+bool rec_json_obj(json_object *o);
+
 /* Calls FN for every line of a JSON-lines file that parses as an object; lines that do not
  * (a record cut short) are skipped. -errno when the file cannot be opened. */
 int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg);

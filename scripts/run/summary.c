@@ -140,35 +140,43 @@ static void review_summary(const char *hdir, double dur, json_object *cap)
 			json_object_object_add(cap, "cnp", json_object_object_get_ex(kinds, "cnp", &k) ? json_object_get(k) : NULL);
 			json_object_object_add(cap, "roce", json_object_object_get_ex(kinds, "roce", &k) ? json_object_get(k) : NULL);
 		}
-		if (json_object_object_get_ex(rv, "ecn_flows", &flows)) {
-			for (i = 0; i < json_object_array_length(flows); i++)
+		if (json_object_object_get_ex(rv, "ecn_flows", &flows) &&
+		    json_object_is_type(flows, json_type_array)) {
+			bool ce_ok = true;
+			double v;
+
+			for (i = 0; i < rec_json_len(flows); i++)
 				if (json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
-					ce += json_object_get_double(k);
-			json_object_object_add(cap, "roce_ce", json_object_new_int64((int64_t)ce));
+					ce_ok = ce_ok && rec_json_num(k, &v) && v >= 0 && (ce += v) < 9e18;
+			json_object_object_add(cap, "roce_ce", ce_ok ? json_object_new_int64((int64_t)ce) : NULL);
 		}
 		if (json_object_object_get_ex(rv, "pause", &pause) &&
 		    json_object_object_get_ex(pause, "priorities", &prios)) {
-			for (i = 0; i < json_object_array_length(prios); i++) {
+			for (i = 0; i < rec_json_len(prios); i++) {
 				json_object *e = json_object_array_get_idx(prios, i), *pr, *kd, *ps, *x;
-				json_object *one = json_object_new_object();
+				json_object *one;
 				char key[32];
+				double prio, paused;
 
 				if (!json_object_object_get_ex(e, "priority", &pr) ||
-				    !json_object_object_get_ex(e, "kind", &kd)) {
-					json_object_put(one);
+				    !json_object_object_get_ex(e, "kind", &kd))
 					continue;
-				}
-				if (!strcmp(json_object_get_string(kd), "pfc"))
-					run_path(key, sizeof(key), "prio%d", json_object_get_int(pr));
-				else
+				/* PFC per priority 0-7; 802.3x PAUSE ("priority": "all") as one */
+				if (!strcmp(rec_json_str(kd), "pfc")) {
+					if (!rec_json_num(pr, &prio) || prio < 0 || prio > 7)
+						continue;
+					run_path(key, sizeof(key), "prio%d", (int)prio);
+				} else {
 					run_path(key, sizeof(key), "pause");
+				}
+				one = json_object_new_object();
 				json_object_object_add(one, "frames", json_object_object_get_ex(e, "frames", &x) ? json_object_get(x) : NULL);
 				json_object_object_add(one, "xoff", json_object_object_get_ex(e, "xoff", &x) ? json_object_get(x) : NULL);
 				json_object_object_add(one, "xon", json_object_object_get_ex(e, "xon", &x) ? json_object_get(x) : NULL);
 				json_object_object_add(one, "paused_s", json_object_object_get_ex(e, "paused_s", &ps) ? json_object_get(ps) : NULL);
 				json_object_object_add(one, "paused_share",
-						       num(ps && dur > 0 ? json_object_get_double(ps) / dur : NAN,
-							   ps != NULL && dur > 0));
+						       num(rec_json_num(ps, &paused) && dur > 0 ? paused / dur : NAN,
+							   dur > 0));
 				json_object_object_add(pfc, key, one);
 			}
 		}

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/util.h"
+#include "scripts/run/records.h"
 #include "scripts/run/run.h"
 
 static void test_validity(void **state)
@@ -166,6 +167,57 @@ static void test_summary(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Records a host left are data, not trusted: members of the wrong type (null, a string
+ * for a number, a number for an object) and numbers out of range (1e999) read as absent
+ * or n/a, never crash or count; the good lines around them still count. */
+static void test_records_malformed(void **state)
+{
+	char root[] = "/tmp/run-records-XXXXXX", path[600];
+	struct rec_counter c[] = { { .metric = "cnp.sent" }, { .metric = "x.big" } };
+	struct rec_monitor m;
+	struct rec_traffic t;
+	double mean = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "meta.json", "{\"columns\":[null,{\"kind\":null,\"name\":1},{\"kind\":\"gauge\"},"
+			       "{\"kind\":\"gauge\",\"name\":null}]}\n");
+	put(root, "samples.jsonl",
+	    "{\"type\":null}\n"
+	    "{\"type\":\"event\",\"event\":null}\n"
+	    "{\"type\":\"sample\",\"values\":5}\n"
+	    "{\"type\":\"sample\",\"values\":[1,2]}\n"
+	    "{\"type\":\"sample\",\"dt_ns\":1000000000,\"values\":{\"cnp.sent\":10,\"g\":\"7\"},"
+	    "\"rates\":{\"cnp.sent\":\"3\"}}\n"
+	    "{\"type\":\"sample\",\"dt_ns\":1000000000,\"values\":{\"cnp.sent\":12,\"x.big\":1,\"g\":4},"
+	    "\"rates\":{\"cnp.sent\":2,\"x.big\":1e308}}\n"
+	    "{\"type\":\"sample\",\"dt_ns\":1000000000,\"values\":{\"cnp.sent\":13,\"x.big\":2,\"g\":1e999},"
+	    "\"rates\":{\"cnp.sent\":1,\"x.big\":1e308}}\n");
+	assert_int_equal(rec_monitor_read(root, &m, c, 2), 0);
+	assert_int_equal(m.samples, 3);	/* the three whose values are an object */
+	assert_false(m.failed);		/* an event of no kind is no error */
+	assert_true(c[0].valid);
+	assert_float_equal(c[0].delta, 3.0, 1e-9);	/* the rate "3" (a string) left out */
+	assert_false(c[1].valid);			/* 2e308 is out of range: n/a */
+	assert_true(rec_monitor_gauge_mean(root, "g", &mean));
+	assert_float_equal(mean, 4.0, 1e-9);		/* "7" and 1e999 are no values */
+	snprintf(path, sizeof(path), "%s/t.jsonl", root);
+	put(root, "t.jsonl",
+	    "{\"type\":null}\n"
+	    "{\"type\":\"summary\",\"tx\":{\"bytes\":\"12\",\"seconds\":1},\"rx\":[1]}\n"
+	    "{\"type\":\"summary\",\"tx\":{\"bytes\":1e999,\"seconds\":1},\"rx\":{\"bytes\":-5,\"seconds\":1}}\n");
+	assert_int_equal(rec_traffic_read(path, &t), 0);
+	assert_true(t.has_summary);
+	assert_false(t.tx_valid);
+	assert_false(t.rx_valid);
+	put(root, "t.jsonl",
+	    "{\"type\":\"summary\",\"tx\":{\"bytes\":1e308,\"seconds\":1e-300}}\n");
+	assert_int_equal(rec_traffic_read(path, &t), 0);
+	assert_false(t.tx_valid);	/* 8e308 / 1e-300 b/s is out of range */
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 /* host clock 2 s ahead at the start, 2.01 s at the end: a host time in the middle moves by
  * the interpolated offset; outside the run the nearest measured one applies */
 static void test_clock(void **state)
@@ -191,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_validity),
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_records_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fuzz_results.c: libFuzzer target for the summary and the plots of a results folder,
+ * whose host folders hold what the hosts left (copied back, never trusted): every input
+ * is written as host a's monitor record, review.json, capture.json and traffic lines and
+ * host b's traffic lines of a one-point, two-host experiment, then summary_make and
+ * plots_make run over the folder. gnuplot is a stand-in that does nothing (PATH), so only
+ * pfclab's reading and writing is exercised.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+#include "scripts/run/run.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char root[256];
+
+static int put(const char *rel, const void *data, size_t size)
+{
+	char path[512];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fwrite(data, 1, size, f) == size;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
+static int setup(void)
+{
+	static const char exp[] =
+		"name: f\nhosts:\n  a: {netdev: va, rdma: r, addr: 10.0.0.1}\n  b: {netdev: vb, rdma: s, addr: 10.0.0.2}\n"
+		"phases:\n  - {name: x, traffic: {from: b, to: a, bidirectional: true}}\n";
+	static const char status[] =
+		"{\"finished\":true,\"valid\":true,\"reasons\":[],\"attempt\":0,\"t0_wall_ns\":1000000000,"
+		"\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0,\"traffic_end_s\":2.0}]}\n";
+	static const char gp[] = "#!/bin/sh\nexit 0\n";
+	const char *tmp = getenv("TMPDIR");
+	char path[512];
+
+	snprintf(root, sizeof(root), "%.200s/pfclab-fuzz-results-%d", tmp && *tmp ? tmp : "/tmp",
+		 (int)getpid());
+	snprintf(path, sizeof(path), "%s/points/p000/rep0/a/monitor", root);
+	if (pfc_mkdir_p(path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/points/p000/rep0/b", root);
+	if (pfc_mkdir_p(path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/bin", root);
+	if (pfc_mkdir_p(path) || put("experiment.yaml", exp, sizeof(exp) - 1) ||
+	    put("points/p000/rep0/status.json", status, sizeof(status) - 1) ||
+	    put("bin/gnuplot", gp, sizeof(gp) - 1))
+		return -1;
+	snprintf(path, sizeof(path), "%s/bin/gnuplot", root);
+	if (chmod(path, 0755))
+		return -1;
+	snprintf(path, sizeof(path), "%s/bin", root);
+	return setenv("PATH", path, 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const files[] = {
+		"points/p000/rep0/a/monitor/samples.jsonl", "points/p000/rep0/a/review.json",
+		"points/p000/rep0/a/capture.json", "points/p000/rep0/a/traffic-x-server-b.jsonl",
+		"points/p000/rep0/b/traffic-x-client-a.jsonl",
+	};
+	char err[1024];
+	size_t i;
+
+	if (!root[0] && setup())
+		__builtin_trap();	/* no folder to work in */
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (put(files[i], data, size))
+			return 0;
+	if (summary_make(root, err, sizeof(err)))
+		return 0;
+	(void)plots_make(root, err, sizeof(err));
+	return 0;
+}
