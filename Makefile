@@ -214,7 +214,12 @@ FUZZ_RES_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scripts/r
 	scripts/run/records.c scripts/run/dcqcn.c
 FUZZ_RES_BIN  := $(BUILD)/fuzz/fuzz_results
 
-fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN) $(FUZZ_FEED_BIN) $(FUZZ_REC_BIN) $(FUZZ_RES_BIN)
+# A monitor record as "pfclab top --replay" loads it: tests/integration/fuzz_replay.sh.
+FUZZ_REP_SRCS := monitor/top/fuzz/fuzz_replay.c monitor/top/replay.c monitor/top/model.c
+FUZZ_REP_BIN  := $(BUILD)/fuzz/fuzz_replay
+
+fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN) $(FUZZ_FEED_BIN) $(FUZZ_REC_BIN) \
+	$(FUZZ_RES_BIN) $(FUZZ_REP_BIN)
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
 	@mkdir -p $(@D)
@@ -248,6 +253,12 @@ $(FUZZ_RES_BIN): $(FUZZ_RES_SRCS) $(wildcard scripts/run/*.h) $(BUILD)/libpfclab
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_RES_SRCS) \
+		$(BUILD)/libpfclab.a $(LDLIBS)
+
+$(FUZZ_REP_BIN): $(FUZZ_REP_SRCS) $(wildcard monitor/top/*.h) lib/util.h $(BUILD)/libpfclab.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_REP_SRCS) \
 		$(BUILD)/libpfclab.a $(LDLIBS)
 
 # monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.

@@ -377,12 +377,15 @@ int top_replay_open(const char *dir, struct top_replay **out, char *err, size_t 
 	while (l > 1 && root[l - 1] == '/')
 		root[--l] = '\0';
 	rc = find_recs(t, root, "", 0, err, errlen);
-	if (rc)
-		return rc;
-	if (!t->n) {
+	if (!rc && !t->n) {
 		snprintf(err, errlen, "%s: no monitor record (meta.json + samples.csv) here or "
 			 "in the folders below", dir);
-		return -ENOENT;
+		rc = -ENOENT;
+	}
+	if (rc) {
+		top_replay_free(t);
+		*out = NULL;
+		return rc;
 	}
 	t->t0 = UINT64_MAX;
 	for (i = 0; i < t->n; i++) {

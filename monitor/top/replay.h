@@ -14,7 +14,8 @@
 struct top_replay;
 
 /* Load every record under dir (dir itself, or folders below it up to 5 levels). err
- * gets one line on failure (-ENOENT: no record found; -EINVAL: a malformed file).
+ * gets one line on failure (-ENOENT: no record found; -EINVAL: a malformed file), and
+ * *out is NULL then, with nothing left to free.
  */
 int top_replay_open(const char *dir, struct top_replay **out, char *err, size_t errlen);
 size_t top_replay_nrec(const struct top_replay *r);
