@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "records.h"
 #include "run.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
@@ -225,19 +226,20 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 			json_object *it = json_object_array_get_idx(items, i), *sec, *arr, *nm, *det, *lv;
 			char key[200];
 
-			if (!json_object_object_get_ex(it, "section", &sec) ||
-			    !json_object_object_get_ex(it, "item", &nm) ||
+			/* the host's words: strings, or the item is left out */
+			if (!json_object_object_get_ex(it, "section", &sec) || !*rec_json_str(sec) ||
+			    !json_object_object_get_ex(it, "item", &nm) || !*rec_json_str(nm) ||
 			    !json_object_object_get_ex(it, "detail", &det))
 				continue;
 			json_object_object_get_ex(it, "level", &lv);
-			snprintf(key, sizeof(key), "%s", json_object_get_string(sec));
+			snprintf(key, sizeof(key), "%s", rec_json_str(sec));
 			arr = run_json_child(sel, key);
-			snprintf(key, sizeof(key), "%s", json_object_get_string(nm));
+			snprintf(key, sizeof(key), "%s", rec_json_str(nm));
 			{
 				char v[1200];
 
-				snprintf(v, sizeof(v), "%s: %s", lv ? json_object_get_string(lv) : "?",
-					 json_object_get_string(det));
+				snprintf(v, sizeof(v), "%s: %s", *rec_json_str(lv) ? rec_json_str(lv) : "?",
+					 rec_json_str(det));
 				json_object_object_add(arr, key, json_object_new_string(v));
 			}
 		}
