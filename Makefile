@@ -182,84 +182,54 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# ---- frames decoder fuzzing (libFuzzer, clang) --------------------------------------
-# `make fuzz` builds the target; tests/integration/fuzz_decode.sh runs it for a
-# bounded time. Fuzz sources live under */fuzz/ and are kept out of LIB_SRCS.
-FUZZ_CC   ?= clang
-FUZZ_SRCS := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
+# ---- fuzzing (libFuzzer, clang) -------------------------------------------------------
+# `make fuzz` builds one target per reader of outside bytes; each
+# tests/integration/fuzz_<name>.sh runs one for a bounded time (tests/fuzz.sh). Fuzz
+# sources live under */fuzz/ and are kept out of LIB_SRCS. A target's own sources are
+# instrumented (ASan, UBSan, coverage); what they call beyond links from the library as
+# built, where a target needs it.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE
+FUZZ_LIB   := $(BUILD)/libpfclab.a $(LDLIBS)
+
+# Frames and pcap files; the traffic exchange parser (both self-contained).
+FUZZ_decode_SRCS  := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
 	monitor/frames/pcapfile.c monitor/frames/stats.c
-FUZZ_BIN  := $(BUILD)/fuzz/fuzz_decode
-
-# The traffic exchange parser: tests/integration/fuzz_xchg.sh.
-FUZZ_XCHG_SRCS := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
-FUZZ_XCHG_BIN  := $(BUILD)/fuzz/fuzz_xchg
-
-# The experiment file reader (YAML, then every key): tests/integration/fuzz_exp.sh. Its own
-# sources are instrumented; what they call beyond (traffic's option table pulls in the
-# memory backends) links from the library as built.
-FUZZ_EXP_SRCS := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/ytree.c \
+FUZZ_decode_DEPS  := $(wildcard monitor/frames/*.h) lib/rd.h
+FUZZ_xchg_SRCS    := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
+FUZZ_xchg_DEPS    := traffic/xchg.h traffic/opts.h lib/rd.h lib/util.h
+# The experiment file (YAML, then every key; traffic's option table checks its options).
+FUZZ_exp_SRCS     := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/ytree.c \
 	scripts/run/cpoint.c traffic/opts.c
-FUZZ_EXP_BIN  := $(BUILD)/fuzz/fuzz_exp
+FUZZ_exp_DEPS     := $(wildcard scripts/run/*.h) traffic/opts.h lib/util.h
+# What the dashboard reads from a remote monitor; a record as top --replay loads it.
+FUZZ_feed_SRCS    := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
+FUZZ_feed_DEPS    := $(wildcard monitor/top/*.h) lib/util.h
+FUZZ_replay_SRCS  := monitor/top/fuzz/fuzz_replay.c monitor/top/replay.c monitor/top/model.c \
+	lib/fuzz/fuzzdir.c
+FUZZ_replay_DEPS  := $(wildcard monitor/top/*.h) lib/fuzz/fuzzdir.h lib/util.h
+# What a point leaves on a host; the summary and plots of a results folder made of it.
+FUZZ_records_SRCS := scripts/run/fuzz/fuzz_records.c scripts/run/records.c lib/fuzz/fuzzdir.c
+FUZZ_records_DEPS := scripts/run/records.h lib/fuzz/fuzzdir.h
+FUZZ_results_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scripts/run/plots.c \
+	scripts/run/records.c scripts/run/dcqcn.c lib/fuzz/fuzzdir.c
+FUZZ_results_DEPS := $(wildcard scripts/run/*.h) lib/fuzz/fuzzdir.h
 
-# What the dashboard reads from a remote monitor: tests/integration/fuzz_feed.sh.
-FUZZ_FEED_SRCS := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
-FUZZ_FEED_BIN  := $(BUILD)/fuzz/fuzz_feed
+FUZZ_SELF  := decode xchg
+FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results
+FUZZ_BINS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
-# The readers of what a point leaves on a host: tests/integration/fuzz_records.sh.
-FUZZ_REC_SRCS := scripts/run/fuzz/fuzz_records.c scripts/run/records.c
-FUZZ_REC_BIN  := $(BUILD)/fuzz/fuzz_records
+fuzz: $(FUZZ_BINS)
 
-# The summary and plots of a results folder over what hosts left: fuzz_results.sh.
-FUZZ_RES_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scripts/run/plots.c \
-	scripts/run/records.c scripts/run/dcqcn.c
-FUZZ_RES_BIN  := $(BUILD)/fuzz/fuzz_results
-
-# A monitor record as "pfclab top --replay" loads it: tests/integration/fuzz_replay.sh.
-FUZZ_REP_SRCS := monitor/top/fuzz/fuzz_replay.c monitor/top/replay.c monitor/top/model.c
-FUZZ_REP_BIN  := $(BUILD)/fuzz/fuzz_replay
-
-fuzz: $(FUZZ_BIN) $(FUZZ_XCHG_BIN) $(FUZZ_EXP_BIN) $(FUZZ_FEED_BIN) $(FUZZ_REC_BIN) \
-	$(FUZZ_RES_BIN) $(FUZZ_REP_BIN)
-
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard monitor/frames/*.h) lib/rd.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_SRCS)
-
-$(FUZZ_XCHG_BIN): $(FUZZ_XCHG_SRCS) traffic/xchg.h traffic/opts.h lib/rd.h lib/util.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -o $@ $(FUZZ_XCHG_SRCS)
-
-$(FUZZ_EXP_BIN): $(FUZZ_EXP_SRCS) $(wildcard scripts/run/*.h) traffic/opts.h lib/util.h $(BUILD)/libpfclab.a
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_EXP_SRCS) \
-		$(BUILD)/libpfclab.a $(LDLIBS)
-
-$(FUZZ_FEED_BIN): $(FUZZ_FEED_SRCS) $(wildcard monitor/top/*.h) lib/util.h $(BUILD)/libpfclab.a
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_FEED_SRCS) \
-		$(BUILD)/libpfclab.a $(LDLIBS)
-
-$(FUZZ_REC_BIN): $(FUZZ_REC_SRCS) scripts/run/records.h $(BUILD)/libpfclab.a
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_REC_SRCS) \
-		$(BUILD)/libpfclab.a $(LDLIBS)
-
-$(FUZZ_RES_BIN): $(FUZZ_RES_SRCS) $(wildcard scripts/run/*.h) $(BUILD)/libpfclab.a
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_RES_SRCS) \
-		$(BUILD)/libpfclab.a $(LDLIBS)
-
-$(FUZZ_REP_BIN): $(FUZZ_REP_SRCS) $(wildcard monitor/top/*.h) lib/util.h $(BUILD)/libpfclab.a
-	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $(FUZZ_REP_SRCS) \
-		$(BUILD)/libpfclab.a $(LDLIBS)
+# $(call fuzz_rule,NAME): the link rule of build/fuzz/fuzz_NAME.
+define fuzz_rule
+$(BUILD)/fuzz/fuzz_$(1): $$(FUZZ_$(1)_SRCS) $$(FUZZ_$(1)_DEPS) $(if $(filter $(1),$(FUZZ_SELF)),,$(BUILD)/libpfclab.a)
+	@mkdir -p $$(@D)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
+		$$(FUZZ_$(1)_SRCS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(FUZZ_LIB))
+endef
+$(foreach n,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(n))))
 
 # monitor: catalog_data.c embeds monitor/catalog.tsv with .incbin, which -MMD cannot see.
 $(BUILD)/obj/monitor/catalog_data.o $(BUILD)/asan/monitor/catalog_data.o: monitor/catalog.tsv

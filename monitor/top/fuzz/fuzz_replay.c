@@ -5,31 +5,14 @@
  * time line, as the replay screen takes them. A refusal must say why.
  */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/fuzz/fuzzdir.h"
 #include "monitor/top/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[256];
-
-static int put(const char *name, const void *data, size_t size)
-{
-	char path[320];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return fclose(f) || !ok ? -1 : 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,16 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct top_snap s = { 0 };
 	char err[512] = "";
 
-	if (!dir[0]) {
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(dir, sizeof(dir), "%.200s/pfclab-fuzz-replay-%d", tmp && *tmp ? tmp : "/tmp",
-			 (int)getpid());
-		if (pfc_mkdir_p(dir))
-			__builtin_trap();
-	}
-	if (put("meta.json", data, mlen) ||
-	    put("samples.csv", sep ? sep + 4 : data + size, sep ? size - mlen - 3 : 0))
+	if (!dir[0] && fuzz_dir(dir, sizeof(dir), "replay"))
+		__builtin_trap();	/* no folder to work in */
+	if (fuzz_put(dir, "meta.json", data, mlen) ||
+	    fuzz_put(dir, "samples.csv", sep ? sep + 4 : data + size, sep ? size - mlen - 3 : 0))
 		return 0;
 	if (top_replay_open(dir, &r, err, sizeof(err))) {
 		if (!err[0])

@@ -10,28 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "lib/fuzz/fuzzdir.h"
 #include "scripts/run/records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[256];
-
-static int put(const char *name, const uint8_t *data, size_t size)
-{
-	char path[320];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return fclose(f) || !ok ? -1 : 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -44,16 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double mean;
 	size_t i;
 
-	if (!dir[0]) {
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(dir, sizeof(dir), "%.200s/pfclab-fuzz-records-%d", tmp && *tmp ? tmp : "/tmp",
-			 (int)getpid());
-		if (mkdir(dir, 0700) && access(dir, W_OK))
-			__builtin_trap();
-	}
-	if (put("samples.jsonl", data, size) || put("capture.json", data, size) ||
-	    put("traffic.jsonl", data, size))
+	if (!dir[0] && fuzz_dir(dir, sizeof(dir), "records"))
+		__builtin_trap();	/* no folder to work in */
+	if (fuzz_put(dir, "samples.jsonl", data, size) || fuzz_put(dir, "capture.json", data, size) ||
+	    fuzz_put(dir, "traffic.jsonl", data, size))
 		return 0;	/* no room to write: nothing learnt */
 	if (!rec_monitor_read(dir, &m, c, sizeof(c) / sizeof(c[0])))
 		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)

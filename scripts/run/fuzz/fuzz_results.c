@@ -9,30 +9,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "lib/fuzz/fuzzdir.h"
 #include "lib/util.h"
 #include "scripts/run/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char root[256];
-
-static int put(const char *rel, const void *data, size_t size)
-{
-	char path[512];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return fclose(f) || !ok ? -1 : 0;
-}
 
 static int setup(void)
 {
@@ -43,11 +28,10 @@ static int setup(void)
 		"{\"finished\":true,\"valid\":true,\"reasons\":[],\"attempt\":0,\"t0_wall_ns\":1000000000,"
 		"\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0,\"traffic_end_s\":2.0}]}\n";
 	static const char gp[] = "#!/bin/sh\nexit 0\n";
-	const char *tmp = getenv("TMPDIR");
 	char path[512];
 
-	snprintf(root, sizeof(root), "%.200s/pfclab-fuzz-results-%d", tmp && *tmp ? tmp : "/tmp",
-		 (int)getpid());
+	if (fuzz_dir(root, sizeof(root), "results"))
+		return -1;
 	snprintf(path, sizeof(path), "%s/points/p000/rep0/a/monitor", root);
 	if (pfc_mkdir_p(path))
 		return -1;
@@ -55,9 +39,9 @@ static int setup(void)
 	if (pfc_mkdir_p(path))
 		return -1;
 	snprintf(path, sizeof(path), "%s/bin", root);
-	if (pfc_mkdir_p(path) || put("experiment.yaml", exp, sizeof(exp) - 1) ||
-	    put("points/p000/rep0/status.json", status, sizeof(status) - 1) ||
-	    put("bin/gnuplot", gp, sizeof(gp) - 1))
+	if (pfc_mkdir_p(path) || fuzz_put(root, "experiment.yaml", exp, sizeof(exp) - 1) ||
+	    fuzz_put(root, "points/p000/rep0/status.json", status, sizeof(status) - 1) ||
+	    fuzz_put(root, "bin/gnuplot", gp, sizeof(gp) - 1))
 		return -1;
 	snprintf(path, sizeof(path), "%s/bin/gnuplot", root);
 	if (chmod(path, 0755))
@@ -79,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!root[0] && setup())
 		__builtin_trap();	/* no folder to work in */
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (put(files[i], data, size))
+		if (fuzz_put(root, files[i], data, size))
 			return 0;
 	if (summary_make(root, err, sizeof(err)))
 		return 0;
