@@ -216,8 +216,14 @@ FUZZ_results_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scrip
 	scripts/run/records.c scripts/run/dcqcn.c lib/fuzz/fuzzdir.c
 FUZZ_results_DEPS := $(wildcard scripts/run/*.h) lib/fuzz/fuzzdir.h
 
+# What the kernel answers the counter sources (ioctl, netlink, sysfs and /proc text).
+FUZZ_replies_SRCS := monitor/sources/fuzz/fuzz_replies.c monitor/sources/src_ethtool_ioctl.c \
+	monitor/sources/src_ethtool_nl.c monitor/sources/src_rdma_nl.c monitor/sources/src_link.c \
+	monitor/sources/src_qdisc.c monitor/sources/src_pci.c lib/hw/dcb.c lib/hw/pci.c lib/hw/rm.c
+FUZZ_replies_DEPS := $(wildcard monitor/sources/*.h lib/hw/*.h) monitor/mon.h lib/rd.h
+
 FUZZ_SELF  := decode xchg
-FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results
+FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results replies
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 fuzz: $(FUZZ_BINS)
