@@ -266,7 +266,6 @@ struct tr_ctx {
 static double phase_time(json_object *phases, const char *name, const char *key)
 {
 	size_t i;
-
 	double v;
 
 	for (i = 0; i < rec_json_len(phases); i++) {
