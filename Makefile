@@ -190,7 +190,7 @@ clean:
 # built, where a target needs it.
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE
+	-fno-sanitize-recover=undefined -Wno-gnu-variable-sized-type-not-at-end -I. -D_GNU_SOURCE
 FUZZ_LIB   := $(BUILD)/libpfclab.a $(LDLIBS)
 
 # Frames and pcap files; the traffic exchange parser (both self-contained).

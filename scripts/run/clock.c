@@ -50,6 +50,19 @@ int clock_measure(struct run_ctx *c, size_t h, int which)
 }
 
 /* manifest host entry: "clock": {"offset_start_ns", "offset_end_ns", "start_wall_ns", "end_wall_ns"} */
+/* A time moved by an offset, in doubles (values from a file may be anything), back in
+ * int64 range. */
+static int64_t shifted(int64_t t_ns, double off)
+{
+	double r = (double)t_ns - off;
+
+	if (r < -9.2e18)
+		return -9200000000000000000LL;
+	if (r > 9.2e18)
+		return 9200000000000000000LL;
+	return (int64_t)r;
+}
+
 int64_t clock_to_runner(const json_object *mh, int64_t t_ns)
 {
 	json_object *ck = NULL, *v;
@@ -71,17 +84,17 @@ int64_t clock_to_runner(const json_object *mh, int64_t t_ns)
 	if (json_object_object_get_ex(ck, "end_wall_ns", &v))
 		w1 = json_object_get_int64(v);
 	if (h0 && h1 && w1 > w0) {
-		double f = (double)(t_ns - w0) / (double)(w1 - w0);
+		double f = ((double)t_ns - (double)w0) / ((double)w1 - (double)w0);
 
 		if (f < 0)
 			f = 0;
 		if (f > 1)
 			f = 1;
-		return t_ns - (int64_t)((double)o0 + f * (double)(o1 - o0));
+		return shifted(t_ns, (double)o0 + f * ((double)o1 - (double)o0));
 	}
 	if (h0)
-		return t_ns - o0;
+		return shifted(t_ns, (double)o0);
 	if (h1)
-		return t_ns - o1;
+		return shifted(t_ns, (double)o1);
 	return t_ns;
 }

@@ -53,7 +53,7 @@ static void dsample(json_object *o, void *arg)
 	    !json_object_object_get_ex(o, d->rate ? "rates" : "values", &grp) ||
 	    !json_object_object_get_ex(grp, d->metric, &v) || !rec_json_num(v, &x))
 		return;
-	dadd(d->s, (double)(clock_to_runner(d->mh, json_object_get_int64(w)) - d->t0) / 1e9,
+	dadd(d->s, ((double)clock_to_runner(d->mh, json_object_get_int64(w)) - (double)d->t0) / 1e9,
 	     x * d->scale);
 }
 

@@ -92,7 +92,7 @@ static void mon_sample(json_object *o, void *arg)
 	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "sample") ||
 	    !json_object_object_get_ex(o, "wall_ns", &w))
 		return;
-	t = (double)(clock_to_runner(m->mh, json_object_get_int64(w)) - m->t0) / 1e9;
+	t = ((double)clock_to_runner(m->mh, json_object_get_int64(w)) - (double)m->t0) / 1e9;
 	if (json_object_object_get_ex(o, "rates", &rates) && rec_json_obj(rates)) {
 		json_object_object_foreach(rates, k, v) {
 			int prio;
@@ -194,7 +194,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 		}
 		if (!r.have[TL_TIME])
 			continue;
-		r.t = (double)(clock_to_runner(mh, (int64_t)llround(r.v[TL_TIME] * 1e9)) - t0) / 1e9;
+		r.t = ((double)clock_to_runner(mh, (int64_t)llround(r.v[TL_TIME] * 1e9)) - (double)t0) / 1e9;
 		if (nrows == cap) {
 			cap = cap ? 2 * cap : 256;
 			nr = realloc(rows, cap * sizeof(*rows));
@@ -505,7 +505,7 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 			if (p[i].s[k].n && p[i].s[k].t[p[i].s[k].n - 1] > tmax)
 				tmax = p[i].s[k].t[p[i].s[k].n - 1];
 	}
-	for (i = 0; phases && i < json_object_array_length(phases); i++)
+	for (i = 0; i < rec_json_len(phases); i++)
 		if (json_object_object_get_ex(json_object_array_get_idx(phases, i), "end_s", &x) &&
 		    json_object_get_double(x) > tmax)
 			tmax = json_object_get_double(x);
@@ -533,7 +533,7 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		   "set offsets 0, 0, graph 0.08, 0\n");
 	fprintf(f, "set xrange [0:%.3f]\n", tmax > 0 ? tmax * 1.02 : 1);
 	/* phase markers on every panel */
-	for (i = 0; phases && i < json_object_array_length(phases); i++) {
+	for (i = 0; i < rec_json_len(phases); i++) {
 		json_object *ph = json_object_array_get_idx(phases, i), *s, *n;
 
 		if (!json_object_object_get_ex(ph, "start_s", &s) || !json_object_object_get_ex(ph, "name", &n))
@@ -570,7 +570,7 @@ static int plot_sweep(const char *dir, json_object *points, char *err, size_t er
 		{ "cnp-ecn", "CNP and ECN", "packets", { "captured_cnp", "captured_roce_ce", "cnp_sent", "cnp_handled", "ecn_marked", NULL } },
 		{ "pcie", "GPU PCIe (mean)", "B/s", { "gpu_pcie_rx_Bps", "gpu_pcie_tx_Bps", NULL } },
 	};
-	size_t np = json_object_array_length(points), fi, i, j;
+	size_t np = rec_json_len(points), fi, i, j;
 	char path[PATH_MAX], gp[PATH_MAX];
 	int rc = 0;
 
@@ -683,12 +683,12 @@ int plots_make(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;
 	}
-	for (i = 0; i < json_object_array_length(points) && !rc; i++) {
+	for (i = 0; i < rec_json_len(points) && !rc; i++) {
 		json_object *pt = json_object_array_get_idx(points, i), *id, *reps;
 
 		json_object_object_get_ex(pt, "point", &id);
 		json_object_object_get_ex(pt, "repetitions", &reps);
-		for (j = 0; reps && j < json_object_array_length(reps) && !rc; j++) {
+		for (j = 0; j < rec_json_len(reps) && !rc; j++) {
 			json_object *r;
 			char rep[32];
 
@@ -700,7 +700,7 @@ int plots_make(const char *dir, char *err, size_t errlen)
 						errlen);
 		}
 	}
-	if (!rc && json_object_array_length(points) > 1)
+	if (!rc && rec_json_len(points) > 1)
 		rc = plot_sweep(dir, points, err, errlen);
 out:
 	json_object_put(man);

@@ -87,12 +87,13 @@ static bool is_rep(const char *name)
 static double point_duration(json_object *st)
 {
 	json_object *ph, *last, *e;
+	double d;
 	size_t n;
 
-	if (!json_object_object_get_ex(st, "phases", &ph) || !(n = json_object_array_length(ph)))
+	if (!json_object_object_get_ex(st, "phases", &ph) || !(n = rec_json_len(ph)))
 		return 0;
 	last = json_object_array_get_idx(ph, n - 1);
-	return json_object_object_get_ex(last, "end_s", &e) ? json_object_get_double(e) : 0;
+	return json_object_object_get_ex(last, "end_s", &e) && rec_json_num(e, &d) && d > 0 ? d : 0;
 }
 
 /* traffic-<phase>-<client|server>-<peer>.jsonl */
@@ -414,8 +415,8 @@ static void text_rep(FILE *f, json_object *rep)
 	} else {
 		fprintf(f, "INVALID (");
 		json_object_object_get_ex(rep, "reasons", &reasons);
-		for (i = 0; reasons && i < json_object_array_length(reasons); i++)
-			fprintf(f, "%s%s", i ? "; " : "", json_object_get_string(json_object_array_get_idx(reasons, i)));
+		for (i = 0; i < rec_json_len(reasons); i++)
+			fprintf(f, "%s%s", i ? "; " : "", rec_json_str(json_object_array_get_idx(reasons, i)));
 		fprintf(f, ")");
 	}
 	json_object_object_get_ex(rep, "duration_s", &x);
@@ -513,7 +514,7 @@ static void text_summary(FILE *f, const char *name, const char *status, size_t v
 
 	fprintf(f, "%s: %s, %zu of %zu repetitions valid", name, status, valid_n, total_n);
 	fprintf(f, "\n");
-	for (i = 0; i < json_object_array_length(points); i++) {
+	for (i = 0; i < rec_json_len(points); i++) {
 		json_object *pj = json_object_array_get_idx(points, i), *reps, *agg, *lb, *pt;
 
 		json_object_object_get_ex(pj, "point", &pt);
@@ -521,10 +522,10 @@ static void text_summary(FILE *f, const char *name, const char *status, size_t v
 		fprintf(f, "point %s%s%s\n", json_object_get_string(pt), *json_object_get_string(lb) ? ": " : "",
 			json_object_get_string(lb));
 		json_object_object_get_ex(pj, "repetitions", &reps);
-		for (j = 0; j < json_object_array_length(reps); j++)
+		for (j = 0; j < rec_json_len(reps); j++)
 			text_rep(f, json_object_array_get_idx(reps, j));
 		json_object_object_get_ex(pj, "over_valid_repetitions", &agg);
-		if (json_object_array_length(reps) > 1) {
+		if (rec_json_len(reps) > 1) {
 			json_object_object_foreach(agg, k, o) {
 				json_object *mean, *mn, *mx, *n;
 
@@ -563,9 +564,16 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 		rep = json_object_new_object();
 		json_object_object_add(rep, "repetition", json_object_new_int(atoi(rl[j] + 3)));
 		json_object_object_add(rep, "attempt", json_object_object_get_ex(st, "attempt", &x) ? json_object_get(x) : NULL);
-		json_object_object_add(rep, "valid", json_object_object_get_ex(st, "valid", &x) ? json_object_get(x) : json_object_new_boolean(0));
-		json_object_object_add(rep, "reasons", json_object_object_get_ex(st, "reasons", &x) ? json_object_get(x) : json_object_new_array());
-		json_object_object_add(rep, "phases", json_object_object_get_ex(st, "phases", &x) ? json_object_get(x) : NULL);
+		/* the runner's own file, but a results folder may come from elsewhere: a member
+		 * of the wrong type is not carried into the summary */
+		json_object_object_add(rep, "valid", json_object_object_get_ex(st, "valid", &x) &&
+					json_object_is_type(x, json_type_boolean) ? json_object_get(x) :
+					json_object_new_boolean(0));
+		json_object_object_add(rep, "reasons", json_object_object_get_ex(st, "reasons", &x) &&
+					json_object_is_type(x, json_type_array) ? json_object_get(x) :
+					json_object_new_array());
+		json_object_object_add(rep, "phases", json_object_object_get_ex(st, "phases", &x) &&
+					json_object_is_type(x, json_type_array) ? json_object_get(x) : NULL);
 		dur = point_duration(st);
 		json_object_object_add(rep, "duration_s", json_object_new_double(dur));
 		hosts = json_object_new_object();

@@ -218,6 +218,37 @@ static void test_records_malformed(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A results folder from elsewhere (pfclab run --report): a status.json whose members have
+ * the wrong types is summarised, not trusted (phases null aborted in json-c before). */
+static void test_summary_bad_status(void **state)
+{
+	char root[] = "/tmp/run-badstatus-XXXXXX", err[512] = "", path[600];
+	json_object *sum, *x;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "experiment.yaml",
+	    "name: bad\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s, addr: 1.2.3.5}\n"
+	    "phases:\n  - {name: x, traffic: {from: a, to: b}}\n");
+	snprintf(path, sizeof(path), "%s/points/p000/rep0", root);
+	assert_int_equal(pfc_mkdir_p(path), 0);
+	put(path, "status.json", "{\"phases\":null,\"reasons\":5,\"valid\":\"yes\","
+				 "\"t0_wall_ns\":-9223372036854775808}\n");
+	if (summary_make(root, err, sizeof(err)))
+		fail_msg("%s", err);
+	snprintf(path, sizeof(path), "%s/summary.json", root);
+	sum = json_object_from_file(path);
+	assert_non_null(sum);
+	x = get(sum, "points/0/repetitions/0");
+	assert_non_null(x);
+	assert_false(json_object_get_boolean(get(x, "valid")));	/* "yes" is no boolean */
+	assert_int_equal(json_object_array_length(get(x, "reasons")), 0);
+	assert_null(get(x, "phases"));
+	json_object_put(sum);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 /* host clock 2 s ahead at the start, 2.01 s at the end: a host time in the middle moves by
  * the interpolated offset; outside the run the nearest measured one applies */
 static void test_clock(void **state)
@@ -244,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_records_malformed),
+		cmocka_unit_test(test_summary_bad_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
