@@ -112,24 +112,40 @@ static void rep_folder(const char *root, int rep, double gbytes, bool valid)
 	put(d, "traffic-x-client-b.jsonl", s);
 }
 
-static void test_summary(void **state)
+/* A results folder in root (a mkdtemp template) with a two-host, one-phase experiment. */
+static void results_root(char *root)
 {
-	char root[] = "/tmp/run-summary-XXXXXX", err[512] = "", path[600];
-	json_object *sum, *x;
-
-	(void)state;
 	assert_non_null(mkdtemp(root));
 	put(root, "experiment.yaml",
 	    "name: sum\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s, addr: 1.2.3.5}\n"
 	    "phases:\n  - {name: x, traffic: {from: a, to: b}}\n");
-	rep_folder(root, 0, 1.0, true);	 /* 1 GB in 2 s: 4 Gb/s */
-	rep_folder(root, 1, 2.0, true);	 /* 8 Gb/s */
-	rep_folder(root, 2, 9.0, false); /* invalid: not in the spread */
+}
+
+/* summary_make over root, then its summary.json */
+static json_object *summarised(const char *root)
+{
+	char err[512] = "", path[600];
+	json_object *sum;
+
 	if (summary_make(root, err, sizeof(err)))
 		fail_msg("%s", err);
 	snprintf(path, sizeof(path), "%s/summary.json", root);
 	sum = json_object_from_file(path);
 	assert_non_null(sum);
+	return sum;
+}
+
+static void test_summary(void **state)
+{
+	char root[] = "/tmp/run-summary-XXXXXX", path[600];
+	json_object *sum, *x;
+
+	(void)state;
+	results_root(root);
+	rep_folder(root, 0, 1.0, true);	 /* 1 GB in 2 s: 4 Gb/s */
+	rep_folder(root, 1, 2.0, true);	 /* 8 Gb/s */
+	rep_folder(root, 2, 9.0, false); /* invalid: not in the spread */
+	sum = summarised(root);
 	assert_int_equal(json_object_get_int(get(sum, "repetitions_valid")), 2);
 	assert_int_equal(json_object_get_int(get(sum, "repetitions_total")), 3);
 	x = get(sum, "points/0/repetitions/0/hosts/a/counters");
@@ -222,23 +238,16 @@ static void test_records_malformed(void **state)
  * the wrong types is summarised, not trusted (phases null aborted in json-c before). */
 static void test_summary_bad_status(void **state)
 {
-	char root[] = "/tmp/run-badstatus-XXXXXX", err[512] = "", path[600];
+	char root[] = "/tmp/run-badstatus-XXXXXX", path[600];
 	json_object *sum, *x;
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
-	put(root, "experiment.yaml",
-	    "name: bad\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s, addr: 1.2.3.5}\n"
-	    "phases:\n  - {name: x, traffic: {from: a, to: b}}\n");
+	results_root(root);
 	snprintf(path, sizeof(path), "%s/points/p000/rep0", root);
 	assert_int_equal(pfc_mkdir_p(path), 0);
 	put(path, "status.json", "{\"phases\":null,\"reasons\":5,\"valid\":\"yes\","
 				 "\"t0_wall_ns\":-9223372036854775808}\n");
-	if (summary_make(root, err, sizeof(err)))
-		fail_msg("%s", err);
-	snprintf(path, sizeof(path), "%s/summary.json", root);
-	sum = json_object_from_file(path);
-	assert_non_null(sum);
+	sum = summarised(root);
 	x = get(sum, "points/0/repetitions/0");
 	assert_non_null(x);
 	assert_false(json_object_get_boolean(get(x, "valid")));	/* "yes" is no boolean */
