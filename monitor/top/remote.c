@@ -59,13 +59,21 @@ static bool get_u64(json_object *o, const char *k, uint64_t *v)
 	return true;
 }
 
+/* Only blanks in line[from .. len). */
+static bool blanks_to(const char *line, size_t from, size_t len)
+{
+	for (; from < len; from++)
+		if (line[from] != ' ' && line[from] != '\t' && line[from] != '\r')
+			return false;
+	return true;
+}
+
 int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, char *msg,
 			  size_t msglen)
 {
 	struct json_tokener *tok = json_tokener_new_ex(16);
 	json_object *o, *vals, *x;
 	uint64_t seq;
-	size_t end;
 	int rc = -EINVAL;
 
 	if (!tok)
@@ -74,11 +82,9 @@ int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, c
 		goto out_tok;
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	/* after the object only blanks, up to len (the line need not end in a NUL) */
-	end = o ? json_tokener_get_parse_end(tok) : len;
-	while (end < len && (line[end] == ' ' || line[end] == '\t' || line[end] == '\r'))
-		end++;
 	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object) || end != len) {
+	    !json_object_is_type(o, json_type_object) ||
+	    !blanks_to(line, json_tokener_get_parse_end(tok), len)) {
 		if (o)
 			json_object_put(o);
 		goto out_tok;

@@ -49,7 +49,6 @@ int clock_measure(struct run_ctx *c, size_t h, int which)
 	return 0;
 }
 
-/* manifest host entry: "clock": {"offset_start_ns", "offset_end_ns", "start_wall_ns", "end_wall_ns"} */
 /* A time moved by an offset, in doubles (values from a file may be anything), back in
  * int64 range. */
 static int64_t shifted(int64_t t_ns, double off)
@@ -63,6 +62,7 @@ static int64_t shifted(int64_t t_ns, double off)
 	return (int64_t)r;
 }
 
+/* manifest host entry: "clock": {"offset_start_ns", "offset_end_ns", "start_wall_ns", "end_wall_ns"} */
 int64_t clock_to_runner(const json_object *mh, int64_t t_ns)
 {
 	json_object *ck = NULL, *v;

@@ -220,8 +220,7 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 	/* PCIe links (section pci), PFC/trust/ECN (section qos), RDMA ports, GPU and driver:
 	 * the doctor's items as it reported them; n/a where it could not tell */
 	sel = json_object_new_object();
-	if (d && json_object_object_get_ex(d, "items", &items) &&
-	    json_object_is_type(items, json_type_array)) {
+	if ((items = rec_json_member(d, "items", json_type_array))) {
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *it = json_object_array_get_idx(items, i), *sec, *arr, *nm, *det, *lv;
 			char key[200];

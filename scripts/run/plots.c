@@ -93,7 +93,7 @@ static void mon_sample(json_object *o, void *arg)
 	    !json_object_object_get_ex(o, "wall_ns", &w))
 		return;
 	t = ((double)clock_to_runner(m->mh, json_object_get_int64(w)) - (double)m->t0) / 1e9;
-	if (json_object_object_get_ex(o, "rates", &rates) && rec_json_obj(rates)) {
+	if ((rates = rec_json_member(o, "rates", json_type_object))) {
 		json_object_object_foreach(rates, k, v) {
 			int prio;
 			char dir[3];
@@ -116,7 +116,7 @@ static void mon_sample(json_object *o, void *arg)
 			}
 		}
 	}
-	if (json_object_object_get_ex(o, "values", &vals) && rec_json_obj(vals)) {
+	if ((vals = rec_json_member(o, "values", json_type_object))) {
 		json_object_object_foreach(vals, k, v) {
 			int g;
 			char dir[3];
@@ -291,11 +291,10 @@ static void tr_last(json_object *o, void *arg)
 static void tr_line(json_object *o, void *arg)
 {
 	struct tr_ctx *c = arg;
-	json_object *ty, *ph, *file, *t, *tx, *g;
-	const char *f, *peer;
-	char name[300];
-	double gbps, tv;
-	size_t pl;
+	json_object *ty, *ph, *file, *t, *tx, *g, *secs, *last;
+	const char *f;
+	char name[300], phase[128], role[8], peer[128];
+	double gbps, tv, s, lt, start, end;
 
 	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "interval") ||
 	    !json_object_object_get_ex(o, "run_phase", &ph) || !json_object_object_get_ex(o, "run_file", &file) ||
@@ -304,27 +303,20 @@ static void tr_line(json_object *o, void *arg)
 	    !json_object_object_get_ex(tx, "gbps", &g) || !rec_json_num(g, &gbps))
 		return;
 	f = rec_json_str(file);
-	peer = strstr(f, "-client-") ? strstr(f, "-client-") + 8 : strstr(f, "-server-") ? strstr(f, "-server-") + 8 : NULL;
-	/* "<phase>-<role>-<peer>.jsonl" */
-	if (!peer || (pl = strlen(peer)) <= 6 || strcmp(peer + pl - 6, ".jsonl"))
+	if (!rec_traffic_name(f, phase, sizeof(phase), role, peer, sizeof(peer)))
 		return;
-	if (strstr(f, "-server-") && gbps == 0)
+	if (!strcmp(role, "server") && gbps == 0)
 		return; /* a one-way server sends nothing */
-	{
-		json_object *secs, *last;
-		double start, end, s, lt;
-
-		/* a short interval (the one that ends the run) says little about the rate */
-		if (!json_object_object_get_ex(tx, "seconds", &secs) || !rec_json_num(secs, &s) || s < 0.2)
-			return;
-		end = phase_time(c->phases, rec_json_str(ph), "traffic_end_s");
-		if (isfinite(end) && json_object_object_get_ex(c->last_t, f, &last) && rec_json_num(last, &lt))
-			start = end - lt;
-		else
-			start = phase_time(c->phases, rec_json_str(ph), "start_s");
-		snprintf(name, sizeof(name), "%s->%.*s %s", c->host, (int)(pl - 6), peer, rec_json_str(ph));
-		series_add(series_get(&c->p[P_TPUT], name, false), start + tv, gbps);
-	}
+	/* a short interval (the one that ends the run) says little about the rate */
+	if (!json_object_object_get_ex(tx, "seconds", &secs) || !rec_json_num(secs, &s) || s < 0.2)
+		return;
+	end = phase_time(c->phases, rec_json_str(ph), "traffic_end_s");
+	if (isfinite(end) && json_object_object_get_ex(c->last_t, f, &last) && rec_json_num(last, &lt))
+		start = end - lt;
+	else
+		start = phase_time(c->phases, rec_json_str(ph), "start_s");
+	snprintf(name, sizeof(name), "%s->%s %s", c->host, peer, rec_json_str(ph));
+	series_add(series_get(&c->p[P_TPUT], name, false), start + tv, gbps);
 }
 
 /* ---- writing data and scripts ---------------------------------------------------------- */

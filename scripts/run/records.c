@@ -26,9 +26,35 @@ size_t rec_json_len(json_object *o)
 	return o && json_object_is_type(o, json_type_array) ? json_object_array_length(o) : 0;
 }
 
-bool rec_json_obj(json_object *o)
+json_object *rec_json_member(json_object *o, const char *key, json_type t)
 {
-	return o && json_object_is_type(o, json_type_object);
+	json_object *m;
+
+	return json_object_object_get_ex(o, key, &m) && m && json_object_is_type(m, t) ? m : NULL;
+}
+
+bool rec_traffic_name(const char *f, char *phase, size_t pl, char *role, char *peer,
+		      size_t peerl)
+{
+	const char *c = strstr(f, "-client-"), *s = strstr(f, "-server-"), *m, *end;
+	size_t l;
+
+	if (strncmp(f, "traffic-", 8))
+		return false;
+	m = c ? c : s;
+	if (!m || !(end = strstr(m + 8, ".jsonl")) || end[6])
+		return false;
+	while ((c = strstr(m + 1, "-client-")) || (c = strstr(m + 1, "-server-")))
+		m = c;
+	l = (size_t)(m - (f + 8));
+	if (l >= pl)
+		return false;
+	memcpy(phase, f + 8, l);
+	phase[l] = 0;
+	memcpy(role, m + 1, 6);
+	role[6] = 0;
+	snprintf(peer, peerl, "%.*s", (int)(end - (m + 8)), m + 8);
+	return true;
 }
 
 int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg)
@@ -88,7 +114,7 @@ static void mon_line(json_object *o, void *arg)
 	}
 	if (strcmp(rec_json_str(t), "sample"))
 		return;
-	if (!json_object_object_get_ex(o, "values", &vals) || !rec_json_obj(vals))
+	if (!(vals = rec_json_member(o, "values", json_type_object)))
 		return;
 	s->m->samples++;
 	if (json_object_object_get_ex(o, "wall_ns", &w)) {
@@ -98,8 +124,7 @@ static void mon_line(json_object *o, void *arg)
 			s->m->first_wall_ns = wn;
 		s->m->last_wall_ns = wn;
 	}
-	if (!json_object_object_get_ex(o, "rates", &rates) || !rec_json_obj(rates))
-		rates = NULL;
+	rates = rec_json_member(o, "rates", json_type_object);
 	dts = json_object_object_get_ex(o, "dt_ns", &dt) ? (double)json_object_get_int64(dt) / 1e9 : 0;
 	if (s->gauge) {
 		json_object *g;
@@ -204,8 +229,7 @@ bool rec_capture_drops(const char *path, uint64_t *drops)
 	size_t i;
 
 	*drops = 0;
-	if (o && json_object_object_get_ex(o, "interfaces", &ifs) &&
-	    json_object_is_type(ifs, json_type_array)) {
+	if ((ifs = rec_json_member(o, "interfaces", json_type_array))) {
 		ok = true;
 		for (i = 0; i < json_object_array_length(ifs); i++) {
 			json_object *d;

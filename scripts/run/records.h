@@ -19,9 +19,16 @@
 const char *rec_json_str(json_object *o);
 /* true with a finite number (integer or not) in *v; */
 bool rec_json_num(json_object *o, double *v);
-/* an array's length, 0 for anything else; whether o is an object. */
+/* an array's length, 0 for anything else; */
 size_t rec_json_len(json_object *o);
-bool rec_json_obj(json_object *o);
+/* the member key of o where it has type t, else NULL (absent, null or another type). */
+json_object *rec_json_member(json_object *o, const char *key, json_type t);
+
+/* A traffic file's name, "traffic-<phase>-<client|server>-<peer>.jsonl" (the last role
+ * marker wins: a phase may be named like one): its parts into phase, role (7 bytes) and
+ * peer; false for any other name or a phase longer than pl. */
+bool rec_traffic_name(const char *f, char *phase, size_t pl, char *role, char *peer,
+		      size_t peerl);
 
 /* Calls FN for every line of a JSON-lines file that parses as an object; lines that do not
  * (a record cut short) are skipped. -errno when the file cannot be opened. */

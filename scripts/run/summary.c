@@ -96,31 +96,6 @@ static double point_duration(json_object *st)
 	return json_object_object_get_ex(last, "end_s", &e) && rec_json_num(e, &d) && d > 0 ? d : 0;
 }
 
-/* traffic-<phase>-<client|server>-<peer>.jsonl */
-static bool traffic_name(const char *f, char *phase, size_t pl, char *role, char *peer, size_t peerl)
-{
-	const char *c = strstr(f, "-client-"), *s = strstr(f, "-server-"), *m, *end;
-	size_t l;
-
-	if (strncmp(f, "traffic-", 8))
-		return false;
-	m = c ? c : s;
-	if (!m || !(end = strstr(m + 8, ".jsonl")) || end[6])
-		return false;
-	/* the last role marker wins (a phase may be named like one) */
-	while ((c = strstr(m + 1, "-client-")) || (c = strstr(m + 1, "-server-")))
-		m = c;
-	l = (size_t)(m - (f + 8));
-	if (l >= pl)
-		return false;
-	memcpy(phase, f + 8, l);
-	phase[l] = 0;
-	memcpy(role, m + 1, 6);
-	role[6] = 0;
-	run_path(peer, peerl, "%.*s", (int)(end - (m + 8)), m + 8);
-	return true;
-}
-
 /* The capture's frames on this host, from its review.json, into cap. */
 static void review_summary(const char *hdir, double dur, json_object *cap)
 {
@@ -141,14 +116,17 @@ static void review_summary(const char *hdir, double dur, json_object *cap)
 			json_object_object_add(cap, "cnp", json_object_object_get_ex(kinds, "cnp", &k) ? json_object_get(k) : NULL);
 			json_object_object_add(cap, "roce", json_object_object_get_ex(kinds, "roce", &k) ? json_object_get(k) : NULL);
 		}
-		if (json_object_object_get_ex(rv, "ecn_flows", &flows) &&
-		    json_object_is_type(flows, json_type_array)) {
-			bool ce_ok = true;
+		if ((flows = rec_json_member(rv, "ecn_flows", json_type_array))) {
+			bool ce_ok = true;	/* every flow's count a number: else n/a */
 			double v;
 
-			for (i = 0; i < rec_json_len(flows); i++)
-				if (json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
-					ce_ok = ce_ok && rec_json_num(k, &v) && v >= 0 && (ce += v) < 9e18;
+			for (i = 0; i < rec_json_len(flows) && ce_ok; i++) {
+				if (!json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
+					continue;
+				ce_ok = rec_json_num(k, &v) && v >= 0;
+				ce += ce_ok ? v : 0;
+			}
+			ce_ok = ce_ok && ce < 9e18;
 			json_object_object_add(cap, "roce_ce", ce_ok ? json_object_new_int64((int64_t)ce) : NULL);
 		}
 		if (json_object_object_get_ex(rv, "pause", &pause) &&
@@ -203,7 +181,8 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 	for (i = 0; i < nf; i++) {
 		char phase[128], role[8], peer[128], dirn[300];
 		struct rec_traffic t;
-		if (!traffic_name(files[i], phase, sizeof(phase), role, peer, sizeof(peer)))
+
+		if (!rec_traffic_name(files[i], phase, sizeof(phase), role, peer, sizeof(peer)))
 			continue;
 		run_path(path, sizeof(path), "%s/%s", hdir, files[i]);
 		if (rec_traffic_read(path, &t) || !t.tx_valid || (!strcmp(role, "server") && t.tx_bytes == 0))
@@ -566,14 +545,12 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 		json_object_object_add(rep, "attempt", json_object_object_get_ex(st, "attempt", &x) ? json_object_get(x) : NULL);
 		/* the runner's own file, but a results folder may come from elsewhere: a member
 		 * of the wrong type is not carried into the summary */
-		json_object_object_add(rep, "valid", json_object_object_get_ex(st, "valid", &x) &&
-					json_object_is_type(x, json_type_boolean) ? json_object_get(x) :
-					json_object_new_boolean(0));
-		json_object_object_add(rep, "reasons", json_object_object_get_ex(st, "reasons", &x) &&
-					json_object_is_type(x, json_type_array) ? json_object_get(x) :
-					json_object_new_array());
-		json_object_object_add(rep, "phases", json_object_object_get_ex(st, "phases", &x) &&
-					json_object_is_type(x, json_type_array) ? json_object_get(x) : NULL);
+		x = rec_json_member(st, "valid", json_type_boolean);
+		json_object_object_add(rep, "valid", x ? json_object_get(x) : json_object_new_boolean(0));
+		x = rec_json_member(st, "reasons", json_type_array);
+		json_object_object_add(rep, "reasons", x ? json_object_get(x) : json_object_new_array());
+		json_object_object_add(rep, "phases",
+				       json_object_get(rec_json_member(st, "phases", json_type_array)));
 		dur = point_duration(st);
 		json_object_object_add(rep, "duration_s", json_object_new_double(dur));
 		hosts = json_object_new_object();
