@@ -6,7 +6,7 @@
 # Prints the share of one core, the missed intervals, and the CPU of each source and of
 # recording from --stats. Targets: < 5% of one core and < 0.1% missed intervals.
 # GPU_INTERVALS lists GPU reader cadences to try: "default" is the built-in one (10 ms, less
-# often while a read costs over 0.1 ms of CPU), a duration fixes it (default list:
+# often while a read costs over 0.05 ms of CPU), a duration fixes it (default list:
 # "default 10ms"). MON_ARGS adds monitor options to every run (e.g. "--rt-priority 50").
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -150,20 +150,19 @@ static void sysfs_speed(const char *bdf, const char *attr, struct hw_pci_speed *
 		memset(s, 0, sizeof(*s));
 }
 
-/* Link Status/Capabilities and Device Control of d's PCIe capability. */
-static void config_link(struct pci_dev *d, struct hw_pci_link *l)
+/* Link Status/Capabilities and Device Control at the PCIe capability at pos: 0, or -EIO
+ * when they read as all ones (the function gone, or its config space unreadable).
+ */
+static int config_regs(struct pci_dev *d, int pos, struct hw_pci_link *l)
 {
-	struct pci_cap *cap;
 	uint16_t sta, ctl;
 	uint32_t lcap;
 
-	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
-	cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
-	if (!cap)
-		return;
-	sta = pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
-	lcap = pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
-	ctl = pci_read_word(d, cap->addr + PCI_EXP_DEVCTL);
+	sta = pci_read_word(d, pos + PCI_EXP_LNKSTA);
+	lcap = pci_read_long(d, pos + PCI_EXP_LNKCAP);
+	ctl = pci_read_word(d, pos + PCI_EXP_DEVCTL);
+	if (sta == 0xffff && lcap == 0xffffffffu && ctl == 0xffff)
+		return -EIO;
 	hw_pci_speed_from_code(sta & PCI_EXP_LNKSTA_SPEED, &l->cur);
 	hw_pci_speed_from_code((int)(lcap & PCI_EXP_LNKCAP_SPEED), &l->max);
 	l->cur_width = (sta & PCI_EXP_LNKSTA_WIDTH) >> 4;
@@ -173,6 +172,22 @@ static void config_link(struct pci_dev *d, struct hw_pci_link *l)
 	l->max_payload = 128u << ((ctl >> 5) & 7);
 	l->max_read_req = 128u << ((ctl >> 12) & 7);
 	l->devctl_known = true;
+	return 0;
+}
+
+/* Link Status/Capabilities and Device Control of d's PCIe capability, and what the
+ * extended capabilities say.
+ */
+static void config_link(struct pci_dev *d, struct hw_pci_link *l)
+{
+	struct pci_cap *cap;
+
+	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
+	cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+	if (!cap || config_regs(d, cap->addr, l)) {
+		memset(l, 0, sizeof(*l));
+		return;
+	}
 	/* Extended capabilities are only visible with all 4 KiB of config space. */
 	l->ext_known = pci_find_cap(d, PCI_EXT_CAP_ID_AER, PCI_CAP_EXTENDED) ||
 		       pci_find_cap(d, PCI_EXT_CAP_ID_DSN, PCI_CAP_EXTENDED) ||
@@ -210,6 +225,82 @@ int hw_pci_link_read(struct hw_pci *p, const char *bdf, struct hw_pci_link *l)
 		l->valid = l->max_width > 0;
 	}
 	return 0;
+}
+
+struct hw_pci_fn {
+	struct hw_pci *pci;
+	struct pci_dev *dev;
+	int pos;	/* the PCIe capability's offset */
+};
+
+int hw_pci_fn_open(struct hw_pci *p, const char *bdf, struct hw_pci_fn **out)
+{
+	unsigned int dom, bus, dev, fn;
+	jmp_buf jb, *saved = pci_jump;
+	struct pci_dev *volatile d = NULL;
+	struct hw_pci_fn *f;
+	struct pci_cap *cap;
+	volatile int rc = -ENOENT;
+
+	*out = NULL;
+	if (!p || hw_pci_parse_bdf(bdf, &dom, &bus, &dev, &fn))
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	pci_jump = &jb;
+	if (!setjmp(jb)) {
+		d = pci_get_dev(p->pacc, (int)dom, (int)bus, (int)dev, (int)fn);
+		if (d) {
+			pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CAPS);
+			cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+			if (cap) {
+				f->pos = cap->addr;
+				rc = 0;
+			}
+		}
+	} else {
+		rc = -EIO;
+	}
+	pci_jump = saved;
+	if (rc) {
+		if (d)
+			pci_free_dev(d);
+		free(f);
+		return rc;
+	}
+	f->pci = p;
+	f->dev = d;
+	*out = f;
+	return 0;
+}
+
+int hw_pci_fn_link(struct hw_pci_fn *f, struct hw_pci_link *l)
+{
+	jmp_buf jb, *saved = pci_jump;
+	volatile int rc = -EIO;
+
+	memset(l, 0, sizeof(*l));
+	pci_jump = &jb;
+	if (!setjmp(jb))
+		rc = config_regs(f->dev, f->pos, l);
+	pci_jump = saved;
+	if (rc)
+		memset(l, 0, sizeof(*l));
+	return rc;
+}
+
+void hw_pci_fn_close(struct hw_pci_fn *f)
+{
+	jmp_buf jb, *saved = pci_jump;
+
+	if (!f)
+		return;
+	pci_jump = &jb;
+	if (!setjmp(jb))
+		pci_free_dev(f->dev);
+	pci_jump = saved;
+	free(f);
 }
 
 /* The last path component of link when it is a PCI address. */

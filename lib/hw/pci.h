@@ -58,6 +58,24 @@ struct hw_pci_link {
  */
 int hw_pci_link_read(struct hw_pci *p, const char *bdf, struct hw_pci_link *l);
 
+/* One function's PCIe capability found once and kept, for a sampler that reads the link
+ * again and again: each read is three config-space reads (Link Status, Link Capabilities,
+ * Device Control), where hw_pci_link_read walks every capability first. The extended
+ * capabilities are not read (ext_known, rebar stay false), and neither are the sysfs
+ * attributes.
+ */
+struct hw_pci_fn;
+/* 0 with *out set; -ENOENT no such function or no PCIe capability in its config space,
+ * -EINVAL a malformed bdf or no p, -EIO libpci failed, -ENOMEM.
+ */
+int hw_pci_fn_open(struct hw_pci *p, const char *bdf, struct hw_pci_fn **out);
+/* 0 with l filled as hw_pci_link_read fills it from config space; -EIO (l zeroed) when
+ * the registers read as all ones: the function is gone or was reset, close it and open
+ * it again.
+ */
+int hw_pci_fn_link(struct hw_pci_fn *f, struct hw_pci_link *l);
+void hw_pci_fn_close(struct hw_pci_fn *f);
+
 /* The PCI function of device name in /sys/class/cls ("net", "infiniband"), e.g.
  * "0000:3b:00.0": -ENODEV no such device, -EOPNOTSUPP a virtual one (rxe, veth) or one
  * whose parent is not a PCI function (why says which).

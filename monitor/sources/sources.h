@@ -121,11 +121,11 @@ enum {
 /* Default reading cadence of the NVML reader thread. */
 #define SRC_NVML_CADENCE_NS (10 * 1000000ULL)
 /* Unless the user fixed the cadence, the reader keeps its PCIe reads within this share of
- * one core: where one read costs more than 0.1 ms of CPU (the driver spins on each round
+ * one core: where one read costs more than 0.05 ms of CPU (the driver spins on each round
  * trip to the GPU's firmware: ~0.3-0.45 ms on an H100), it reads less often than the
- * default, up to src_nvml_cadence_max.
+ * default, up to src_nvml_cadence_max (an H100's reads land there: every 50 ms).
  */
-#define SRC_NVML_READ_BUDGET 0.01
+#define SRC_NVML_READ_BUDGET 0.005
 /* The time a counter of this value type takes to wrap at the full rate of a x16 link of
  * PCIe generation max(GEN, 5) (32-bit, gen 5: 68.2 ms, gen 6: 33.6 ms; older links can
  * train up to gen 5 on a newer slot, so no less is assumed); 0 for 64-bit counters. Two

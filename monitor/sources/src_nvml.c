@@ -410,7 +410,7 @@ static int try_rm(struct nvml_priv *p, char *why, size_t whylen)
 }
 
 /* "every 10 ms", or for an adaptive cadence "every 10 ms, up to every 50 ms while one
- * read costs over 0.1 ms of CPU" */
+ * read costs over 0.05 ms of CPU" */
 static void cadence_text(const struct nvml_priv *p, int value_type, char *buf, size_t n)
 {
 	uint64_t max = src_nvml_cadence_max(value_type, 0);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ struct pci_priv {
 	char addr[HW_BDF_LEN];	/* 0000:3b:00.0 */
 	char sysdir[PATH_MAX];
 	struct hw_pci *pci;
+	struct hw_pci_fn *fn;	/* the PCIe capability kept, found at the first read */
+	bool no_pcie_cap;	/* none in config space: the link is read from sysfs */
 };
 
 /* The "TOTAL_ERR_COR 3" style line of an aer_dev_* file's text. */
@@ -60,6 +63,7 @@ static void pci_src_close(struct mon_src *s)
 	struct pci_priv *p = s->priv;
 
 	if (p) {
+		hw_pci_fn_close(p->fn);
 		hw_pci_close(p->pci);
 		free(p);
 	}
@@ -139,7 +143,17 @@ static int pci_src_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 
 	if (hw_sysfs_readf(buf, sizeof(buf), "%s/vendor", p->sysdir))
 		return -ENODEV;
-	hw_pci_link_read(p->pci, p->addr, &l);
+	/* Config space reads may each be trapped and emulated (a GPU passed to a virtual
+	 * machine): the capability is found once, then three registers a read. */
+	if (!p->fn && !p->no_pcie_cap)
+		p->no_pcie_cap = hw_pci_fn_open(p->pci, p->addr, &p->fn) == -ENOENT;
+	if (p->no_pcie_cap) {
+		hw_pci_link_read(NULL, p->addr, &l);
+	} else if (!p->fn || hw_pci_fn_link(p->fn, &l)) {
+		hw_pci_fn_close(p->fn);	/* gone or reset: found again next time */
+		p->fn = NULL;
+		hw_pci_link_read(p->pci, p->addr, &l);
+	}
 	vals[P_SPEED] = l.cur.mts;
 	valid[P_SPEED] = l.cur.mts > 0;
 	vals[P_WIDTH] = (uint64_t)l.cur_width;

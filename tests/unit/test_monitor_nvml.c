@@ -104,10 +104,12 @@ static void test_cadence(void **state)
 	assert_true(src_nvml_read_late(SRC_NVML_VT_UINT, 5, w5));
 	assert_true(src_nvml_read_late(SRC_NVML_VT_UINT, 6, 34 * ms));
 	assert_false(src_nvml_read_late(SRC_NVML_VT_UINT, 5, g5));
-	/* reads of 0.1 ms keep the default 10 ms (1% of a core) */
-	assert_int_equal(src_nvml_cadence_adapt(100000, 10 * ms, g5), 10 * ms);
-	/* 0.4 ms reads: every 40 ms, 1% of a core */
-	assert_int_equal(src_nvml_cadence_adapt(400000, 10 * ms, g5), 40 * ms);
+	/* reads of 0.05 ms keep the default 10 ms (0.5% of a core) */
+	assert_int_equal(src_nvml_cadence_adapt(50000, 10 * ms, g5), 10 * ms);
+	/* 0.2 ms reads: every 40 ms, 0.5% of a core */
+	assert_int_equal(src_nvml_cadence_adapt(200000, 10 * ms, g5), 40 * ms);
+	/* 0.4 ms reads (an H100's): the wrap-safe bound */
+	assert_int_equal(src_nvml_cadence_adapt(400000, 10 * ms, g5), g5);
 	/* 1 ms reads: the wrap-safe bound wins over the budget */
 	assert_int_equal(src_nvml_cadence_adapt(1000000, 10 * ms, g5), g5);
 	/* a base above the bound (a 50 ms sampling interval) is kept */
