@@ -187,7 +187,7 @@ clean:
 # tests/integration/fuzz_<name>.sh runs one for a bounded time (tests/fuzz.sh). Fuzz
 # sources live under */fuzz/ and are kept out of LIB_SRCS. A target's own sources are
 # instrumented (ASan, UBSan, coverage); what they call beyond links from the library as
-# built, where a target needs it.
+# built, where a target needs it. FUZZ_<name>_FLAGS: compiler flags of one target.
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Wno-gnu-variable-sized-type-not-at-end -I. -D_GNU_SOURCE
@@ -215,6 +215,14 @@ FUZZ_records_DEPS := scripts/run/records.h lib/fuzz/fuzzdir.h
 FUZZ_results_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scripts/run/plots.c \
 	scripts/run/records.c scripts/run/dcqcn.c lib/fuzz/fuzzdir.c
 FUZZ_results_DEPS := $(wildcard scripts/run/*.h) lib/fuzz/fuzzdir.h
+# What a host answers the manifest probe and `pfclab version` before a run.
+FUZZ_manifest_SRCS := scripts/run/fuzz/fuzz_manifest.c scripts/run/manifest.c
+FUZZ_manifest_DEPS := $(wildcard scripts/run/*.h) $(VERSION_H)
+FUZZ_manifest_FLAGS := -I$(BUILD)/gen
+# The traffic handshake above the exchange parser, over a socketpair (no RDMA device).
+FUZZ_handshake_SRCS := traffic/fuzz/fuzz_handshake.c traffic/handshake.c traffic/auth.c \
+	traffic/conn.c traffic/xchg.c
+FUZZ_handshake_DEPS := traffic/handshake.h traffic/auth.h traffic/conn.h traffic/xchg.h lib/rd.h
 
 # What the kernel answers the counter sources (ioctl, netlink, sysfs and /proc text).
 FUZZ_replies_SRCS := monitor/sources/fuzz/fuzz_replies.c monitor/sources/src_ethtool_ioctl.c \
@@ -223,7 +231,7 @@ FUZZ_replies_SRCS := monitor/sources/fuzz/fuzz_replies.c monitor/sources/src_eth
 FUZZ_replies_DEPS := $(wildcard monitor/sources/*.h lib/hw/*.h) monitor/mon.h lib/rd.h
 
 FUZZ_SELF  := decode xchg
-FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results replies
+FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results replies manifest handshake
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 fuzz: $(FUZZ_BINS)
@@ -232,7 +240,7 @@ fuzz: $(FUZZ_BINS)
 define fuzz_rule
 $(BUILD)/fuzz/fuzz_$(1): $$(FUZZ_$(1)_SRCS) $$(FUZZ_$(1)_DEPS) $(if $(filter $(1),$(FUZZ_SELF)),,$(BUILD)/libpfclab.a)
 	@mkdir -p $$(@D)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) $$(FUZZ_$(1)_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
 		$$(FUZZ_$(1)_SRCS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(FUZZ_LIB))
 endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(n))))

@@ -122,8 +122,10 @@ struct pend {
 
 struct server {
 	const struct handshake_cfg *c;
-	struct pend *p;			/* HANDSHAKE_MAX_PENDING slots */
+	struct pend *p;			/* nslots slots */
+	int nslots;
 	int winner;			/* slot index, -1 while none */
+	char last[600];			/* the last rejection's reason */
 };
 
 static int pend_drop(struct server *s, struct pend *p, const char *abort_reason,
@@ -139,6 +141,7 @@ static int pend_drop(struct server *s, struct pend *p, const char *abort_reason,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	snprintf(s->last, sizeof(s->last), "%s", why);
 	if (abort_reason)
 		send_abort(p->fd, abort_reason);
 	if (s->c->reject)
@@ -275,17 +278,29 @@ static int pend_expire(struct server *s, struct pend *p, uint64_t now)
 	return pend_drop(s, p, "rejected: too slow", "silent %s for %.1f s", stage(p), secs);
 }
 
+/* A fresh connection in slot p: HELLO due before its deadline. */
+static void pend_open(struct server *s, struct pend *p, int fd, const char *peer, uint64_t now)
+{
+	p->fd = fd;
+	p->st = PEND_HELLO;
+	p->off = 0;
+	p->since = now;
+	p->deadline = now + s->c->deadline_ns;
+	snprintf(p->peer, sizeof(p->peer), "%s", peer);
+}
+
 static void pend_add(struct server *s, int lfd, uint64_t now)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	struct pend *p = NULL, *oldest = NULL;
+	char peer[sizeof(p->peer)];
 	int fd, i;
 
 	fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;		/* gone already, or out of descriptors: try again later */
-	for (i = 0; i < HANDSHAKE_MAX_PENDING && !p; i++) {
+	for (i = 0; i < s->nslots && !p; i++) {
 		if (s->p[i].fd < 0)
 			p = &s->p[i];
 		else if (!oldest || s->p[i].since < oldest->since)
@@ -296,16 +311,12 @@ static void pend_add(struct server *s, int lfd, uint64_t now)
 			  "dropped: %d connections were pending, this was the oldest", HANDSHAKE_MAX_PENDING);
 		p = oldest;
 	}
-	p->fd = fd;
-	p->st = PEND_HELLO;
-	p->off = 0;
-	p->since = now;
-	p->deadline = now + s->c->deadline_ns;
-	conn_addr_str((struct sockaddr *)&ss, p->peer, sizeof(p->peer));
+	conn_addr_str((struct sockaddr *)&ss, peer, sizeof(peer));
+	pend_open(s, p, fd, peer, now);
 	conn_tune(fd);
 }
 
-/* One poll round over the listening socket and the pending connections. */
+/* One poll round over the listening socket (none: lfd < 0) and the pending connections. */
 static int server_round(struct server *s, int lfd, uint64_t until)
 {
 	struct pollfd pf[HANDSHAKE_MAX_PENDING + 1];
@@ -313,8 +324,9 @@ static int server_round(struct server *s, int lfd, uint64_t until)
 	uint64_t now = time_mono_ns(), next = until;
 	int i, k = 1, rc, ms;
 
+	/* poll() skips a negative descriptor and reports nothing for it */
 	pf[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-	for (i = 0; i < HANDSHAKE_MAX_PENDING; i++) {
+	for (i = 0; i < s->nslots; i++) {
 		if (s->p[i].fd < 0)
 			continue;
 		if (s->p[i].deadline < next)
@@ -332,7 +344,7 @@ static int server_round(struct server *s, int lfd, uint64_t until)
 		if (pf[i].revents)
 			pend_read(s, &s->p[map[i]]);
 	now = time_mono_ns();
-	for (i = 0; i < HANDSHAKE_MAX_PENDING && s->winner < 0; i++)
+	for (i = 0; i < s->nslots && s->winner < 0; i++)
 		if (s->p[i].fd >= 0 && now >= s->p[i].deadline)
 			pend_expire(s, &s->p[i], now);
 	if (s->winner < 0 && (pf[0].revents & POLLIN))
@@ -340,43 +352,100 @@ static int server_round(struct server *s, int lfd, uint64_t until)
 	return 0;
 }
 
+static bool any_pending(const struct server *s)
+{
+	int i;
+
+	for (i = 0; i < s->nslots; i++)
+		if (s->p[i].fd >= 0)
+			return true;
+	return false;
+}
+
+/* Poll rounds until a connection passes, or (no listening socket) none is left. 0 with
+ * s->winner set, -ECONNABORTED (every connection rejected, the last reason in s->last),
+ * -ETIMEDOUT, -EINTR or -errno with why.
+ */
+static int server_loop(struct server *s, int lfd, char *why, size_t n)
+{
+	const struct handshake_cfg *c = s->c;
+	uint64_t until = c->wait_ns ? time_mono_ns() + c->wait_ns : UINT64_MAX;
+	int rc;
+
+	while (s->winner < 0) {
+		if (c->stop && *c->stop)
+			return pfc_why(why, n, -EINTR, "interrupted while waiting for a client");
+		if (lfd < 0 && !any_pending(s))
+			return pfc_why(why, n, -ECONNABORTED, "%s", s->last);
+		if (time_mono_ns() >= until)
+			return pfc_why(why, n, -ETIMEDOUT, "no client completed the handshake within --wait");
+		if ((rc = server_round(s, lfd, until)))
+			return pfc_why(why, n, rc, "waiting for a client: %s", strerror(-rc));
+	}
+	return 0;
+}
+
+/* Frees the server; every connection still pending but the winner is dropped. */
+static void server_end(struct server *s)
+{
+	int i;
+
+	for (i = 0; i < s->nslots; i++) {
+		if (s->p[i].fd < 0 || i == s->winner)
+			continue;
+		pend_drop(s, &s->p[i], "rejected: the server is busy with another client",
+			  "dropped: another client completed the handshake first");
+	}
+	free(s->p);
+}
+
+static int server_init(struct server *s, const struct handshake_cfg *c, int nslots)
+{
+	int i;
+
+	*s = (struct server){ .c = c, .nslots = nslots, .winner = -1 };
+	s->p = calloc((size_t)nslots, sizeof(*s->p));
+	if (!s->p)
+		return -ENOMEM;
+	for (i = 0; i < nslots; i++)
+		s->p[i].fd = -1;
+	return 0;
+}
+
 int handshake_server_run(int lfd, const struct handshake_cfg *c, int *fd,
 			 struct xchg_hello *theirs, char *peer, size_t peerlen, char *why, size_t n)
 {
-	struct server s = { .c = c, .winner = -1 };
-	uint64_t until = c->wait_ns ? time_mono_ns() + c->wait_ns : UINT64_MAX;
-	int i, rc = 0;
+	struct server s;
+	int rc;
 
-	s.p = calloc(HANDSHAKE_MAX_PENDING, sizeof(*s.p));
-	if (!s.p)
+	if (server_init(&s, c, HANDSHAKE_MAX_PENDING))
 		return pfc_why(why, n, -ENOMEM, "out of memory");
-	for (i = 0; i < HANDSHAKE_MAX_PENDING; i++)
-		s.p[i].fd = -1;
-	while (s.winner < 0) {
-		if (c->stop && *c->stop) {
-			rc = pfc_why(why, n, -EINTR, "interrupted while waiting for a client");
-			break;
-		}
-		if (time_mono_ns() >= until) {
-			rc = pfc_why(why, n, -ETIMEDOUT, "no client completed the handshake within --wait");
-			break;
-		}
-		if ((rc = server_round(&s, lfd, until))) {
-			pfc_why(why, n, rc, "waiting for a client: %s", strerror(-rc));
-			break;
-		}
-	}
-	for (i = 0; i < HANDSHAKE_MAX_PENDING; i++) {
-		if (s.p[i].fd < 0 || i == s.winner)
-			continue;
-		pend_drop(&s, &s.p[i], "rejected: the server is busy with another client",
-			  "dropped: another client completed the handshake first");
-	}
+	rc = server_loop(&s, lfd, why, n);
 	if (s.winner >= 0) {
 		*fd = s.p[s.winner].fd;
 		*theirs = s.p[s.winner].hello.u.hello;
 		snprintf(peer, peerlen, "%s", s.p[s.winner].peer);
 	}
+	server_end(&s);
+	return rc;
+}
+
+int handshake_server_conn(int fd, const char *peer, const struct handshake_cfg *c,
+			  struct xchg_hello *theirs, char *why, size_t n)
+{
+	struct server s;
+	int rc;
+
+	if (server_init(&s, c, 1)) {
+		close(fd);
+		return pfc_why(why, n, -ENOMEM, "out of memory");
+	}
+	pend_open(&s, &s.p[0], fd, peer, time_mono_ns());
+	rc = server_loop(&s, -1, why, n);
+	if (s.winner >= 0)
+		*theirs = s.p[0].hello.u.hello;
+	else if (s.p[0].fd >= 0)	/* interrupted, or poll failed */
+		close(s.p[0].fd);
 	free(s.p);
 	return rc;
 }

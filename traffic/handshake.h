@@ -47,4 +47,14 @@ int handshake_client_run(int fd, const struct handshake_cfg *c, struct xchg_hell
 int handshake_server_run(int lfd, const struct handshake_cfg *c, int *fd,
 			 struct xchg_hello *theirs, char *peer, size_t peerlen, char *why, size_t n);
 
+/* Server side on one connection accepted already (fd; peer names it to c->reject): the
+ * steps handshake_server_run takes for each of its connections, under c->deadline_ns
+ * (c->wait_ns and c->stop as above). 0 with its agreement part in *theirs and fd open,
+ * nothing read past the client's PROOF; otherwise fd is closed and the return is
+ *   -ECONNABORTED the connection was rejected (the reason in why, as c->reject got it),
+ *   -ETIMEDOUT, -EINTR, -ENOMEM, or -errno from poll.
+ */
+int handshake_server_conn(int fd, const char *peer, const struct handshake_cfg *c,
+			  struct xchg_hello *theirs, char *why, size_t n);
+
 #endif

@@ -44,42 +44,52 @@ static const char *first_line(char *s)
 	return s;
 }
 
-/* One host's `pfclab version`: 0, or a negative errno with the reason in ERR. */
-static int version_one(struct run_ctx *c, size_t h, char *err, size_t errlen)
+int manifest_version_answer(struct run_ctx *c, size_t h, int code, char *out, char *errs,
+			   char *err, size_t errlen)
 {
 	struct run_host *rh = &c->hosts[h];
-	const char *argv[] = { rh->pfclab, "version", NULL };
-	char *errs = NULL, *out;
-	int code, rc = 0;
 
-	out = host_out(c, h, argv, &code, &errs);
 	if (code == 255 && c->lops->kind == REMOTE_SSH) {
 		snprintf(err, errlen, "host %s (ssh %s) is unreachable: %s; check that "
 			 "'ssh -o BatchMode=yes %s true' works (keys, known_hosts%s)",
 			 rh->h->name, rh->reach, first_line(errs), rh->reach,
 			 c->o.ssh_config ? ", the --ssh-config file" : ", ~/.ssh/config");
 		rh->lost = true;
-		rc = -EHOSTUNREACH;
-	} else if (code == 127 || code < 0) {
+		return -EHOSTUNREACH;
+	}
+	if (code == 127 || code < 0) {
 		snprintf(err, errlen, "host %s%s%s: cannot run '%s version' (%s); install pfclab "
 			 "there or set hosts.%s.pfclab to its path", rh->h->name,
 			 rh->reach[0] ? " on " : "", rh->reach, rh->pfclab, first_line(errs),
 			 rh->h->name);
-		rc = -ENOENT;
-	} else if (code != 0 || !out || strncmp(out, "pfclab ", 7)) {
+		return -ENOENT;
+	}
+	if (code != 0 || !out || strncmp(out, "pfclab ", 7)) {
 		snprintf(err, errlen, "host %s: '%s version' failed (exit %d): %s", rh->h->name,
 			 rh->pfclab, code, first_line(errs));
-		rc = -EIO;
-	} else {
-		snprintf(rh->version, sizeof(rh->version), "%s", first_line(out) + 7);
-		if (strcmp(rh->version, PFCLAB_VERSION)) {
-			snprintf(err, errlen, "host %s runs pfclab %s, this host runs pfclab %s; "
-				 "every host must run the same version: install this one there "
-				 "(make install) or run from the matching checkout", rh->h->name,
-				 rh->version, PFCLAB_VERSION);
-			rc = -EPROTO;
-		}
+		return -EIO;
 	}
+	snprintf(rh->version, sizeof(rh->version), "%s", first_line(out) + 7);
+	if (strcmp(rh->version, PFCLAB_VERSION)) {
+		snprintf(err, errlen, "host %s runs pfclab %s, this host runs pfclab %s; "
+			 "every host must run the same version: install this one there "
+			 "(make install) or run from the matching checkout", rh->h->name,
+			 rh->version, PFCLAB_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* One host's `pfclab version`: 0, or a negative errno with the reason in ERR. */
+static int version_one(struct run_ctx *c, size_t h, char *err, size_t errlen)
+{
+	struct run_host *rh = &c->hosts[h];
+	const char *argv[] = { rh->pfclab, "version", NULL };
+	char *errs = NULL, *out;
+	int code, rc;
+
+	out = host_out(c, h, argv, &code, &errs);
+	rc = manifest_version_answer(c, h, code, out, errs, err, errlen);
 	free(out);
 	free(errs);
 	return rc;
@@ -133,6 +143,58 @@ int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen)
 	return rc;
 }
 
+/* Length of the UTF-8 sequence at p (RFC 3629, section 4: no overlong forms, surrogates
+ * or code points above U+10FFFF), 0 where none starts. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)	/* a NUL ends the loop: it is no continuation byte */
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* The host's text made UTF-8 in place: every byte that starts no whole sequence (a stray
+ * byte, or a character cut short by a truncation) becomes '?'. manifest.json must stay
+ * JSON, which is UTF-8 (RFC 8259, section 8.1), whatever a host prints. */
+static char *utf8_clean(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		n = utf8_len(p);
+		if (!n) {
+			*p = '?';
+			n = 1;
+		}
+		p += n;
+	}
+	return s;
+}
+
 /* ethtool -i NETDEV output: driver, version, firmware-version, bus-info */
 static json_object *driver_info(char *text)
 {
@@ -153,21 +215,28 @@ static json_object *driver_info(char *text)
 			colon++;
 		if (!strcmp(line, "driver") || !strcmp(line, "version") ||
 		    !strcmp(line, "firmware-version") || !strcmp(line, "bus-info"))
-			json_object_object_add(o, line, *colon ? json_object_new_string(colon) : NULL);
+			json_object_object_add(o, line, *colon ? json_object_new_string(utf8_clean(colon)) : NULL);
 	}
 	return o;
 }
 
-/* The section "@@NAME\n...": cut out of OUT in place (NUL-terminated), or NULL. */
+/* The section NAME: the lines after the line "@@NAME", up to the next line that starts
+ * with "@@" (a marker; it may follow at once: an empty section). Cut out of OUT in place
+ * (NUL-terminated), or NULL without that marker. */
 static char *section(char *out, const char *name)
 {
-	char mark[64], *p, *end;
+	char mark[64], *p = out, *end;
 
 	snprintf(mark, sizeof(mark), "@@%s\n", name);
-	p = strstr(out, mark);
+	while ((p = strstr(p, mark)) && p != out && p[-1] != '\n')
+		p++;	/* not at the start of a line */
 	if (!p)
 		return NULL;
 	p += strlen(mark);
+	if (!strncmp(p, "@@", 2)) {
+		*p = 0;
+		return p;
+	}
 	end = strstr(p, "\n@@");
 	if (end)
 		end[1] = 0; /* keeps the newline, ends before the next marker */
@@ -183,40 +252,22 @@ static json_object *line_or_null(char *s)
 	nl = strchr(s, '\n');
 	if (nl)
 		*nl = 0;
-	return *s ? json_object_new_string(s) : NULL;
+	return *s ? json_object_new_string(utf8_clean(s)) : NULL;
 }
 
-json_object *manifest_probe(struct run_ctx *c, size_t h)
+void manifest_parse_probe(json_object *o, char *out)
 {
-	/* one command per host: every answer in its own section */
-	static const char script[] =
-		"echo @@doctor; \"$2\" doctor --json 2>/dev/null; echo; "
-		"echo @@carrier; cat \"/sys/class/net/$1/carrier_changes\" 2>/dev/null; "
-		"echo @@driver; ethtool -i \"$1\" 2>/dev/null; "
-		"echo @@kernel; uname -r; echo @@hostname; uname -n";
-	struct run_host *rh = &c->hosts[h];
-	const char *argv[] = { "sh", "-c", script, "sh", rh->h->netdev, rh->pfclab, NULL };
-	json_object *o = json_object_new_object(), *d, *items, *sel;
-	char *out, *doc;
-	int code;
+	json_object *d, *items, *sel;
+	char *doc;
 	size_t i;
 
-	out = host_out(c, h, argv, &code, NULL);
-	json_object_object_add(o, "pfclab_version", rh->version[0] ? json_object_new_string(rh->version) : NULL);
-	if (!out) {
-		json_object_object_add(o, "error", json_object_new_string("the host did not answer"));
-		return o;
-	}
 	/* cut from the end: each section() ends the one before it */
 	json_object_object_add(o, "hostname", line_or_null(section(out, "hostname")));
 	json_object_object_add(o, "kernel", line_or_null(section(out, "kernel")));
-	json_object_object_add(o, "netdev", json_object_new_string(rh->h->netdev));
-	json_object_object_add(o, "rdma", rh->h->rdma ? json_object_new_string(rh->h->rdma) : NULL);
 	json_object_object_add(o, "driver", driver_info(section(out, "driver")));
 	json_object_object_add(o, "carrier_changes", line_or_null(section(out, "carrier")));
 	doc = section(out, "doctor");
 	d = doc ? json_tokener_parse(doc) : NULL;
-	free(out);
 	/* PCIe links (section pci), PFC/trust/ECN (section qos), RDMA ports, GPU and driver:
 	 * the doctor's items as it reported them; n/a where it could not tell */
 	sel = json_object_new_object();
@@ -232,14 +283,14 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 				continue;
 			json_object_object_get_ex(it, "level", &lv);
 			snprintf(key, sizeof(key), "%s", rec_json_str(sec));
-			arr = run_json_child(sel, key);
+			arr = run_json_child(sel, utf8_clean(key));
 			snprintf(key, sizeof(key), "%s", rec_json_str(nm));
 			{
 				char v[1200];
 
 				snprintf(v, sizeof(v), "%s: %s", *rec_json_str(lv) ? rec_json_str(lv) : "?",
 					 rec_json_str(det));
-				json_object_object_add(arr, key, json_object_new_string(v));
+				json_object_object_add(arr, utf8_clean(key), json_object_new_string(utf8_clean(v)));
 			}
 		}
 		json_object_object_add(o, "doctor", sel);
@@ -248,5 +299,31 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 		json_object_object_add(o, "doctor", json_object_new_string("n/a: pfclab doctor --json gave no report"));
 	}
 	json_object_put(d);
+}
+
+json_object *manifest_probe(struct run_ctx *c, size_t h)
+{
+	/* one command per host: every answer in its own section */
+	static const char script[] =
+		"echo @@doctor; \"$2\" doctor --json 2>/dev/null; echo; "
+		"echo @@carrier; cat \"/sys/class/net/$1/carrier_changes\" 2>/dev/null; "
+		"echo @@driver; ethtool -i \"$1\" 2>/dev/null; "
+		"echo @@kernel; uname -r; echo @@hostname; uname -n";
+	struct run_host *rh = &c->hosts[h];
+	const char *argv[] = { "sh", "-c", script, "sh", rh->h->netdev, rh->pfclab, NULL };
+	json_object *o = json_object_new_object();
+	char *out;
+	int code;
+
+	out = host_out(c, h, argv, &code, NULL);
+	json_object_object_add(o, "pfclab_version", rh->version[0] ? json_object_new_string(rh->version) : NULL);
+	if (!out) {
+		json_object_object_add(o, "error", json_object_new_string("the host did not answer"));
+		return o;
+	}
+	json_object_object_add(o, "netdev", json_object_new_string(rh->h->netdev));
+	json_object_object_add(o, "rdma", rh->h->rdma ? json_object_new_string(rh->h->rdma) : NULL);
+	manifest_parse_probe(o, out);
+	free(out);
 	return o;
 }

@@ -131,7 +131,19 @@ int64_t clock_to_runner(const json_object *manifest_host, int64_t t_ns);
 int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen);
 json_object *manifest_probe(struct run_ctx *c, size_t h);
 
+/* What host H answered `pfclab version`: its exit code (-1: it did not run), stdout and
+ * stderr (either may be NULL; each may be cut at its first newline, in place). 0 with the
+ * version in hosts[h].version, or -EHOSTUNREACH (ssh failed; the host is marked lost),
+ * -ENOENT (no pfclab there), -EIO (it failed or said something else), -EPROTO (another
+ * version), with the reason in ERR. */
+int manifest_version_answer(struct run_ctx *c, size_t h, int code, char *out, char *errs,
+			    char *err, size_t errlen);
+/* Host H's manifest entry: pfclab version, netdev and what the probe found there. */
 /* ---- validity.c --------------------------------------------------------------------- */
+/* Adds to O what a host printed for the probe (OUT, its sections "@@NAME" lines; cut up in
+ * place): hostname, kernel, driver (ethtool -i), carrier_changes (each null where absent)
+ * and doctor (its items by section, or a string saying there was no report). */
+void manifest_parse_probe(json_object *o, char *out);
 struct validity_obs {
 	bool host_unreachable[EXP_MAX_HOSTS];
 	bool essential_failed;

@@ -3,7 +3,8 @@
  * handshake over loopback TCP: right key, wrong key, no key on either side, mismatched
  * parameters, and a hostile-peer suite (garbage, wrong version, oversized and slow partial
  * headers, close after HELLO, 30 idle connections, mutated messages) after which the
- * server still serves the real client. No RDMA device is needed.
+ * server still serves the real client; one connection's server side over a socketpair.
+ * No RDMA device is needed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -482,6 +483,76 @@ static void test_wait_and_stop(void **state)
 	server_free(s);
 }
 
+/* handshake_server_conn: one connection's handshake on its own (a socketpair here). */
+struct pair_client {
+	int fd, rc;
+	char why[512];
+};
+
+static void *pair_client_main(void *arg)
+{
+	struct pair_client *pc = arg;
+	struct xchg_msg ping = { .type = XCHG_PING };
+	struct auth_key k;
+	struct xchg_hello mine, theirs;
+	struct handshake_cfg c = { .key = &k, .mine = &mine, .step_ns = 2000000000ULL };
+
+	key_set(&k, KEY);
+	params(&mine, 1, D5);
+	pc->rc = handshake_client_run(pc->fd, &c, &theirs, pc->why, sizeof(pc->why));
+	if (!pc->rc)	/* the next message, which must stay in the socket for later */
+		pc->rc = conn_send(pc->fd, &ping, 2000000000ULL, pc->why, sizeof(pc->why));
+	return NULL;
+}
+
+static void test_server_conn(void **state)
+{
+	struct server_run *s = server_start(KEY, D5);
+	struct pair_client pc = { .fd = -1 };
+	struct xchg_hello theirs;
+	struct xchg_msg m;
+	uint8_t reply[512];
+	char why[512];
+	pthread_t th;
+	int sv[2];
+
+	(void)state;
+	s->stop = 1;	/* only its configuration and rejections are used here */
+	server_wait(s);
+	s->stop = 0;
+	s->cfg.deadline_ns = 100000000ULL;
+	/* A real client passes; its next message is left for the caller. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pc.fd = sv[1];
+	assert_int_equal(pthread_create(&th, NULL, pair_client_main, &pc), 0);
+	assert_int_equal(handshake_server_conn(sv[0], "pair", &s->cfg, &theirs, why, sizeof(why)), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(pc.rc, 0);
+	assert_int_equal(theirs.role, 1);
+	assert_int_equal(theirs.count, D5);
+	assert_int_equal(conn_recv(sv[0], &m, 1000000000ULL, why, sizeof(why)), 0);
+	assert_int_equal(m.type, XCHG_PING);
+	close(sv[0]);
+	close(sv[1]);
+	/* A stranger, then a silent peer: rejected with the reason c->reject gets too, and
+	 * the connection closed. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(write(sv[1], "GET / HTTP/1.0\r\n\r\n", 18), 18);
+	assert_int_equal(handshake_server_conn(sv[0], "pair", &s->cfg, &theirs, why, sizeof(why)),
+			 -ECONNABORTED);
+	assert_non_null(strstr(why, "bad magic 0x47455420"));
+	assert_int_equal(rejected_with(s, "bad magic 0x47455420"), 1);
+	drain(sv[1], reply, sizeof(reply));	/* its ABORT, then EOF: closed */
+	assert_int_equal(recv(sv[1], reply, sizeof(reply), 0), 0);
+	close(sv[1]);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(handshake_server_conn(sv[0], "pair", &s->cfg, &theirs, why, sizeof(why)),
+			 -ECONNABORTED);
+	assert_non_null(strstr(why, "silent before its HELLO"));
+	close(sv[1]);
+	server_free(s);
+}
+
 /* After the handshake (conn_recv): a header cut short is named as slow or truncated, and
  * only bytes that show a wrong magic are called one.
  */
@@ -520,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_peers),
 		cmocka_unit_test(test_pending_limit),
 		cmocka_unit_test(test_wait_and_stop),
+		cmocka_unit_test(test_server_conn),
 		cmocka_unit_test(test_partial_header),
 	};
 
