@@ -202,12 +202,17 @@ static int capture_opts(int argc, char **argv, struct capture_args *a)
 		{ "write", 'w', OPT_STR, .dst = &o->path, .arg = "FILE",
 		  .help = "write frames to FILE (pcap, nanosecond timestamps)" },
 		{ "pcapng", 0, OPT_FLAG, .dst = &o->pcapng,
-		  .help = "write pcapng (interface names and speed recorded)" },
-		{ "ce", 0, OPT_FLAG, .dst = &a->ce, .help = "also CE-marked RoCEv2 packets" },
+		  .help = "write pcapng (interface names, speed and filter\n"
+			  "recorded)" },
+		{ "ce", 0, OPT_FLAG, .dst = &a->ce,
+		  .help = "also CE-marked RoCEv2 packets; unmarked ones stay out,\n"
+			  "so review gives no CE share for such a capture" },
 		{ "roce", 0, OPT_FLAG, .dst = &a->roce,
-		  .help = "all RoCEv2 packets, headers only (snaplen 128)" },
+		  .help = "all RoCEv2 packets (CNPs too), headers only (snaplen\n"
+			  "128), and no PAUSE/PFC" },
 		{ "filter", 'f', OPT_STR, .dst = &a->filter, .arg = "EXPR",
-		  .help = "BPF filter instead of the above" },
+		  .help = "BPF filter instead of the built-in ones (not with\n"
+			  "--ce or --roce)" },
 		{ "snaplen", 's', OPT_U32, 64, 262144, &o->snaplen, .arg = "N",
 		  .help = "bytes kept per frame (default 256)" },
 		{ "buffer", 'B', OPT_SIZE, 1 << 16, 1ull << 31, &o->buffer_bytes, .arg = "SIZE",
@@ -259,6 +264,18 @@ static int capture_opts(int argc, char **argv, struct capture_args *a)
 		pfc_err("--file-count needs rotation (-C SIZE or -G DUR)");
 		return OPT_USAGE;
 	}
+	/* Each of these picks the whole filter: together, one would be ignored. */
+	if (a->filter && (a->ce || a->roce)) {
+		pfc_err("-f replaces the built-in filter that %s picks: give -f EXPR alone, or "
+			"%s without -f", a->ce ? "--ce" : "--roce", a->ce ? "--ce" : "--roce");
+		return OPT_USAGE;
+	}
+	if (a->ce && a->roce) {
+		pfc_err("--ce and --roce pick different filters: --ce keeps PAUSE/PFC, CNPs and "
+			"CE-marked RoCEv2 packets, --roce every RoCEv2 packet (CE-marked or not) "
+			"and no PAUSE/PFC; give one");
+		return OPT_USAGE;
+	}
 	o->immediate = !a->no_imm;
 	return 0;
 }
@@ -302,6 +319,10 @@ int capture_main(int argc, char **argv)
 		o.snaplen = roce ? 128 : 256;
 	if (o.nifs > 1 && o.path && !o.pcapng)
 		o.pcapng = true; /* one file, several interfaces: pcapng keeps them apart */
+	if (ce && o.path && !o.pcapng)
+		pfc_warn("%s: classic pcap records no filter, so pfclab review cannot tell that "
+			 "this capture keeps only CE-marked RoCEv2 packets: review it with "
+			 "--ce-only, or capture with --pcapng (its if_filter says so)", o.path);
 
 	rc = frames_cap_open(&cap, &o);
 	if (rc) {

@@ -77,13 +77,23 @@ static int file_open(struct frames_cap *cap)
 			 strerror(-rc));
 		return rc;
 	}
+	/* pcapng records the filter in each interface block (if_filter), so that review
+	 * knows what the file can hold: with --ce only CE-marked RoCEv2 packets. */
 	for (i = 0; i < cap->o.nifs; i++) {
 		rc = pcapf_writer_add_if(&cap->w, cap->ifs[i].link, cap->o.snaplen,
-					 cap->ifs[i].name, cap->ifs[i].speed_bps);
+					 cap->ifs[i].name, cap->ifs[i].speed_bps, cap->o.filter);
 		if (rc < 0) {
-			snprintf(cap->errmsg, sizeof(cap->errmsg),
-				 "%s and %s have different link types; use --pcapng",
-				 cap->ifs[0].name, cap->ifs[i].name);
+			if (rc == -EINVAL)
+				snprintf(cap->errmsg, sizeof(cap->errmsg),
+					 "%s and %s have different link types; use --pcapng",
+					 cap->ifs[0].name, cap->ifs[i].name);
+			else if (rc == -E2BIG)
+				snprintf(cap->errmsg, sizeof(cap->errmsg),
+					 "%.200s: the filter is too long to record in pcapng "
+					 "(65000 bytes at most)", path);
+			else
+				snprintf(cap->errmsg, sizeof(cap->errmsg), "%.200s: cannot write: %s",
+					 path, strerror(-rc));
 			pcapf_writer_close(&cap->w);
 			return rc;
 		}

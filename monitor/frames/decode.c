@@ -188,6 +188,7 @@ static enum frames_status decode_ipv4(struct rd *r, struct frames_pkt *pk)
 	if (tot < hlen || tot > pk->wirelen - start)
 		return invalid(pk, "IPv4 total length disagrees with the frame length");
 	pk->ipver = 4;
+	pk->ip_off = (uint32_t)start;
 	pk->dscp = tos >> 2;
 	pk->ecn = tos & 3;
 	if (!rd_skip(r, hlen - 20))
@@ -203,6 +204,7 @@ static enum frames_status decode_ipv4(struct rd *r, struct frames_pkt *pk)
  * and destination options headers are skipped; a fragment header stops decoding. */
 static enum frames_status decode_ipv6(struct rd *r, struct frames_pkt *pk)
 {
+	size_t start = r->off;
 	uint32_t w;
 	uint16_t plen;
 	uint8_t nh, tc;
@@ -222,6 +224,7 @@ static enum frames_status decode_ipv6(struct rd *r, struct frames_pkt *pk)
 		return invalid(pk, "IPv6 payload length beyond the frame");
 	tc = (uint8_t)(w >> 20);
 	pk->ipver = 6;
+	pk->ip_off = (uint32_t)start;
 	pk->dscp = tc >> 2;
 	pk->ecn = tc & 3;
 	for (n = 0; n < 8 && (nh == 0 || nh == 43 || nh == 60); n++) {

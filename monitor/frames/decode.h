@@ -65,6 +65,7 @@ struct frames_pkt {
 
 	uint8_t ipver;             /* 4, 6 or 0 */
 	uint8_t dscp, ecn;
+	uint32_t ip_off;           /* offset of the IP header in the frame, when ipver */
 	uint8_t ip_src[16], ip_dst[16]; /* IPv4 in the first 4 bytes */
 	uint16_t sport, dport;
 

@@ -171,7 +171,7 @@ static int run_write(const struct inject_opts *o)
 	else
 		rc = pcapf_writer_open(&w, o->write_path, o->pcapng, FRAMES_LINK_EN10MB, 65535);
 	if (!rc && !o->append && o->pcapng)
-		rc = pcapf_writer_add_if(&w, FRAMES_LINK_EN10MB, 65535, "inject", 0) < 0 ? -EIO : 0;
+		rc = pcapf_writer_add_if(&w, FRAMES_LINK_EN10MB, 65535, "inject", 0, NULL) < 0 ? -EIO : 0;
 	if (rc) {
 		pfc_errno(-rc, "%s: cannot %s the capture file%s", o->write_path,
 			  o->append ? "append to" : "create",

@@ -4,7 +4,9 @@
  *
  * Formats: tcpdump.org pcap-savefile(5) and the IETF pcapng draft
  * (draft-ietf-opsawg-pcapng): SHB 0x0A0D0D0A, IDB 1, SPB 3, EPB 6, options
- * if_speed (8) and if_tsresol (9). Every field is read through lib/rd.h.
+ * if_name (2), if_speed (8), if_tsresol (9) and if_filter (11: a filter-type octet,
+ * 0 = libpcap expression, 1 = BPF code, then the filter). Every field is read through
+ * lib/rd.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +258,28 @@ static bool tsresol_set(struct pcapf_if *ifc, uint8_t v)
 	return true;
 }
 
+/* if_filter: the first one of the block is kept; a libpcap expression as a string
+ * (trailing NULs, as some writers add, dropped), anything else marked unusable. */
+static void filter_set(struct pcapf_if *ifc, struct rd *v)
+{
+	uint8_t type = rd_u8(v);
+	size_t n = rd_left(v);
+	const uint8_t *s = rd_ptr(v);
+
+	if (!rd_ok(v) || ifc->has_filter)
+		return;
+	ifc->has_filter = true;
+	while (n && !s[n - 1])
+		n--;
+	if (type != 0 || n >= sizeof(ifc->filter) || (n && memchr(s, 0, n))) {
+		ifc->filter_unusable = true;
+		return;
+	}
+	if (n)
+		memcpy(ifc->filter, s, n);
+	ifc->filter[n] = 0;
+}
+
 static int parse_idb(struct pcapf_reader *pr, struct rd *b)
 {
 	struct pcapf_if *ifc;
@@ -285,6 +309,8 @@ static int parse_idb(struct pcapf_reader *pr, struct rd *b)
 			ifc->speed_bps = get64(&v, pr->le);
 		else if (code == 2)
 			memcpy(ifc->name, v.p, len < sizeof(ifc->name) - 1 ? len : sizeof(ifc->name) - 1);
+		else if (code == 11 && len >= 1)
+			filter_set(ifc, &v);
 	}
 	pr->nifs++;
 	return 0;
@@ -348,6 +374,7 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			else
 				return fail(pr, "section header with an unknown byte-order magic");
 			pr->nifs = 0;
+			pr->sections++;
 			memset(pr->last_ts, 0, sizeof(pr->last_ts)); /* new interfaces, new clocks */
 		} else if (pr->le) {
 			type = __builtin_bswap32(type);
@@ -562,18 +589,27 @@ static int put_opt(uint8_t *buf, size_t *off, uint16_t code, const void *v, uint
 	return 0;
 }
 
+#define FILTER_OPT_MAX 65000
+
 int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
-			const char *name, uint64_t speed_bps)
+			const char *name, uint64_t speed_bps, const char *filter)
 {
-	uint8_t buf[128];
+	uint8_t *buf;
 	uint32_t v32;
 	uint16_t v16;
-	size_t off = 8, nlen;
+	size_t off = 8, nlen, flen = filter ? strlen(filter) : 0;
 	uint8_t res = 9;
 	int rc;
 
 	if (!w->ng)
 		return link == w->link ? 0 : -EINVAL;
+	if (flen > FILTER_OPT_MAX)
+		return -E2BIG;
+	/* header and trailer 12, link/snaplen 8, if_name 36, if_tsresol 8, if_speed 12,
+	 * if_filter 4 + 1 + flen + 3 of padding, end of options 4 */
+	buf = malloc(96 + flen);
+	if (!buf)
+		return -ENOMEM;
 	v16 = (uint16_t)link;
 	memcpy(buf + off, &v16, 2);
 	v16 = 0;
@@ -586,6 +622,16 @@ int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
 	put_opt(buf, &off, 9, &res, 1);
 	if (speed_bps)
 		put_opt(buf, &off, 8, &speed_bps, 8);
+	if (filter) { /* if_filter: type 0 (a libpcap expression), then the expression */
+		uint16_t code = 11, len = (uint16_t)(flen + 1), pad = (4 - len % 4) % 4;
+
+		memcpy(buf + off, &code, 2);
+		memcpy(buf + off + 2, &len, 2);
+		buf[off + 4] = 0;
+		memcpy(buf + off + 5, filter, flen);
+		memset(buf + off + 4 + len, 0, pad);
+		off += 4u + len + pad;
+	}
 	put_opt(buf, &off, 0, NULL, 0);
 	v32 = NG_IDB;
 	memcpy(buf, &v32, 4);
@@ -593,6 +639,7 @@ int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
 	memcpy(buf + 4, &v32, 4);
 	memcpy(buf + off, &v32, 4);
 	rc = put(w, buf, off + 4);
+	free(buf);
 	if (rc)
 		return rc;
 	return (int)w->nifs++;

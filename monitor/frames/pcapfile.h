@@ -13,6 +13,7 @@
 #include "lib/rd.h"
 
 #define PCAPF_MAX_IFS 64
+#define PCAPF_FILTER_MAX 1024 /* bytes of an if_filter kept, with its NUL */
 
 struct pcapf_if {
 	int link;          /* pcap link type */
@@ -21,6 +22,13 @@ struct pcapf_if {
 	uint64_t ts_mul;   /* ns = ts * ts_mul / ts_div */
 	uint64_t ts_div;
 	char name[32];
+	/* pcapng if_filter, the capture filter the frames passed (classic pcap records
+	 * none): has_filter when the interface block carries one; filter is its libpcap
+	 * expression (filter type 0), "" when it is empty or unusable: another type (BPF
+	 * code), longer than PCAPF_FILTER_MAX - 1 bytes, or a NUL inside. */
+	bool has_filter;
+	bool filter_unusable;
+	char filter[PCAPF_FILTER_MAX];
 };
 
 struct pcapf_reader {
@@ -42,6 +50,8 @@ struct pcapf_reader {
 	bool ng;
 	bool le;          /* byte order of the current section / file */
 	unsigned nifs;    /* interfaces of the current pcapng section (pcap: 1) */
+	unsigned sections;/* pcapng section headers read so far: a new one describes its
+			   * interfaces afresh, under the same indexes */
 	struct pcapf_if ifs[PCAPF_MAX_IFS];
 	const char *why;  /* why the last call returned an error */
 };
@@ -92,10 +102,13 @@ int pcapf_writer_open(struct pcapf_writer *w, const char *path, bool ng, int lin
 /* Opens an existing file written with nanosecond pcap or pcapng for appending;
  * -EINVAL when it is another format (microsecond pcap cannot take ns records). */
 int pcapf_writer_append(struct pcapf_writer *w, const char *path);
-/* pcapng: adds an interface description (ns resolution) and returns its index;
- * pcap: returns 0 when the link type matches, -EINVAL otherwise. */
+/* pcapng: adds an interface description (ns resolution; if_name, if_speed when
+ * speed_bps, if_filter when filter: the libpcap expression the frames passed) and
+ * returns its index; -E2BIG for a filter above 65000 bytes, -errno when writing fails.
+ * pcap: returns 0 when the link type matches, -EINVAL otherwise (it records no name,
+ * speed or filter). */
 int pcapf_writer_add_if(struct pcapf_writer *w, int link, uint32_t snaplen,
-			const char *name, uint64_t speed_bps);
+			const char *name, uint64_t speed_bps, const char *filter);
 int pcapf_writer_write(struct pcapf_writer *w, unsigned ifidx, uint64_t ts_ns,
 		       const uint8_t *p, uint32_t caplen, uint32_t wirelen);
 /* Pushes buffered bytes to the file now: 0 or -errno (ENOSPC, EIO, EBADF...). */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "lib/opt.h"
 #include "lib/util.h"
 #include "monitor/frames/decode.h"
+#include "monitor/frames/ecnfilter.h"
 #include "monitor/frames/pcapfile.h"
 #include "monitor/frames/review.h"
 #include "monitor/frames/stats.h"
@@ -25,6 +27,7 @@ struct review_opts {
 	uint64_t storm_ns;
 	uint64_t bin_ns;
 	bool json;
+	bool ce_only;      /* --ce-only: the captures kept only CE-marked RoCEv2 packets */
 	unsigned top;
 };
 
@@ -39,6 +42,21 @@ struct review_file {
 	uint64_t bad_ts;   /* records with impossible timestamps, all kinds together */
 	int bad_link;      /* a link type the decoder does not know (first seen), or -1 */
 	uint64_t bad_link_frames;
+	/* What the capture filters kept of RoCEv2 packets by their ECN field, known from
+	 * the pcapng if_filter of each interface (checked on its first RoCEv2 packet) or
+	 * from --ce-only: */
+	bool roce;         /* RoCEv2 packets were read, so the filters were checked */
+	uint8_t ecn_kept;  /* the ECN codepoints every filter kept (FRAMES_ECN_*) */
+	bool ecn_unknown;  /* some came through no recorded filter (classic pcap, an
+			    * interface block without if_filter) or one that cannot be run */
+	bool filter_warned;
+};
+
+/* The verdict on one interface's capture filter, from its first RoCEv2 packet. */
+struct review_if_ecn {
+	bool checked;
+	bool known;        /* kept is what the recorded filter (or --ce-only) keeps */
+	uint8_t kept;
 };
 
 static bool link_known(int link)
@@ -73,8 +91,67 @@ int frames_speed_parse(const char *s, uint64_t *bps)
 	return 0;
 }
 
-static int review_file_run(struct frames_stats *st, struct review_file *rf)
+/* Works out which ECN codepoints the filter of rec's interface keeps, on its first
+ * RoCEv2 packet (pk), into ie. A filter that cannot be run is taken to keep every
+ * codepoint, with one warning per file, since the share is then as good as that
+ * assumption. */
+static void ecn_check(struct review_file *rf, const struct review_opts *ro,
+		      struct review_if_ecn *ie, const struct pcapf_rec *rec,
+		      const struct frames_pkt *pk)
 {
+	const struct pcapf_if *ifc = rec->ifc;
+	char why[PCAP_ERRBUF_SIZE + 64] = "";
+
+	ie->checked = true;
+	ie->kept = FRAMES_ECN_ALL;
+	ie->known = true;
+	if (ro->ce_only) {
+		ie->kept = FRAMES_ECN_CE_ONLY;
+	} else if (!ifc->has_filter) {
+		ie->known = false;
+	} else if (ifc->filter_unusable) {
+		snprintf(why, sizeof(why), "not a libpcap expression of fewer than %d bytes",
+			 PCAPF_FILTER_MAX);
+	} else if (ifc->filter[0]) { /* an empty one kept everything */
+		int rc = frames_filter_ecn_kept(ifc->link, ifc->filter, rec->data, rec->caplen,
+						rec->wirelen, pk, why, sizeof(why));
+
+		if (rc >= 0)
+			ie->kept = (uint8_t)rc;
+		else if (!why[0])
+			snprintf(why, sizeof(why), "%s", strerror(-rc));
+	}
+	if (why[0]) {
+		ie->known = false;
+		if (!rf->filter_warned)
+			pfc_warn("%s: the capture filter of interface %u%s%s%s cannot be run (%s); CE "
+				 "shares assume it kept RoCEv2 packets whatever their ECN", rf->path,
+				 rec->ifidx, ifc->name[0] ? " (" : "", ifc->name,
+				 ifc->name[0] ? ")" : "", why);
+		rf->filter_warned = true;
+	}
+}
+
+/* The ECN codepoints the filter of rec's interface kept (FRAMES_ECN_*), for a RoCEv2
+ * packet pk; the file's verdict gathers them (called again for an interface, it
+ * changes nothing). */
+static uint8_t ecn_kept(struct review_file *rf, const struct review_opts *ro,
+			struct review_if_ecn *ie, const struct pcapf_rec *rec,
+			const struct frames_pkt *pk)
+{
+	if (!ie->checked)
+		ecn_check(rf, ro, ie, rec, pk);
+	rf->roce = true;
+	rf->ecn_kept &= ie->kept;
+	rf->ecn_unknown |= !ie->known;
+	return ie->kept;
+}
+
+static int review_file_run(struct frames_stats *st, struct review_file *rf,
+			   const struct review_opts *ro)
+{
+	struct review_if_ecn ecn[PCAPF_MAX_IFS];
+	unsigned section = 0, cur = UINT_MAX;
 	struct pcapf_reader pr;
 	struct pcapf_rec rec;
 	struct frames_pkt pk;
@@ -82,6 +159,8 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf)
 	int fd, rc, link = -1;
 
 	rf->bad_link = -1;
+	rf->ecn_kept = FRAMES_ECN_ALL;
+	memset(ecn, 0, sizeof(ecn));
 	fd = is_stdin ? STDIN_FILENO : open(rf->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		pfc_errno(errno, "%s: cannot read the capture file", rf->path);
@@ -108,6 +187,18 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf)
 		if (rf->bad_link >= 0 && !link_known(link))
 			rf->bad_link_frames++;
 		frames_decode(link, rec.data, rec.caplen, rec.wirelen, &pk);
+		/* what the filter of this packet's interface dropped, for its flow; worked
+		 * out again only when the interface changes */
+		if (pk.status == FRAMES_OK && pk.kind == FRAMES_KIND_ROCE &&
+		    (rec.ifidx != cur || pr.sections != section)) {
+			if (pr.sections != section) { /* interfaces described afresh */
+				section = pr.sections;
+				memset(ecn, 0, sizeof(ecn));
+			}
+			cur = rec.ifidx;
+			st->ecn_filtered = (uint8_t)(~ecn_kept(rf, ro, &ecn[cur], &rec, &pk) &
+						     FRAMES_ECN_ALL);
+		}
 		frames_stats_add(st, rec.ts_ns, &pk, rec.ifc->speed_bps);
 		rf->frames++;
 	}
@@ -236,12 +327,26 @@ static void print_timeline(const struct frames_stats *st)
 	}
 }
 
+/* What a file's capture filters kept of RoCEv2 packets by ECN, for files[].ecn_filter;
+ * NULL when it had none to check them on. */
+static const char *ecn_filter_name(const struct review_file *f)
+{
+	if (!f->roce)
+		return NULL;
+	if (f->ecn_kept == FRAMES_ECN_CE_ONLY)
+		return "ce_only";
+	if (f->ecn_kept != FRAMES_ECN_ALL)
+		return "by_ecn";
+	return f->ecn_unknown ? "unknown" : "keeps_all";
+}
+
 /* The report and --json come from one renderer, each field named once (lib/out.h). The
  * text shows the --top rows of each table, biggest first; JSON lists every record. Where
  * the forms differ (the text's headings and short file names, JSON's full paths and
  * flags), a NULL format or key leaves a field to one form.
  */
-static void render_files(struct out *o, const struct review_file *files, int nfiles)
+static void render_files(struct out *o, const struct review_file *files, int nfiles,
+			 const struct review_opts *ro)
 {
 	int k;
 
@@ -258,6 +363,15 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 		else
 			out_uint(o, "frames", "%" PRIu64 " frames", f->frames);
 		out_bool(o, "read", NULL, !f->unread);
+		if (ecn_filter_name(f))
+			out_str(o, "ecn_filter", NULL, ecn_filter_name(f));
+		else
+			out_na(o, "ecn_filter", NULL);
+		if (f->roce && f->ecn_kept == FRAMES_ECN_CE_ONLY)
+			out_text(o, ", %s", ro->ce_only ? "only CE-marked RoCEv2 packets (--ce-only)" :
+				 "its capture filter kept only CE-marked RoCEv2 packets");
+		else if (f->roce && f->ecn_kept != FRAMES_ECN_ALL)
+			out_text(o, ", its capture filter kept RoCEv2 packets by their ECN field");
 		if (f->error)
 			out_str(o, "error", ", corrupt after that: %s", f->error);
 		else
@@ -370,6 +484,14 @@ static void render_cnp(struct out *o, const void *rec)
 	out_obj_close(o);
 }
 
+/* Why a flow's CE share is n/a, from the ECN codepoints a capture filter dropped. */
+static const char *share_na_reason(uint8_t dropped)
+{
+	return dropped == (FRAMES_ECN_ALL & ~FRAMES_ECN_CE_ONLY) ?
+	       "capture kept only CE-marked packets" :
+	       "capture filter kept packets by their ECN field";
+}
+
 static void render_flow(struct out *o, const void *rec)
 {
 	const struct frames_flow_stats *f = rec;
@@ -386,7 +508,15 @@ static void render_flow(struct out *o, const void *rec)
 	out_uint(o, "packets", " %10" PRIu64, f->packets);
 	out_uint(o, "ect", " %10" PRIu64, f->ect);
 	out_uint(o, "ce", " %10" PRIu64, f->ce);
-	out_share(o, "ce_share", " %7.2f%%\n", f->ce, f->packets);
+	/* a share of what a filter chose by ECN is no share: the packets it left out
+	 * were never counted (pfclab capture --ce keeps only the CE-marked ones) */
+	if (f->ecn_filtered) {
+		out_na_fmt(o, "ce_share", " %8s\n");
+		out_str(o, "ce_share_na", NULL, share_na_reason(f->ecn_filtered));
+	} else {
+		out_share(o, "ce_share", " %7.2f%%\n", f->ce, f->packets);
+		out_na(o, "ce_share_na", NULL);
+	}
 	out_obj_close(o);
 }
 
@@ -413,15 +543,44 @@ static void render_table(struct out *o, const char *key, const struct frames_tab
 	free(v);
 }
 
+/* Flows with a CE share n/a (ecn_filtered) and, of those, the ones whose filter kept
+ * only CE-marked packets; and the packets and CE marks of the others. */
+struct share_count {
+	size_t na, na_ce_only;
+	uint64_t packets, ce;
+};
+
+static struct share_count share_count(const struct frames_table *t)
+{
+	struct share_count c = { 0 };
+	size_t i;
+
+	for (i = 0; i < t->cap; i++) {
+		const struct frames_flow_stats *f = frames_table_slot(t, i);
+
+		if (!f)
+			continue;
+		if (f->ecn_filtered) {
+			c.na++;
+			c.na_ce_only += f->ecn_filtered == (FRAMES_ECN_ALL & ~FRAMES_ECN_CE_ONLY);
+		} else {
+			c.packets += f->packets;
+			c.ce += f->ce;
+		}
+	}
+	return c;
+}
+
 static int render(const struct frames_stats *st, const struct review_file *files, int nfiles,
 		  const struct review_opts *ro)
 {
+	struct share_count sc = share_count(&st->flows);
 	bool json = ro->json, paused = false;
 	struct out o;
 	int p;
 
 	out_begin(&o, json);
-	render_files(&o, files, nfiles);
+	render_files(&o, files, nfiles, ro);
 	render_totals(&o, st);
 	for (p = 0; p < FRAMES_NPRIO; p++)
 		paused |= st->prio[p].frames > 0;
@@ -439,6 +598,13 @@ static int render(const struct frames_stats *st, const struct review_file *files
 		out_text(&o, "  %-40s %8s %10s %10s %10s %8s\n", "flow", "dest_qp", "packets",
 			 "ect", "ce", "ce_share");
 		render_table(&o, "ecn_flows", &st->flows, cmp_flow, render_flow, ro->top);
+		if (sc.na && sc.na == sc.na_ce_only)
+			out_text(&o, "note      ce_share n/a: the capture kept only CE-marked packets "
+				 "(%s); those it left out were never counted\n",
+				 ro->ce_only ? "--ce-only" : "its pcapng filter");
+		else if (sc.na)
+			out_text(&o, "note      ce_share n/a: the capture filter kept packets by their "
+				 "ECN field; those it left out were never counted\n");
 	}
 	if (st->pausers_dropped)
 		out_text(&o, "note      %" PRIu64 " pause frames from more than %d senders were "
@@ -453,6 +619,13 @@ static const char review_usage[] =
 	"frames per kind; PFC/PAUSE per priority with XOFF->XON transitions, paused time\n"
 	"and storms; CNPs per (source, dest QP) with rate and inter-arrival gaps; share\n"
 	"of CE-marked packets per RoCEv2 flow.\n"
+	"\n"
+	"ECN per flow: packets; ect, those sent ECN-capable (ECN field ECT(0), ECT(1) or\n"
+	"CE: a CE mark is set on an ECN-capable packet, RFC 3168); ce, those marked CE;\n"
+	"ce_share = ce / packets. Where the capture filter chose packets by ECN (pcapng\n"
+	"if_filter, as pfclab capture --ce writes: only CE-marked RoCEv2 packets) the\n"
+	"share is n/a (JSON null, ce_share_na says why) and the counts cover only what\n"
+	"the filter kept; files[].ecn_filter says what each file's filter kept.\n"
 	"\n"
 	"Options:\n";
 static const char review_tail[] =
@@ -471,6 +644,25 @@ static int parse_speed(void *dst, const char *v, char *why, size_t len)
 	return -1;
 }
 
+/* A capture that kept only CE-marked packets without a filter review can run (classic
+ * pcap records none) looks like traffic that was all marked: say so, since the shares
+ * read 100%. */
+static void ce_only_hint(const struct frames_stats *st, const struct review_file *files,
+			 int nfiles, const struct review_opts *ro)
+{
+	struct share_count sc = share_count(&st->flows);
+	bool unknown = false;
+	int i;
+
+	for (i = 0; i < nfiles; i++)
+		unknown |= files[i].roce && files[i].ecn_unknown;
+	if (!ro->ce_only && unknown && sc.packets && sc.ce == sc.packets)
+		pfc_warn("every RoCEv2 packet read is CE-marked, so every CE share is 100%%; a "
+			 "capture that kept only CE-marked packets reads the same where its file "
+			 "does not say so (classic pcap, as pfclab capture --ce -w FILE.pcap "
+			 "writes): give --ce-only for such a capture");
+}
+
 int review_main(int argc, char **argv)
 {
 	struct review_opts o = { .storm_ns = 100000000ull, .top = 10 };
@@ -485,6 +677,10 @@ int review_main(int argc, char **argv)
 		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms): frames\n"
 			  "per kind, CE marks, paused ns per priority" },
 		{ "json", 'j', OPT_FLAG, .dst = &o.json, .help = "print everything as JSON" },
+		{ "ce-only", 0, OPT_FLAG, .dst = &o.ce_only,
+		  .help = "the captures kept only CE-marked RoCEv2 packets (pfclab\n"
+			  "capture --ce to classic pcap, which records no filter):\n"
+			  "CE shares are n/a (pcapng says so in its if_filter)" },
 		{ "top", 'n', OPT_U32, 1, 1000000, &top, .arg = "N",
 		  .help = "rows per table in the report (default 10)" },
 		OPT_END
@@ -510,7 +706,7 @@ int review_main(int argc, char **argv)
 	frames_stats_init(&st, o.speed_bps, o.storm_ns, o.bin_ns);
 	for (i = 0; i < nfiles; i++) {
 		files[i].path = argv[first + i];
-		if (review_file_run(&st, &files[i]))
+		if (review_file_run(&st, &files[i], &o))
 			rc = 1;
 		else
 			nread++;
@@ -523,6 +719,7 @@ int review_main(int argc, char **argv)
 		return 1;
 	}
 	frames_stats_finish(&st);
+	ce_only_hint(&st, files, nfiles, &o);
 	if (st.bins_clamped)
 		pfc_warn("the timeline is limited to %u bins; later frames are in the last row "
 			 "(give a wider --timeline bin)", FRAMES_MAX_BINS);

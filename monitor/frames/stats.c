@@ -316,6 +316,7 @@ static void flow_add(struct frames_stats *st, const struct frames_pkt *pk)
 		return;
 	}
 	f->packets++;
+	f->ecn_filtered |= st->ecn_filtered;
 	if (pk->ecn)
 		f->ect++;
 	if (pk->ecn == FRAMES_ECN_CE)

@@ -63,9 +63,15 @@ struct frames_flow_key {
 	uint32_t dqp;
 };
 
+/* ect: packets sent ECN-capable, the ECN field ECT(0), ECT(1) or CE (a CE mark is set
+ * on an ECN-capable packet, RFC 3168 section 5); ce: those marked CE. Their share is
+ * ce / packets unless a capture filter chose packets by ECN (ecn_filtered). */
 struct frames_flow_stats {
 	struct frames_flow_key key;
 	uint8_t used;
+	uint8_t ecn_filtered; /* ECN codepoints (bit e: value e) a capture filter dropped from
+			       * some of these packets, 0 for none: packets, ect and ce count
+			       * only what was kept, and ce / packets is not the CE share */
 	uint64_t packets, ect, ce;
 };
 
@@ -86,6 +92,9 @@ struct frames_stats {
 	uint64_t storm_ns;
 	uint64_t bin_ns;     /* 0 = no timeline */
 	bool counts_only;    /* no per-QP/per-flow tables: fixed memory for long runs */
+	uint8_t ecn_filtered; /* set by the caller before frames_stats_add: the ECN codepoints
+			       * the capture filter of the frames that follow dropped (bit e:
+			       * value e; review reads the pcapng if_filter), 0 for none */
 
 	uint64_t frames, bytes;
 	uint64_t kind[FRAMES_KIND_MAX];

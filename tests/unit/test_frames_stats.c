@@ -175,7 +175,7 @@ static void roundtrip(bool ng)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(pcapf_writer_open(&w, path, ng, FRAMES_LINK_EN10MB, 256), 0);
-	assert_int_equal(pcapf_writer_add_if(&w, FRAMES_LINK_EN10MB, 256, "veth0", G25), 0);
+	assert_int_equal(pcapf_writer_add_if(&w, FRAMES_LINK_EN10MB, 256, "veth0", G25, NULL), 0);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(pcapf_writer_write(&w, 0, 1700000000123456789ull + (uint64_t)i,
 						    b, (uint32_t)n, (uint32_t)n), 0);
