@@ -202,10 +202,16 @@ int conn_connect(const char *host, uint16_t port, const char *bind_addr, uint64_
 				return 0;
 			}
 		}
-		/* Refused: the server is not up yet; try again shortly until the deadline. */
+		/* Refused: the server is not up yet; try again shortly until the deadline. A
+		 * signal (Ctrl-C; pfclab run stopping a client whose server failed) ends the
+		 * pause early with EINTR, and the wait with it: nanosleep is never restarted.
+		 */
 		if (err != -ECONNREFUSED || (int64_t)time_mono_ns() + 100000000 > deadline)
 			break;
-		usleep(100000);
+		if (usleep(100000) && errno == EINTR) {
+			err = -EINTR;
+			break;
+		}
 	}
 	freeaddrinfo(res);
 	if (err == -EINTR)

@@ -24,12 +24,25 @@
 #include "run.h"
 
 #define STOP_WAIT_MS 10000
+/* A step stopped because the other end of its traffic pair failed: the signal again this
+ * often while it runs (its pid file may not have been written yet), this many times. */
+#define PAIR_RESEND_NS 500000000ull
+#define PAIR_RESEND_MAX 10
 
 struct bg {
-	const struct plan_step *s;
+	const struct plan_step *s;	/* set once started in the background */
 	struct remote_proc p;
 	bool running, stopped;
+	bool host_checked;		/* monitor, capture: ended, and its host looked at */
+	bool want_int;			/* to get kill -INT in the next interrupt_marked */
+	bool pair_done;			/* its failure was passed on to the other end */
+	bool peer_failed;		/* stopped because the other end failed */
+	unsigned int_tries;
+	uint64_t int_ns;		/* when kill -INT was last sent */
 	int code;
+	bool no_summary;		/* traffic: no summary in its output */
+	bool fg_ran;			/* a pre/post command run in the foreground */
+	int fg_code;			/* its exit status, or -errno when it did not run */
 };
 
 struct point_run {
@@ -39,6 +52,7 @@ struct point_run {
 	struct bg *bg; /* one per plan step, used for the steps started in the background */
 	char (*hostdir)[1024];
 	bool lost[EXP_MAX_HOSTS];
+	bool mon_failed[EXP_MAX_HOSTS], cap_failed[EXP_MAX_HOSTS];
 	struct validity_obs obs;
 	uint64_t t0;   /* runner wall clock at the point's time zero */
 	json_object *phases;
@@ -175,12 +189,11 @@ static bool is_any(const struct plan_step *s, int phase)
 	return true;
 }
 
-/* kill -INT the MATCHing background steps through their pid files, host by host, then
- * wait for them; what is still there after the wait is killed. */
-static void stop_bg(struct point_run *r, bool (*match)(const struct plan_step *s, int phase), int phase)
+/* kill -INT, through their pid files, host by host, the running steps marked want_int. */
+static void interrupt_marked(struct point_run *r)
 {
 	struct run_ctx *c = r->c;
-	uint64_t end;
+	uint64_t now = time_mono_ns();
 	size_t h, i;
 
 	for (h = 0; h < c->nhosts; h++) {
@@ -192,16 +205,36 @@ static void stop_bg(struct point_run *r, bool (*match)(const struct plan_step *s
 
 		if (r->lost[h])
 			continue;
-		for (i = 0; i < r->pl.n && n < 63; i++)
-			if (r->bg[i].running && r->bg[i].s->host == h && match(r->bg[i].s, phase)) {
-				argv[n++] = r->bg[i].s->name;
-				r->bg[i].stopped = true;
-			}
+		for (i = 0; i < r->pl.n && n < 63; i++) {
+			struct bg *b = &r->bg[i];
+
+			if (!b->running || !b->want_int || b->s->host != h)
+				continue;
+			argv[n++] = b->s->name;
+			b->stopped = true;
+			b->int_ns = now;
+			b->int_tries++;
+		}
 		argv[n] = NULL;
 		if (n == 5)
 			continue;
 		remote_run(&c->hosts[h].t, argv, NULL, 10000, NULL, NULL, NULL, 0);
 	}
+	for (i = 0; i < r->pl.n; i++)
+		r->bg[i].want_int = false;
+}
+
+/* kill -INT the MATCHing background steps, then wait for them; what is still there after
+ * the wait is killed. */
+static void stop_bg(struct point_run *r, bool (*match)(const struct plan_step *s, int phase), int phase)
+{
+	struct run_ctx *c = r->c;
+	uint64_t end;
+	size_t i;
+
+	for (i = 0; i < r->pl.n; i++)
+		r->bg[i].want_int = r->bg[i].running && match(r->bg[i].s, phase);
+	interrupt_marked(r);
 	end = time_mono_ns() + STOP_WAIT_MS * 1000000ull;
 	while (reap(r, match, phase) && time_mono_ns() < end)
 		msleep(20);
@@ -217,6 +250,50 @@ static void stop_bg(struct point_run *r, bool (*match)(const struct plan_step *s
 		b->running = false;
 		b->code = remote_exit_code(&b->p);
 	}
+}
+
+/* One end of a traffic pair ended with an error (a server that could not start, a client
+ * that could not connect): the other end would only wait for it, a client up to its
+ * --timeout and a server up to its --wait, so it is stopped now. A signal sent before the
+ * process wrote its pid file (it had just started) is sent again while it runs.
+ */
+static void stop_pairs(struct point_run *r, int phase)
+{
+	struct run_ctx *c = r->c;
+	uint64_t now = time_mono_ns();
+	bool any = false;
+	size_t i, j;
+
+	for (i = 0; i < r->pl.n; i++) {
+		struct bg *b = &r->bg[i];
+
+		if (!b->s || b->running || !b->code || b->stopped || b->pair_done ||
+		    !is_traffic(b->s, phase))
+			continue;
+		b->pair_done = true;
+		for (j = 0; j < r->pl.n; j++) {
+			struct bg *o = &r->bg[j];
+
+			if (!o->running || o->stopped || !is_traffic(o->s, phase) ||
+			    o->s->role == b->s->role || o->s->host != b->s->peer ||
+			    o->s->peer != b->s->host)
+				continue;
+			run_log(c, "  phase %s: %s on host %s ended with status %d; %s on host %s is "
+				"stopped", r->p->phases[phase].name, b->s->name,
+				c->hosts[b->s->host].h->name, b->code, o->s->name,
+				c->hosts[o->s->host].h->name);
+			o->want_int = o->peer_failed = any = true;
+		}
+	}
+	for (i = 0; i < r->pl.n; i++) {
+		struct bg *b = &r->bg[i];
+
+		if (b->running && b->peer_failed && b->int_tries < PAIR_RESEND_MAX &&
+		    now - b->int_ns >= PAIR_RESEND_NS)
+			b->want_int = any = true;
+	}
+	if (any)
+		interrupt_marked(r);
 }
 
 static bool host_alive(struct run_ctx *c, size_t h)
@@ -238,10 +315,10 @@ static bool check_hosts(struct point_run *r)
 		struct bg *b = &r->bg[i];
 		size_t h;
 
-		if (!b->s || b->running || b->stopped || b->s->phase >= 0)
+		if (!b->s || b->running || b->stopped || b->host_checked || b->s->phase >= 0)
 			continue;
 		h = b->s->host;
-		b->stopped = true; /* looked at once */
+		b->host_checked = true; /* looked at once */
 		if (r->lost[h])
 			continue;
 		if (c->lops->kind != REMOTE_LOCAL && !host_alive(c, h)) {
@@ -269,6 +346,7 @@ static bool wait_phase(struct point_run *r, int phase, uint64_t limit_ns, bool t
 		if (traffic) {
 			if (!reap(r, is_traffic, phase))
 				return true;
+			stop_pairs(r, phase);
 		} else {
 			reap(r, is_any, 0);
 		}
@@ -395,12 +473,12 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 			if (rec_capture_drops(path, &drops))
 				r->obs.capture_drops += drops;
 			else if (!r->lost[h])
-				r->obs.capture_failed = true;
+				r->obs.capture_failed = r->cap_failed[h] = true;
 		}
 		if (c->e->monitor) {
 			snprintf(path, sizeof(path), "%s/monitor", hdir);
 			if (rec_monitor_read(path, &m, NULL, 0) || m.failed)
-				r->obs.monitor_failed = !r->lost[h];
+				r->obs.monitor_failed = r->mon_failed[h] = !r->lost[h];
 			r->obs.counter_resets += m.resets;
 		}
 		/* traffic.jsonl: every traffic process's lines, with the phase and role */
@@ -419,7 +497,7 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 				continue; /* never started (the point stopped before) */
 			rec_traffic_read(tp, &t);
 			if (!t.has_summary && !r->obs.interrupted)
-				r->obs.traffic_missing = true;
+				r->obs.traffic_missing = r->bg[i].no_summary = true;
 			r->obs.traffic_errors += t.errors;
 			if (!f)
 				f = fopen(path, "w");
@@ -437,8 +515,83 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 	}
 }
 
+/* How step I failed, into HOW ("exit status 1"); false when it did not, or ran on a host
+ * that was lost (said apart). A step the runner stopped is judged by its record alone.
+ */
+static bool step_failed(const struct point_run *r, size_t i, char *how, size_t len)
+{
+	const struct plan_step *s = &r->pl.s[i];
+	const struct bg *b = &r->bg[i];
+
+	if (r->lost[s->host])
+		return false;
+	if (b->fg_ran) {
+		if (b->fg_code < 0)
+			snprintf(how, len, "did not run: %s", strerror(-b->fg_code));
+		else
+			snprintf(how, len, "exit status %d", b->fg_code);
+		return b->fg_code != 0;
+	}
+	if (!b->s)
+		return false;
+	if (!b->stopped && b->code)
+		snprintf(how, len, "exit status %d", b->code);
+	else if (s->role == PR_MONITOR && r->mon_failed[s->host])
+		snprintf(how, len, "its record says it failed");
+	else if (s->role == PR_CAPTURE && r->cap_failed[s->host])
+		snprintf(how, len, "no capture summary");
+	else if (b->no_summary && !b->stopped)
+		snprintf(how, len, "no traffic summary");
+	else
+		return false;
+	return true;
+}
+
+/* The point's failed processes, each with the line of its standard error that says why
+ * (records.c): status.json's "errors", also said in the log. */
+static json_object *errors_gather(struct point_run *r, const char *repdir)
+{
+	json_object *errs = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < r->pl.n; i++) {
+		const struct plan_step *s = &r->pl.s[i];
+		const char *hn = r->c->hosts[s->host].h->name;
+		char how[96], file[128], path[1400], msg[REC_ERR_LINE];
+		json_object *o;
+
+		if (!step_failed(r, i, how, sizeof(how)))
+			continue;
+		snprintf(file, sizeof(file), "%s.err", s->name);
+		snprintf(path, sizeof(path), "%s/%s/%s", repdir, hn, file);
+		o = json_object_new_object();
+		json_object_object_add(o, "host", json_object_new_string(hn));
+		json_object_object_add(o, "process", json_object_new_string(s->name));
+		json_object_object_add(o, "file", json_object_new_string(file));
+		json_object_object_add(o, "failure", json_object_new_string(how));
+		json_object_object_add(o, "message", rec_err_line(path, msg, sizeof(msg)) ? NULL :
+				       json_object_new_string(msg));
+		json_object_array_add(errs, o);
+	}
+	return errs;
+}
+
+static void errors_log(struct run_ctx *c, json_object *errs)
+{
+	size_t i, n = json_object_array_length(errs);
+	char line[REC_ERR_LINE + 400];
+
+	for (i = 0; i < n && i < REC_ERRORS_SHOWN; i++) {
+		rec_error_text(json_object_array_get_idx(errs, i), line, sizeof(line));
+		run_log(c, "  %s", line);
+	}
+	if (n > REC_ERRORS_SHOWN)
+		run_log(c, "  and %zu more failed processes (status.json lists them)",
+			n - REC_ERRORS_SHOWN);
+}
+
 static int write_status(struct point_run *r, const char *repdir, unsigned rep, unsigned attempt,
-			bool *valid)
+			bool *valid, json_object *errs)
 {
 	json_object *st = json_object_new_object(), *reasons = json_object_new_array(), *vals;
 	const struct exp_point *p = r->p;
@@ -461,6 +614,7 @@ static int write_status(struct point_run *r, const char *repdir, unsigned rep, u
 	json_object_object_add(st, "finished", json_object_new_boolean(!r->obs.interrupted && !lost));
 	json_object_object_add(st, "valid", json_object_new_boolean(*valid));
 	json_object_object_add(st, "reasons", reasons);
+	json_object_object_add(st, "errors", json_object_get(errs));
 	json_object_object_add(st, "t0_wall_ns", json_object_new_int64((int64_t)r->t0));
 	json_object_object_add(st, "phases", json_object_get(r->phases));
 	snprintf(path, sizeof(path), "%s/status.json", repdir);
@@ -484,6 +638,8 @@ static bool fg_steps(struct point_run *r, int k, enum plan_role role)
 		if (s->phase != k || s->role != role)
 			continue;
 		rc = run_fg(r, s);
+		r->bg[i].fg_ran = true;
+		r->bg[i].fg_code = rc;
 		if (!rc)
 			continue;
 		if (role == PR_PRE)
@@ -584,6 +740,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 {
 	struct point_run r = { .c = c, .p = p };
 	long car0[EXP_MAX_HOSTS], car1[EXP_MAX_HOSTS];
+	json_object *errs;
 	char repdir[1100];
 	bool stopped = false;
 	size_t h, i, k;
@@ -656,7 +813,9 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 
 		if (s->role != PR_POST || s->phase != (int)p->nphases || r.lost[s->host])
 			continue;
-		if (run_fg(&r, s)) {
+		r.bg[i].fg_ran = true;
+		r.bg[i].fg_code = run_fg(&r, s);
+		if (r.bg[i].fg_code) {
 			run_log(c, "host %s: %s failed: the bottleneck was not put back (see its "
 				"%s.err)", c->hosts[s->host].h->name, s->name, s->name);
 			r.obs.essential_failed = true;
@@ -676,8 +835,11 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 	collect(&r, repdir, car0, car1);
 	if (run_stop_requested)
 		r.obs.interrupted = true;
-	rc = write_status(&r, repdir, rep, attempt, valid);
+	errs = errors_gather(&r, repdir);
+	rc = write_status(&r, repdir, rep, attempt, valid, errs);
 	run_log(c, "point %s repetition %u: results written (%s)", p->id, rep, *valid ? "valid" : "invalid");
+	errors_log(c, errs);
+	json_object_put(errs);
 	if (!rc && r.obs.interrupted)
 		rc = -EINTR;
 	for (h = 0; !rc && h < c->nhosts; h++)

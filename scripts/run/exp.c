@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* exp.c: experiment files read into the model of exp.h and checked, with file:line:key errors. */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,8 +11,19 @@
 
 #include "cpoint.h"
 #include "exp.h"
+#include "lib/hw/pci.h"
+#include "lib/opt.h"
 #include "lib/util.h"
+#include "monitor/frames/capture_engine.h"
+#include "monitor/frames/review.h"
 #include "traffic/opts.h"
+
+/* pfclab monitor --interval's range (its option table in monitor/monitor.c). */
+#define MON_INTERVAL_MIN_NS 100000ull
+#define MON_INTERVAL_MAX_NS 3600000000000ull
+#define MON_INTERVAL_WANT "a duration from 100us to 1h (e.g. 500us, 10ms, 30s)"
+/* How long a phase may last. */
+#define PHASE_MAX_NS (7 * 24 * 3600ull * 1000000000ull)
 
 struct pctx {
 	const struct exp *e;
@@ -34,6 +47,19 @@ static int perr(struct pctx *c, int line, const char *key, const char *fmt, ...)
 	snprintf(c->err, c->errlen, "%s:%d: %s: %s%s", c->e->file, line, key, why,
 		 c->var_note ? c->var_note : "");
 	return -EINVAL;
+}
+
+/* VAL is refused by the pfclab subcommand it is passed to (CMD: "traffic -s", "monitor
+ * --gpu"), for WHY, the subcommand's own reason. It says "expected ..."; here, as in every
+ * message of this file, what to do is "give ...".
+ */
+static int sub_err(struct pctx *c, int line, const char *key, const char *val, const char *cmd,
+		   const char *why)
+{
+	bool expected = !strncmp(why, "expected ", 9);
+
+	return perr(c, line, key, "'%s' is not valid for pfclab %s; %s%s", val, cmd,
+		    expected ? "give " : "", expected ? why + 9 : why);
 }
 
 const char *exp_launcher_name(enum exp_launcher l)
@@ -217,7 +243,7 @@ static int get_dur(struct pctx *c, const struct ynode *n, const char *key, uint6
 
 	if (rc)
 		return rc;
-	if (parse_duration_ns(s, min_ns, 7 * 24 * 3600ull * 1000000000ull, ns)) {
+	if (parse_duration_ns(s, min_ns, PHASE_MAX_NS, ns)) {
 		rc = perr(c, n->line, key, "'%s' is not a duration; give e.g. 500ms, 10s or 2m", s);
 		free(s);
 		return rc;
@@ -314,6 +340,206 @@ static int get_host(struct pctx *c, const struct ynode *n, const char *key, size
 	return rc;
 }
 
+/* ---- hosts: each value as the subcommand it is passed to takes it ----------------- */
+
+/* A network interface name as the kernel takes one (dev_valid_name): 1..15 bytes, not "."
+ * or "..", no '/', ':', white space or control character.
+ */
+static bool ifname_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > 15 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]) ||
+		    (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_ifname(struct pctx *c, int line, const char *key, const char *s, const char *cmd)
+{
+	if (ifname_ok(s))
+		return 0;
+	return perr(c, line, key, "'%s' is not an interface name for pfclab %s (1..15 characters, "
+		    "none of '/', ':' or white space); give the interface as 'ip link' names it", s, cmd);
+}
+
+/* What traffic's client connects to (getaddrinfo, either family): an IPv4 address as a
+ * dotted quad, an IPv6 address (a zone after '%' allowed), or a host name of labels between
+ * dots. NULL when it is one of these, else what it is not. Digits and dots alone are a
+ * dotted quad or nothing: getaddrinfo would take "10.1" for 10.0.0.1 and look "999.1.1.1"
+ * up as a name.
+ */
+static const char *addr_problem(const char *s)
+{
+	unsigned char bin[16];
+	const char *p, *label;
+
+	if (strspn(s, "0123456789.") == strlen(s))
+		return inet_pton(AF_INET, s, bin) == 1 ? NULL :
+		       "not an IPv4 address (four numbers 0..255 joined by dots)";
+	if (strchr(s, ':')) {
+		char a[INET6_ADDRSTRLEN + 16], *zone;
+
+		if (strlen(s) >= sizeof(a))
+			return "not an IPv6 address";
+		snprintf(a, sizeof(a), "%s", s);
+		zone = strchr(a, '%');
+		if (zone)
+			*zone++ = 0;
+		if (inet_pton(AF_INET6, a, bin) != 1 || (zone && !ifname_ok(zone)))
+			return "not an IPv6 address";
+		return NULL;
+	}
+	if (strlen(s) > 253)
+		return "too long for a host name (253 characters at most)";
+	for (label = p = s;; p++) {
+		if (*p && *p != '.') {
+			if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+				break;
+			continue;
+		}
+		/* a label ends: 1..63 characters, no '-' at either end; "name." is a full name */
+		if (p == label ? !(*p == 0 && p > s && p[-1] == '.') :
+		    p - label > 63 || *label == '-' || p[-1] == '-')
+			break;
+		if (!*p)
+			return NULL;
+		label = p + 1;
+	}
+	return "neither an address nor a host name (labels of 1..63 letters, digits, '-' or '_' "
+	       "between dots)";
+}
+
+/* An RDMA device as monitor -d (lib/opt's parser) and traffic -d both take it: a name of
+ * up to 63 characters, without monitor's ":PORT", which traffic -d does not take.
+ */
+static int check_rdma(struct pctx *c, int line, const char *key, const char *s)
+{
+	char dev[64], why[128];
+	uint32_t port = 1;
+
+	if (strchr(s, ':'))
+		return perr(c, line, key, "'%s': pfclab traffic -d takes a device without :PORT "
+			    "(traffic and monitor both use port 1); give the device's name alone", s);
+	if (opt_rdma_dev(s, dev, sizeof(dev), &port, why, sizeof(why)) || strchr(s, '/') ||
+	    strpbrk(s, " \t\n\r\v\f"))
+		return perr(c, line, key, "'%s' is not an RDMA device name (1..63 characters, no '/' "
+			    "or white space); give the device as 'rdma link' names it (mlx5_0, rxe0)", s);
+	return 0;
+}
+
+/* ssh's destination is an argument of ssh itself (before "--"): a leading '-' would make
+ * it an option. A Slurm node goes to srun --nodelist, which would take a list.
+ */
+static int check_reach(struct pctx *c, int line, const char *key, const char *s, bool node)
+{
+	size_t i;
+	bool bad = s[0] == '-' || (node && strpbrk(s, ",["));
+
+	for (i = 0; s[i] && !bad; i++)
+		bad = isspace((unsigned char)s[i]) || (unsigned char)s[i] < 0x20;
+	if (!bad)
+		return 0;
+	if (node)
+		return perr(c, line, key, "'%s' is not one Slurm node name (no '-' first, no ',', '[' "
+			    "or white space); give one node of the allocation, as 'scontrol show "
+			    "hostnames' lists them", s);
+	return perr(c, line, key, "'%s' is not an ssh destination (no '-' first, no white space); "
+		    "give a host, user@host or a Host of the ssh config", s);
+}
+
+/* The capture interfaces as pfclab capture -i takes them: names, at most its number, none
+ * twice. */
+static int check_capture_ifs(struct pctx *c, int line, const char *key, const struct exp_host *h)
+{
+	size_t i, j;
+	int rc;
+
+	if (h->ncapture_ifs > FRAMES_CAP_MAX_IFS)
+		return perr(c, line, key, "%zu interfaces; pfclab capture takes at most %d",
+			    h->ncapture_ifs, FRAMES_CAP_MAX_IFS);
+	for (i = 0; i < h->ncapture_ifs; i++) {
+		rc = check_ifname(c, line, key, h->capture_ifs[i], "capture -i");
+		if (rc)
+			return rc;
+		for (j = 0; j < i; j++)
+			if (!strcmp(h->capture_ifs[i], h->capture_ifs[j]))
+				return perr(c, line, key, "'%s' given twice; every frame would be "
+					    "counted and written twice", h->capture_ifs[i]);
+	}
+	return 0;
+}
+
+/* "hosts.NAME.KEY" in k */
+static const char *hkey(char *k, size_t len, const struct exp_host *h, const char *key)
+{
+	snprintf(k, len, "hosts.%.100s.%s", h->name, key);
+	return k;
+}
+
+/* Host values once every host is read: each as the subcommand it goes to checks it. */
+static int check_host(struct pctx *c, const struct exp_host *h, const struct ynode *m)
+{
+	const struct ynode *v;
+	struct traffic_opts to;
+	char k[200], why[EXP_ERR_LEN];
+	const char *why_not;
+	int rc = 0;
+
+	if (h->ssh && (v = ytree_get(m, "ssh")))
+		rc = check_reach(c, v->line, hkey(k, sizeof(k), h, "ssh"), h->ssh, false);
+	if (!rc && h->node && (v = ytree_get(m, "node")))
+		rc = check_reach(c, v->line, hkey(k, sizeof(k), h, "node"), h->node, true);
+	if (!rc && h->addr && (v = ytree_get(m, "addr")) && (why_not = addr_problem(h->addr)))
+		rc = perr(c, v->line, hkey(k, sizeof(k), h, "addr"), "'%s' is %s; give the address "
+			  "traffic clients connect to: an IPv4 or IPv6 address, or a host name",
+			  h->addr, why_not);
+	if (!rc && h->rdma && (v = ytree_get(m, "rdma")))
+		rc = check_rdma(c, v->line, hkey(k, sizeof(k), h, "rdma"), h->rdma);
+	if (!rc && h->netdev && (v = ytree_get(m, "netdev")))
+		rc = check_ifname(c, v->line, hkey(k, sizeof(k), h, "netdev"), h->netdev,
+				  "monitor -i");
+	if (!rc && h->gid_index && (v = ytree_get(m, "gid_index")) &&
+	    traffic_opts_check("-x", h->gid_index, &to, why, sizeof(why)))
+		rc = sub_err(c, v->line, hkey(k, sizeof(k), h, "gid_index"), h->gid_index,
+			     "traffic -x", why);
+	if (!rc && h->ncapture_ifs && (v = ytree_get(m, "capture")))
+		rc = check_capture_ifs(c, v->line, hkey(k, sizeof(k), h, "capture"), h);
+	return rc;
+}
+
+/* hosts.X.gpu, once the monitor section is read: pfclab monitor --gpu takes an index only
+ * (lib/opt's parser); with the monitor off only traffic --gpu gets it, which also takes
+ * the GPU's PCI address.
+ */
+static int check_gpus(struct pctx *c, const struct exp *e)
+{
+	const struct ynode *hs = ytree_get(e->root, "hosts");
+	char k[200], why[128];
+	size_t i;
+	int idx;
+
+	for (i = 0; i < e->nhosts; i++) {
+		const struct exp_host *h = &e->hosts[i];
+		const struct ynode *v = h->gpu ? ytree_get(ytree_get(hs, h->name), "gpu") : NULL;
+		unsigned dom, bus, dev, fn;
+
+		if (!v || !opt_gpu_index(&idx, h->gpu, why, sizeof(why)))
+			continue;
+		snprintf(k, sizeof(k), "hosts.%.100s.gpu", h->name);
+		if (e->monitor)
+			return sub_err(c, v->line, k, h->gpu, "monitor --gpu", why);
+		if (hw_pci_parse_bdf(h->gpu, &dom, &bus, &dev, &fn))
+			return perr(c, v->line, k, "'%s' is not valid for pfclab traffic --gpu; give a "
+				    "GPU index 0..63 (see nvidia-smi -L) or a PCI address such as "
+				    "0000:17:00.0", h->gpu);
+	}
+	return 0;
+}
+
 /* ---- hosts ------------------------------------------------------------------------ */
 
 static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
@@ -383,6 +609,9 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 			return perr(c, m->line, k, "no netdev: name the host's RDMA network interface "
 				    "(netdev: eth2), monitored and captured on");
 		}
+		rc = check_host(c, h, m);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -444,13 +673,12 @@ static int traffic_key(struct pctx *c, const struct tkey *t, const struct ynode 
 	rc = get_str(c, v, key, &s);
 	if (rc)
 		return rc;
-	/* traffic says "expected a size from ..."; here, as in every message of this file,
-	 * what to do is "give ...".
-	 */
-	if (traffic_opts_check(t->flag, s, o, why, sizeof(why)))
-		rc = perr(c, v->line, key, "'%s' is not valid for pfclab traffic %s; %s%s", s,
-			  t->flag, strncmp(why, "expected ", 9) ? "" : "give ",
-			  strncmp(why, "expected ", 9) ? why : why + 9);
+	if (traffic_opts_check(t->flag, s, o, why, sizeof(why))) {
+		char cmd[40];
+
+		snprintf(cmd, sizeof(cmd), "traffic %s", t->flag);
+		rc = sub_err(c, v->line, key, s, cmd, why);
+	}
 	if (!rc)
 		rc = strv_add(&tr->args, &tr->nargs, t->flag);
 	if (!rc)
@@ -663,6 +891,8 @@ static int parse_injects(struct pctx *c, const struct ynode *l, const char *key,
 		if ((v = ytree_get(m, "iface"))) {
 			snprintf(k, sizeof(k), "%.150s[%zu].iface", key, i);
 			rc = get_str(c, v, k, &in->iface);
+			if (!rc)
+				rc = check_ifname(c, v->line, k, in->iface, "inject -i");
 			if (rc)
 				return rc;
 		}
@@ -1005,9 +1235,13 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 	if ((v = ytree_get(m, "interval"))) {
 		free(e->mon_interval);
 		e->mon_interval = NULL;
-		rc = get_dur(c, v, "monitor.interval", 1000000, &e->mon_interval, &e->mon_interval_ns);
+		rc = get_str(c, v, "monitor.interval", &e->mon_interval);
 		if (rc)
 			return rc;
+		if (parse_duration_ns(e->mon_interval, MON_INTERVAL_MIN_NS, MON_INTERVAL_MAX_NS,
+				      &e->mon_interval_ns))
+			return sub_err(c, v->line, "monitor.interval", e->mon_interval,
+				       "monitor --interval", "expected " MON_INTERVAL_WANT);
 	}
 	if ((v = ytree_get(m, "sources"))) {
 		static const char *const ok[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
@@ -1068,11 +1302,10 @@ static int parse_capture(struct pctx *c, struct exp *e, const struct ynode *m)
 		rc = get_str(c, v, "capture.speed", &e->capture_speed);
 		if (rc)
 			return rc;
-		if (parse_size(e->capture_speed, 1, UINT64_MAX, &u) &&
-		    (strlen(e->capture_speed) < 2 ||
-		     !strchr("KMGT", e->capture_speed[strlen(e->capture_speed) - 1])))
-			return perr(c, v->line, "capture.speed", "'%s' is not a link speed; give e.g. 25G or 100M",
-				    e->capture_speed);
+		/* capture --speed and review --speed: the one parser both use */
+		if (frames_speed_parse(e->capture_speed, &u))
+			return sub_err(c, v->line, "capture.speed", e->capture_speed,
+				       "capture --speed", "give a link speed such as 25G or 100M");
 	}
 	return 0;
 }
@@ -1242,6 +1475,9 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 	if (rc)
 		goto fail;
 	if ((v = ytree_get(r, "monitor")) && (rc = parse_monitor(&c, e, v)))
+		goto fail;
+	rc = check_gpus(&c, e);
+	if (rc)
 		goto fail;
 	if ((v = ytree_get(r, "capture")) && (rc = parse_capture(&c, e, v)))
 		goto fail;

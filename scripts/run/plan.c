@@ -379,6 +379,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 				char w[32];
 
 				STEP(PR_SERVER, (int)k, t->to);
+				s->peer = from;
 				snprintf(s->name, sizeof(s->name), "traffic-%.50s-server-%.20s", ph->name,
 					 c->hosts[from].h->name);
 				snprintf(s->out, sizeof(s->out), "%s.jsonl", s->name);
@@ -393,6 +394,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 				size_t from = t->from[i];
 
 				STEP(PR_CLIENT, (int)k, from);
+				s->peer = t->to;
 				snprintf(s->name, sizeof(s->name), "traffic-%.50s-client-%.20s", ph->name,
 					 c->hosts[t->to].h->name);
 				snprintf(s->out, sizeof(s->out), "%s.jsonl", s->name);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util.h"
 #include "records.h"
 
 const char *rec_json_str(json_object *o)
@@ -288,6 +289,160 @@ int rec_traffic_read(const char *path, struct rec_traffic *t)
 		t->rx_gbps = t->rx_bytes * 8 / t->rx_secs / 1e9;
 	t->rx_valid = t->rx_valid && t->rx_secs > 0 && isfinite(t->rx_gbps);
 	return rc;
+}
+
+/* The length of the UTF-8 character at S (N bytes left), 0 when S does not start one:
+ * a bad lead byte, a missing or bad continuation, an overlong form, a surrogate or a code
+ * point past U+10FFFF (RFC 3629). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+size_t rec_text_clean(const char *in, size_t n, char *out, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t i = 0, o = 0, l, w, keep = 0; /* keep: where "..." goes if it comes to that */
+
+	if (len < 4) {
+		if (len)
+			out[0] = 0;
+		return 0;
+	}
+	while (i < n) {
+		l = utf8_len(s + i, n - i);
+		w = l ? l : 1;
+		if (o + w > len - 1) {
+			memcpy(out + keep, "...", 3);
+			o = keep + 3;
+			break;
+		}
+		if (!l)
+			out[o] = '?';
+		else if (l == 1)
+			out[o] = s[i] < 0x20 || s[i] == 0x7f ? ' ' : (char)s[i];
+		else
+			memcpy(out + o, s + i, l);
+		o += w;
+		i += w;
+		if (o <= len - 4)
+			keep = o;
+	}
+	out[o] = 0;
+	return o;
+}
+
+/* pfclab's own lines on standard error that say how a run goes, not what went wrong:
+ * "pfclab CMD" and then one of these. */
+static const char *const progress_lines[] = {
+	": warning: ",			/* taken only when nothing else is there */
+	": listening on ",		/* capture: it has started */
+	": waiting for a client on ",	/* traffic server */
+	": wrote ",			/* inject -w: the frames written */
+	": sent ",			/* inject: the frames sent */
+	": answering ",			/* inject cnp-on-ce */
+	": PFC on ",			/* inject pfc-on-backlog */
+};
+
+/* 0 a line that says what went wrong, 1 a warning, 2 progress or blank. */
+static int err_line_rank(const char *l, size_t n)
+{
+	const char *colon;
+	size_t i;
+
+	while (n && (*l == ' ' || *l == '\t' || *l == '\r'))
+		l++, n--;
+	while (n && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r'))
+		n--;
+	if (!n)
+		return 2;
+	if (n < 8 || strncmp(l, "pfclab ", 7) || !(colon = memchr(l, ':', n)))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(progress_lines); i++) {
+		size_t pl = strlen(progress_lines[i]);
+
+		if ((size_t)(l + n - colon) >= pl && !memcmp(colon, progress_lines[i], pl))
+			return i ? 2 : 1;
+	}
+	return 0;
+}
+
+int rec_err_line(const char *path, char *buf, size_t len)
+{
+	char text[65536];
+	const char *p, *end, *best = NULL;
+	size_t n, best_n = 0;
+	int best_rank = 2;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return -errno;
+	n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	for (p = text; p < text + n && best_rank; p = end + 1) {
+		int rank;
+
+		end = memchr(p, '\n', (size_t)(text + n - p));
+		if (!end)
+			end = text + n;
+		rank = err_line_rank(p, (size_t)(end - p));
+		if (rank < best_rank) {
+			best = p;
+			best_n = (size_t)(end - p);
+			best_rank = rank;
+		}
+	}
+	if (!best)
+		return -ENODATA;
+	while (best_n && (*best == ' ' || *best == '\t'))
+		best++, best_n--;
+	while (best_n && (best[best_n - 1] == ' ' || best[best_n - 1] == '\t' ||
+			  best[best_n - 1] == '\r'))
+		best_n--;
+	rec_text_clean(best, best_n, buf, len);
+	return 0;
+}
+
+static void clean_member(json_object *e, const char *key, char *buf, size_t len)
+{
+	const char *v = rec_json_str(rec_json_member(e, key, json_type_string));
+
+	rec_text_clean(v, strlen(v), buf, len);
+}
+
+void rec_error_text(json_object *e, char *buf, size_t len)
+{
+	char host[80], file[160], how[80], msg[REC_ERR_LINE];
+
+	clean_member(e, "host", host, sizeof(host));
+	clean_member(e, "file", file, sizeof(file));
+	clean_member(e, "failure", how, sizeof(how));
+	clean_member(e, "message", msg, sizeof(msg));
+	snprintf(buf, len, "host %s, %s (%s): %s", host, file, *how ? how : "failed",
+		 *msg ? msg : "no error line in it");
 }
 
 void run_tv_push(double **t, double **v, size_t *n, size_t *cap, double tt, double vv)

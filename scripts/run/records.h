@@ -70,6 +70,29 @@ struct rec_traffic {
 };
 int rec_traffic_read(const char *path, struct rec_traffic *t);
 
+/* Text a host left, made fit to show on one line and to put in JSON: the N bytes of IN
+ * into OUT (LEN > 4 bytes) with control characters as spaces and bytes that are not UTF-8
+ * as '?', cut at a character's end with "..." when longer than LEN - 1 bytes. Returns the
+ * length written. */
+size_t rec_text_clean(const char *in, size_t n, char *out, size_t len);
+
+/* The line of a process's standard error (the file PATH, its first 64 KiB) that says
+ * what went wrong: the first one that is not blank, a pfclab warning ("pfclab CMD:
+ * warning: ...") or one of pfclab's progress lines ("listening on", "waiting for a
+ * client", frames sent); a warning when there is nothing else. Made fit to show by
+ * rec_text_clean. 0 with the line in BUF, -ENOENT no such file (or -errno opening it),
+ * -ENODATA nothing to show. */
+int rec_err_line(const char *path, char *buf, size_t len);
+
+/* A failed process as status.json's "errors" keep it: host, process, file (its standard
+ * error, in the host's folder), failure ("exit status 1") and message (rec_err_line's, or
+ * null); REC_ERR_LINE bounds the message, REC_ERRORS_SHOWN the lines shown of a point. */
+#define REC_ERR_LINE 240
+#define REC_ERRORS_SHOWN 8
+/* One of them as a line of text, its members read as data: "host b,
+ * traffic-bidir-server-a.err (exit status 1): pfclab traffic: ...". */
+void rec_error_text(json_object *e, char *buf, size_t len);
+
 /* Appends (t, v) to a time series held as two arrays of n values in cap slots, growing
  * both together; a point that finds no memory is dropped (the plot misses one point). */
 void run_tv_push(double **t, double **v, size_t *n, size_t *cap, double tt, double vv);

@@ -114,7 +114,8 @@ static const char run_usage[] =
 static const char run_tail[] =
 	"\n"
 	"Exit status: 0 every point valid, 1 run-time failure (a host unreachable, a version\n"
-	"mismatch, invalid points, interrupted), 2 usage error or a bad experiment file.\n";
+	"mismatch, invalid points, interrupted, a results folder that holds a run already),\n"
+	"2 usage error or a bad experiment file.\n";
 
 static int launcher_fn(void *dst, const char *v, char *why, size_t len)
 {
@@ -150,9 +151,13 @@ static int run_opts_parse(int argc, char **argv, struct run_ctx *c, const char *
 		{ "report", 0, OPT_STR, .dst = report_dir, .arg = "DIR",
 		  .help = "remake DIR/summary.* and DIR/plots from the records" },
 		{ "results", 'r', OPT_STR, .dst = &c->o.results, .arg = "DIR",
-		  .help = "parent folder of runs (default results); DIR/latest names the newest" },
+		  .help = "parent folder of runs (default results), made if missing (the\n"
+			  "folders above it are not); DIR/latest names the newest" },
 		{ "out", 'o', OPT_STR, .dst = &c->o.out, .arg = "DIR",
-		  .help = "put this run in DIR exactly" },
+		  .help = "put this run in DIR exactly, made if missing (the folders\n"
+			  "above it are not); a DIR that holds a run already is refused" },
+		{ "force", 0, OPT_FLAG, .dst = &c->o.force,
+		  .help = "with --out: replace the run in DIR" },
 		{ "launcher", 'l', OPT_FN, .dst = &c->o.launcher, .fn = launcher_fn, .arg = "NAME",
 		  .help = "local, ssh or slurm (default: the file's launcher:, else ssh)" },
 		{ "ssh-config", 'F', OPT_FN, .dst = &c->o.ssh_config, .fn = ssh_config_fn,
@@ -553,26 +558,67 @@ static void run_points(struct run_ctx *c)
 	}
 }
 
-/* The results folder: refused if it exists (a new run), made, the experiment copied in,
- * results/latest pointed at it, run.log opened. 0, or -1 after saying why.
+/* Before anything is made (and for --dry-run): the folder of a new run must not hold a
+ * run already (--out without --force), the folder runs are made in must not be a run's
+ * folder itself, and the folder either is made in must exist. 0, or -1 after saying why.
+ */
+static int folder_check(struct run_ctx *c, const char *parent)
+{
+	const char *dir = c->o.out ? c->o.out : parent;
+	char what[300], err[PATH_MAX + 400];
+	struct stat st;
+	int rc;
+
+	if (c->o.resume)
+		return 0;
+	rc = run_folder_holds(dir, what, sizeof(what));
+	if (rc == -EEXIST && c->o.out && !c->o.force) {
+		pfc_err("%s already holds %s; give a new folder, --resume %s to run what did not "
+			"finish there, or --force to replace it", dir, what, dir);
+		return -1;
+	}
+	if (rc == -EEXIST && !c->o.out) {
+		pfc_err("%s holds %s itself, but runs are made in folders under it "
+			"(%s/<name>-<time>); give another -r DIR, or --resume %s to go on with that run",
+			dir, what, dir, dir);
+		return -1;
+	}
+	if (rc && rc != -EEXIST) {
+		pfc_errno(-rc, "%s", dir);
+		return -1;
+	}
+	if (stat(dir, &st) && run_folder_parent_check(dir, err, sizeof(err))) {
+		pfc_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The results folder: made (an earlier run's files removed first with --force; a new
+ * timestamped folder refused if it exists), the experiment copied in, results/latest
+ * pointed at it, run.log opened. 0, or -1 after saying why.
  */
 static int run_folder(struct run_ctx *c, const char *parent)
 {
-	char path[PATH_MAX];
-	int rc;
+	char path[PATH_MAX], err[PATH_MAX + 400], what[300] = "";
+	int rc = 0;
 
-	if (!c->o.resume && !c->o.out) {
+	if (c->o.out && c->o.force && run_folder_holds(c->o.out, what, sizeof(what)) == -EEXIST)
+		rc = run_folder_clear(c->o.out, err, sizeof(err));
+	if (!rc && !c->o.resume && !c->o.out) {
 		struct stat st;
 
-		if (!stat(c->dir, &st)) {
+		rc = run_folder_make(parent, err, sizeof(err));
+		if (!rc && !stat(c->dir, &st)) {
 			pfc_err("%s exists already (two runs within a second?); wait a second or give --out",
 				c->dir);
 			return -1;
 		}
 	}
-	rc = pfc_mkdir_p(c->dir);
+	if (!rc && !c->o.resume)
+		rc = run_folder_make(c->dir, err, sizeof(err));
 	if (rc) {
-		pfc_errno(-rc, "%s: cannot create the results folder", c->dir);
+		pfc_err("%s", err);
 		return -1;
 	}
 	if (!c->o.resume) {
@@ -586,6 +632,8 @@ static int run_folder(struct run_ctx *c, const char *parent)
 	}
 	run_path(path, sizeof(path), "%s/run.log", c->dir);
 	c->log = fopen(path, "a");
+	if (what[0])
+		run_log(c, "--force: %s removed from %s", what, c->dir);
 	return 0;
 }
 
@@ -604,6 +652,19 @@ int run_main(int argc, char **argv)
 	first = run_opts_parse(argc, argv, &c, &report_dir);
 	if (first < 0)
 		return first == OPT_HELP ? 0 : 2;
+	if (c.o.force && !c.o.out) {
+		pfc_err("--force needs --out DIR (it replaces the run in that folder)");
+		return 2;
+	}
+	if (c.o.out && c.o.results) {
+		pfc_err("give -o DIR (this run's folder) or -r DIR (the folder runs are made in), "
+			"not both");
+		return 2;
+	}
+	if (c.o.resume && (c.o.out || c.o.results)) {
+		pfc_err("--resume DIR goes on in DIR; give no --out or --results with it");
+		return 2;
+	}
 	if (report_dir) {
 		if (first != argc || c.o.resume) {
 			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
@@ -641,6 +702,10 @@ int run_main(int argc, char **argv)
 		goto out;
 	}
 	parent = run_paths(&c);
+	if (folder_check(&c, parent)) {
+		ret = 1;
+		goto out;
+	}
 	if (c.o.dry_run) {
 		ret = plan_print(&c, stdout) ? 1 : 0;
 		goto out;

@@ -25,6 +25,7 @@ struct run_opts {
 	const char *results;	 /* --results DIR (default results/) */
 	const char *out;	 /* --out DIR: this exact run folder */
 	const char *resume;	 /* --resume DIR */
+	bool force;		 /* --force: replace the run in --out DIR */
 	bool dry_run;
 	bool plots;		 /* make plots (gnuplot) at the end */
 	bool psk;		 /* pass --psk to traffic */
@@ -97,6 +98,7 @@ struct plan_step {
 	enum plan_role role;
 	int phase;	   /* -1: for the whole point (monitor, capture) */
 	size_t host;
+	size_t peer;	   /* traffic: the host at the other end (server <-> client) */
 	char name[96];	   /* file stem in the host's point folder */
 	char out[128];	   /* stdout file name */
 	char **argv;	   /* the command on the host */
@@ -129,8 +131,6 @@ int64_t clock_to_runner(const json_object *manifest_host, int64_t t_ns);
 
 /* ---- manifest.c --------------------------------------------------------------------- */
 int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen);
-json_object *manifest_probe(struct run_ctx *c, size_t h);
-
 /* What host H answered `pfclab version`: its exit code (-1: it did not run), stdout and
  * stderr (either may be NULL; each may be cut at its first newline, in place). 0 with the
  * version in hosts[h].version, or -EHOSTUNREACH (ssh failed; the host is marked lost),
@@ -139,11 +139,13 @@ json_object *manifest_probe(struct run_ctx *c, size_t h);
 int manifest_version_answer(struct run_ctx *c, size_t h, int code, char *out, char *errs,
 			    char *err, size_t errlen);
 /* Host H's manifest entry: pfclab version, netdev and what the probe found there. */
-/* ---- validity.c --------------------------------------------------------------------- */
+json_object *manifest_probe(struct run_ctx *c, size_t h);
 /* Adds to O what a host printed for the probe (OUT, its sections "@@NAME" lines; cut up in
  * place): hostname, kernel, driver (ethtool -i), carrier_changes (each null where absent)
  * and doctor (its items by section, or a string saying there was no report). */
 void manifest_parse_probe(json_object *o, char *out);
+
+/* ---- validity.c --------------------------------------------------------------------- */
 struct validity_obs {
 	bool host_unreachable[EXP_MAX_HOSTS];
 	bool essential_failed;
@@ -173,6 +175,20 @@ void exec_cleanup_hosts(struct run_ctx *c);
 int summary_make(const char *dir, char *err, size_t errlen);
 /* (Re)make DIR/plots from DIR/summary.json and the records; -ENOENT without gnuplot. */
 int plots_make(const char *dir, char *err, size_t errlen);
+
+/* ---- folder.c: the results folder ------------------------------------------------- */
+/* Whether DIR holds a run already (manifest.json, experiment.yaml, run.log or points/):
+ * 0 no (DIR may be absent), -EEXIST with WHAT saying which run ("the run exp-20261122-171812
+ * (status complete; 3 of 3 repetitions finished)"), or another -errno from lstat. */
+int run_folder_holds(const char *dir, char *what, size_t len);
+/* --force: removes an earlier run's files and folders from DIR (those above and
+ * summary.*, plots/), nothing else. 0, or -errno with ERR. */
+int run_folder_clear(const char *dir, char *err, size_t errlen);
+/* The folder DIR is made in exists: 0, or -errno with ERR saying what to do. */
+int run_folder_parent_check(const char *dir, char *err, size_t errlen);
+/* DIR made (0755) unless it is a folder already; the folders above it are never made:
+ * -ENOENT (with ERR) when its parent is missing. 0, or -errno with ERR. */
+int run_folder_make(const char *dir, char *err, size_t errlen);
 
 /* ---- small helpers (run.c) ---------------------------------------------------------- */
 void run_log(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -400,6 +400,16 @@ static void text_rep(FILE *f, json_object *rep)
 	}
 	json_object_object_get_ex(rep, "duration_s", &x);
 	fprintf(f, ", %.1f s\n", json_object_get_double(x));
+	x = rec_json_member(rep, "errors", json_type_array);
+	for (i = 0; i < rec_json_len(x) && i < REC_ERRORS_SHOWN; i++) {
+		char line[REC_ERR_LINE + 400];
+
+		rec_error_text(json_object_array_get_idx(x, i), line, sizeof(line));
+		fprintf(f, "    error  %s\n", line);
+	}
+	if (rec_json_len(x) > REC_ERRORS_SHOWN)
+		fprintf(f, "    error  and %zu more (summary.json lists them)\n",
+			rec_json_len(x) - REC_ERRORS_SHOWN);
 	if (json_object_object_get_ex(rep, "throughput_gbps", &tput)) {
 		json_object_object_foreach(tput, phase, dirs) {
 			fprintf(f, "    throughput %-12s", phase);
@@ -519,6 +529,35 @@ static void text_summary(FILE *f, const char *name, const char *status, size_t v
 	}
 }
 
+/* status.json's failed processes, each member read as data: a string made fit to show
+ * (rec_text_clean) or null; an element that is no object is left out. */
+static json_object *errors_of(json_object *st)
+{
+	static const char *const keys[] = { "host", "process", "file", "failure", "message" };
+	json_object *in = rec_json_member(st, "errors", json_type_array), *out;
+	size_t i, k;
+
+	out = json_object_new_array();
+	for (i = 0; i < rec_json_len(in); i++) {
+		json_object *e = json_object_array_get_idx(in, i), *o;
+
+		if (!json_object_is_type(e, json_type_object))
+			continue;
+		o = json_object_new_object();
+		for (k = 0; k < ARRAY_SIZE(keys); k++) {
+			json_object *v = rec_json_member(e, keys[k], json_type_string);
+			char buf[REC_ERR_LINE];
+
+			if (v)
+				rec_text_clean(json_object_get_string(v),
+					       (size_t)json_object_get_string_len(v), buf, sizeof(buf));
+			json_object_object_add(o, keys[k], v ? json_object_new_string(buf) : NULL);
+		}
+		json_object_array_add(out, o);
+	}
+	return out;
+}
+
 /* The repetitions of one point (folder ppath) into reps; the valid ones also into agg. */
 static void point_reps(const struct exp *e, const char *ppath, json_object *reps,
 		       json_object *agg, size_t *valid_n, size_t *total_n)
@@ -549,6 +588,7 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 		json_object_object_add(rep, "valid", x ? json_object_get(x) : json_object_new_boolean(0));
 		x = rec_json_member(st, "reasons", json_type_array);
 		json_object_object_add(rep, "reasons", x ? json_object_get(x) : json_object_new_array());
+		json_object_object_add(rep, "errors", errors_of(st));
 		json_object_object_add(rep, "phases",
 				       json_object_get(rec_json_member(st, "phases", json_type_array)));
 		dur = point_duration(st);

@@ -4,9 +4,12 @@
 # (host a = va, host b = vb; no RDMA needed). Inject phases send known numbers of PFC and
 # CNP frames from a; the summary must report exactly those on b. Also: the results layout,
 # plots (gnuplot exit status, each data file holding its series), --dry-run, --report,
-# --resume, retries after a failing essential command, Ctrl-C, a version mismatch.
+# --resume, retries after a failing essential command, Ctrl-C, a version mismatch; a
+# results folder that holds a run refused (-o, -r) or replaced (--force), no folders made
+# above the results folder; a traffic pair whose server fails: the client stopped at once
+# and the server's own error line in the terminal, status.json and the summary.
 source "$(dirname "$0")/../lib.sh"
-plan 15
+plan 19
 
 name=run-local
 need_root $name || finish
@@ -192,6 +195,90 @@ if [ $rc -eq 1 ] && [ -d "$d2/points/p000/rep0.failed1" ] &&
 	ok "$name: a failing essential command makes the point invalid; retried once; exit 1"
 else
 	fail "$name: essential" "exit $rc $(tail -n 2 ess.out | tr '\n' ' ')"
+fi
+
+# A folder that holds a run: -o refuses it and leaves it as it was; -r refuses to make runs
+# inside a run's folder; --force replaces it; no folder is made above the results folder.
+log_lines=$(wc -l <"$dir/run.log")
+st0=$(cat "$dir/points/p000/rep0/status.json")
+out=$(run -q -o "$dir" inject.yaml 2>&1)
+rc=$?
+run -n -o "$dir" inject.yaml >/dev/null 2>&1
+rcn=$?
+if [ $rc -eq 1 ] && [ $rcn -eq 1 ] &&
+	echo "$out" | grep -q "^pfclab run: $dir already holds the run veth-inject-.* (status complete; 2 of 2 repetitions finished); give a new folder, --resume $dir to run what did not finish there, or --force to replace it\$" &&
+	[ "$(wc -l <"$dir/run.log")" = "$log_lines" ] && [ "$(cat "$dir/points/p000/rep0/status.json")" = "$st0" ] &&
+	! ls -d "$dir"/points/p000/rep0.* >/dev/null 2>&1; then
+	ok "$name: -o DIR that holds a finished run is refused (--dry-run too), naming the run and what to do; nothing in it changed"
+else
+	fail "$name: -o DIR holding a run" "exit $rc/$rcn: $out"
+fi
+out=$(run -q -r "$dir" inject.yaml 2>&1)
+rc1=$?
+out2=$(run -q -r "$work/nope/results" inject.yaml 2>&1)
+rc2=$?
+run -n -r "$work/nope/results" inject.yaml >/dev/null 2>&1
+rc3=$?
+if [ $rc1 -eq 1 ] && echo "$out" | grep -q "holds the run veth-inject-.* itself, but runs are made in folders under it" &&
+	[ $rc2 -eq 1 ] && [ $rc3 -eq 1 ] && [ ! -e "$work/nope" ] &&
+	echo "$out2" | grep -q "^pfclab run: $work/nope: No such file or directory; pfclab run makes the results folder $work/nope/results but not the folders above it"; then
+	ok "$name: -r DIR that is a run's folder is refused; -r under a missing folder is refused and makes nothing"
+else
+	fail "$name: -r checks" "exit $rc1/$rc2/$rc3: $out / $out2"
+fi
+cat >idle.yaml <<EOF
+name: idle
+launcher: local
+hosts:
+  a: {netdev: va}
+monitor: false
+capture: false
+phases:
+  - {name: p, duration: 100ms}
+EOF
+run -q -o "$work/o1" idle.yaml >/dev/null 2>&1 && id1=$(jq -r .run_id "$work/o1/manifest.json") && sleep 1 &&
+	touch "$work/o1/mine.txt" && run -q -o "$work/o1" --force idle.yaml >force.out 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ "$(jq -r .run_id "$work/o1/manifest.json")" != "$id1" ] && [ -e "$work/o1/mine.txt" ] &&
+	[ "$(ls "$work/o1/points/p000")" = rep0 ] && [ "$(grep -c 'attempt 0' "$work/o1/run.log")" = 1 ] &&
+	grep -q -- "--force: the run $id1 (status complete; 1 of 1 repetition finished) removed from $work/o1" "$work/o1/run.log"; then
+	ok "$name: --force replaces the run in -o DIR (its files only; the log says which run went)"
+else
+	fail "$name: --force" "exit $rc: $(cat force.out)"
+fi
+
+# A server that cannot start (no such RDMA device, or no RDMA at all here): its client is
+# stopped at once instead of retrying for its 10 s --timeout, and the server's own error
+# line is shown with its host and file: on the terminal, in status.json and the summary.
+cat >tfail.yaml <<EOF
+name: tfail
+launcher: local
+hosts:
+  a: {netdev: va, rdma: nodev9, addr: 127.0.0.1}
+  b: {netdev: vb, rdma: nodev9, addr: 127.0.0.1}
+monitor: false
+capture: false
+phases:
+  - name: t
+    traffic: {from: a, to: b, duration: 1s}
+EOF
+t0=$(date +%s%N)
+run --no-plots -o "$work/tf" tfail.yaml >tfail.out 2>tfail.err
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+st=$work/tf/points/p000/rep0/status.json
+first=$(grep -m1 -v '^ *$' "$work/tf/points/p000/rep0/b/traffic-t-server-a.err" 2>/dev/null)
+msg=$(jq -r '.errors[0].message' "$st" 2>/dev/null)
+if [ $rc -eq 1 ] && [ $ms -lt 6000 ] && [ -n "$first" ] && [ "${msg:0:100}" = "${first:0:100}" ] &&
+	[ "$(jq -r '.errors[0] | [.host, .file, .failure] | join(",")' "$st")" = "b,traffic-t-server-a.err,exit status 1" ] &&
+	grep -qF "pfclab run:   host b, traffic-t-server-a.err (exit status 1): ${first:0:60}" tfail.err &&
+	grep -qF "    error  host b, traffic-t-server-a.err (exit status 1): ${first:0:60}" "$work/tf/summary.txt" &&
+	grep -qF "    error  host b, traffic-t-server-a.err (exit status 1): ${first:0:60}" tfail.out &&
+	[ "$(jq -r '.points[0].repetitions[0].errors[0].message' "$work/tf/summary.json")" = "$msg" ] &&
+	grep -q "traffic-t-server-a on host b ended with status 1; traffic-t-client-b on host a is stopped" "$work/tf/run.log"; then
+	ok "$name: a failed traffic server: client stopped, run over in $ms ms; its error line shown ('${first:0:50}...')"
+else
+	fail "$name: failed traffic server" "exit $rc in $ms ms; first '$first'; status $(jq -c .errors "$st" 2>&1 | head -c 300)"
 fi
 
 # Ctrl-C: every process stopped, what was recorded kept, the run marked

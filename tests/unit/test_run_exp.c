@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_run_exp.c: experiment files: every error names file, line and key; sweep expansion
- * (cross product, last variable fastest, ${var} substituted); the plan of a point.
+/* test_run_exp.c: experiment files: every error names file, line and key; host values
+ * checked as the subcommands they go to check them; sweep expansion (cross product, last
+ * variable fastest, ${var} substituted); the plan of a point.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -98,6 +99,80 @@ static void test_errors(void **state)
 		  "  w: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\nphases:\n  - duration: 1s\n",
 		  "exp.yaml:8: sweep.w: 11 values make over 10000 points with the 1000 of the variables before "
 		  "it; at most 10000" },
+		/* Host values: checked as the subcommand they are passed to checks them. */
+		{ "name: t\nhosts:\n  a: {netdev: va, gpu: -1}\n",
+		  "exp.yaml:3: hosts.a.gpu: '-1' is not valid for pfclab monitor --gpu; give a GPU index 0..63 "
+		  "(see nvidia-smi -L)" },
+		{ "name: t\nhosts:\n  a: {netdev: va, gpu: 64}\n",
+		  "exp.yaml:3: hosts.a.gpu: '64' is not valid for pfclab monitor --gpu; give a GPU index 0..63 "
+		  "(see nvidia-smi -L)" },
+		/* a PCI address: traffic --gpu takes it, monitor --gpu does not */
+		{ "name: t\nhosts:\n  a: {netdev: va, gpu: \"0000:17:00.0\"}\n",
+		  "exp.yaml:3: hosts.a.gpu: '0000:17:00.0' is not valid for pfclab monitor --gpu; give a GPU "
+		  "index 0..63 (see nvidia-smi -L)" },
+		{ "name: t\nhosts:\n  a: {netdev: va, gpu: first}\nmonitor: false\n",
+		  "exp.yaml:3: hosts.a.gpu: 'first' is not valid for pfclab traffic --gpu; give a GPU index "
+		  "0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 999.1.1.1}\n",
+		  "exp.yaml:3: hosts.a.addr: '999.1.1.1' is not an IPv4 address (four numbers 0..255 joined by "
+		  "dots); give the address traffic clients connect to: an IPv4 or IPv6 address, or a host name" },
+		{ "name: t\nhosts:\n  a: {netdev: va, addr: 10.1}\n",
+		  "exp.yaml:3: hosts.a.addr: '10.1' is not an IPv4 address (four numbers 0..255 joined by "
+		  "dots); give the address traffic clients connect to: an IPv4 or IPv6 address, or a host name" },
+		{ "name: t\nhosts:\n  a: {netdev: va, addr: \"1.2.3.4.\"}\n",
+		  "exp.yaml:3: hosts.a.addr: '1.2.3.4.' is not an IPv4 address (four numbers 0..255 joined by "
+		  "dots); give the address traffic clients connect to: an IPv4 or IPv6 address, or a host name" },
+		{ "name: t\nhosts:\n  a: {netdev: va, addr: \"2001:db8::1::2\"}\n",
+		  "exp.yaml:3: hosts.a.addr: '2001:db8::1::2' is not an IPv6 address; give the address traffic "
+		  "clients connect to: an IPv4 or IPv6 address, or a host name" },
+		{ "name: t\nhosts:\n  a: {netdev: va, addr: a..b}\n",
+		  "exp.yaml:3: hosts.a.addr: 'a..b' is neither an address nor a host name (labels of 1..63 "
+		  "letters, digits, '-' or '_' between dots); give the address traffic clients connect to: an "
+		  "IPv4 or IPv6 address, or a host name" },
+		{ "name: t\nhosts:\n  a: {netdev: va, addr: \"-h.example\"}\n",
+		  "exp.yaml:3: hosts.a.addr: '-h.example' is neither an address nor a host name (labels of "
+		  "1..63 letters, digits, '-' or '_' between dots); give the address traffic clients connect "
+		  "to: an IPv4 or IPv6 address, or a host name" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: \"mlx5_0:2\"}\n",
+		  "exp.yaml:3: hosts.a.rdma: 'mlx5_0:2': pfclab traffic -d takes a device without :PORT "
+		  "(traffic and monitor both use port 1); give the device's name alone" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: \"m/0\"}\n",
+		  "exp.yaml:3: hosts.a.rdma: 'm/0' is not an RDMA device name (1..63 characters, no '/' or white "
+		  "space); give the device as 'rdma link' names it (mlx5_0, rxe0)" },
+		{ "name: t\nhosts:\n  a: {netdev: abcdefghijklmnop}\n",
+		  "exp.yaml:3: hosts.a.netdev: 'abcdefghijklmnop' is not an interface name for pfclab monitor -i "
+		  "(1..15 characters, none of '/', ':' or white space); give the interface as 'ip link' names it" },
+		{ "name: t\nhosts:\n  a: {netdev: \"eth0:1\"}\n",
+		  "exp.yaml:3: hosts.a.netdev: 'eth0:1' is not an interface name for pfclab monitor -i "
+		  "(1..15 characters, none of '/', ':' or white space); give the interface as 'ip link' names it" },
+		{ "name: t\nhosts:\n  a: {netdev: va, gid_index: 70000}\n",
+		  "exp.yaml:3: hosts.a.gid_index: '70000' is not valid for pfclab traffic -x; give a whole number "
+		  "from 0 to 65535" },
+		{ "name: t\nhosts:\n  a: {netdev: va, capture: [va, mlx5_0, va]}\n",
+		  "exp.yaml:3: hosts.a.capture: 'va' given twice; every frame would be counted and written twice" },
+		{ "name: t\nhosts:\n  a: {netdev: va, capture: [va, \"v b\"]}\n",
+		  "exp.yaml:3: hosts.a.capture: 'v b' is not an interface name for pfclab capture -i (1..15 "
+		  "characters, none of '/', ':' or white space); give the interface as 'ip link' names it" },
+		{ "name: t\nhosts:\n  a: {netdev: va, ssh: -oProxyCommand=x}\n",
+		  "exp.yaml:3: hosts.a.ssh: '-oProxyCommand=x' is not an ssh destination (no '-' first, no white "
+		  "space); give a host, user@host or a Host of the ssh config" },
+		{ "name: t\nhosts:\n  a: {netdev: va, node: \"n[1-2]\"}\n",
+		  "exp.yaml:3: hosts.a.node: 'n[1-2]' is not one Slurm node name (no '-' first, no ',', '[' or "
+		  "white space); give one node of the allocation, as 'scontrol show hostnames' lists them" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 2h}\n",
+		  "exp.yaml:4: monitor.interval: '2h' is not valid for pfclab monitor --interval; give a duration "
+		  "from 100us to 1h (e.g. 500us, 10ms, 30s)" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 50us}\n",
+		  "exp.yaml:4: monitor.interval: '50us' is not valid for pfclab monitor --interval; give a "
+		  "duration from 100us to 1h (e.g. 500us, 10ms, 30s)" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\ncapture: {speed: xxG}\n",
+		  "exp.yaml:4: capture.speed: 'xxG' is not valid for pfclab capture --speed; give a link speed "
+		  "such as 25G or 100M" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nsweep:\n  i: [va, \"v/a\"]\nphases:\n  - duration: 1s\n"
+		  "    inject: {host: a, kind: pfc, iface: \"${i}\"}\n",
+		  "exp.yaml:8: phases[0].inject[0].iface: 'v/a' is not an interface name for pfclab inject -i "
+		  "(1..15 characters, none of '/', ':' or white space); give the interface as 'ip link' names "
+		  "it (sweep i = 'v/a')" },
 	};
 	size_t i;
 
@@ -184,6 +259,36 @@ static void test_sweep_wrap(void **state)
 	free(text);
 }
 
+/* What the subcommands take is taken: host names and IPv6 for addr, a GPU's PCI address
+ * with the monitor off, the ends of monitor's interval range, capture's speed forms. */
+static void test_host_values_ok(void **state)
+{
+	static const char *const texts[] = {
+		"name: t\nhosts:\n  a: {netdev: va, addr: host-a.example.com, gpu: 63}\n",
+		"name: t\nhosts:\n  a: {netdev: va, addr: node1., ssh: user@h1, node: n001}\n",
+		"name: t\nhosts:\n  a: {netdev: va, addr: lab_host2}\n",
+		"name: t\nhosts:\n  a: {netdev: va, addr: \"2001:db8::1\"}\n",
+		"name: t\nhosts:\n  a: {netdev: va, addr: \"fe80::1%va\"}\n",
+		"name: t\nhosts:\n  a: {netdev: va, addr: 192.0.2.255, rdma: mlx5_0, gid_index: 65535}\n",
+		"name: t\nhosts:\n  a: {netdev: va, gpu: \"0000:17:00.0\"}\nmonitor: false\n",
+		"name: t\nhosts:\n  a: {netdev: eth0.100, capture: [eth0.100, mlx5_0]}\n"
+		"monitor: {interval: 100us}\ncapture: {speed: 25gbit}\n",
+		"name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 1h}\ncapture: {speed: 100M}\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(texts); i++) {
+		char err[EXP_ERR_LEN] = "", text[512];
+		struct exp *e = NULL;
+
+		snprintf(text, sizeof(text), "%sphases:\n  - duration: 1s\n", texts[i]);
+		if (exp_parse("ok.yaml", text, strlen(text), &e, err, sizeof(err)))
+			fail_msg("case %zu: %s", i, err);
+		exp_free(e);
+	}
+}
+
 static void plan_ctx(struct run_ctx *c, struct run_host *hosts, struct exp *e, bool psk)
 {
 	size_t h;
@@ -243,6 +348,7 @@ static void test_plan_incast(void **state)
 				 "--gpu 0 -s 1M -D 10s --mem cuda --wait 60000ms", 20000 + nserver);
 			assert_string_equal(l, want);
 			assert_int_equal(pl.s[i].host, 0);
+			assert_int_equal(pl.s[i].peer, 1 + nserver); /* its client's host */
 			nserver++;
 		} else if (pl.s[i].role == PR_CLIENT) {
 			snprintf(want, sizeof(want), "pfclab traffic -d %s%s -p %zu --json --psk /tmp/k/psk "
@@ -250,6 +356,7 @@ static void test_plan_incast(void **state)
 				 nclient == 2 ? " -x 3" : "", 20000 + nclient);
 			assert_string_equal(l, want);
 			assert_int_equal(pl.s[i].host, 1 + nclient);
+			assert_int_equal(pl.s[i].peer, 0); /* its server's host */
 			nclient++;
 		} else if (pl.s[i].role == PR_INJECT) {
 			assert_string_equal(l, "pfclab inject -i eth2 -c 5 -D 70000ms pfc");
@@ -295,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_sweep_wrap),
+		cmocka_unit_test(test_host_values_ok),
 		cmocka_unit_test(test_plan_incast),
 	};
 

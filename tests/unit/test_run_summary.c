@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_run_summary.c: the validity rules, host times on the runner's clock, and summary arithmetic on a small constructed
  * results folder (monitor rates x intervals, captured PFC per priority and paused share,
- * throughput from traffic summaries, spread over repetitions, n/a where nothing was read).
+ * throughput from traffic summaries, spread over repetitions, n/a where nothing was read);
+ * the error line of a failed process and the failed processes in the summary.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -258,6 +259,118 @@ static void test_summary_bad_status(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* The line of a failed process's standard error that says why: progress, warnings and
+ * blank lines passed over, a warning when nothing else is there, nothing from progress
+ * alone; made fit to show (control characters, bytes that are not UTF-8, length). */
+static void test_err_line(void **state)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		const char *want;
+	} cases[] = {
+		{ "pfclab traffic: waiting for a client on port 18515\n\n"
+		  "pfclab traffic: warning: rxe0: no RoCEv2 GID\n"
+		  "pfclab traffic: peer gone: Connection reset\nlater line\n",
+		  0, "pfclab traffic: peer gone: Connection reset" },
+		{ "pfclab capture: listening on va (snaplen 128)\n  \t\n"
+		  "pfclab capture: va: capture failed: Network is down\n",
+		  0, "pfclab capture: va: capture failed: Network is down" },
+		{ "pfclab monitor: warning: dcb: not supported by va\n", 0,
+		  "pfclab monitor: warning: dcb: not supported by va" },
+		{ "sh: 1: ethtool: not found\r\n", 0, "sh: 1: ethtool: not found" },
+		{ "pfclab capture: listening on va\n\n", -ENODATA, NULL },
+		{ "", -ENODATA, NULL },
+		{ "  bad\x01tab\there \xff\xc3\xa9t\xc3\xa9 \xed\xa0\x80 end  \n", 0,
+		  "bad tab here ?\xc3\xa9t\xc3\xa9 ??? end" },
+	};
+	char root[] = "/tmp/run-errline-XXXXXX", path[600], line[REC_ERR_LINE], big[1000], out[16];
+	size_t i, n;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/x.err", root);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		put(root, "x.err", cases[i].text);
+		line[0] = 0;
+		if (rec_err_line(path, line, sizeof(line)) != cases[i].rc)
+			fail_msg("case %zu: rc %d, want %d", i, rec_err_line(path, line, sizeof(line)),
+				 cases[i].rc);
+		if (cases[i].want && strcmp(line, cases[i].want))
+			fail_msg("case %zu:\n got '%s'\nwant '%s'", i, line, cases[i].want);
+	}
+	assert_int_equal(rec_err_line("/nonexistent/x.err", line, sizeof(line)), -ENOENT);
+	/* a long line: cut to the bound with "..." */
+	memset(big, 'e', sizeof(big) - 2);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = 0;
+	put(root, "x.err", big);
+	assert_int_equal(rec_err_line(path, line, sizeof(line)), 0);
+	assert_int_equal(strlen(line), REC_ERR_LINE - 1);
+	assert_string_equal(line + REC_ERR_LINE - 4, "...");
+	/* a cut never splits a character: "é" (2 bytes) that would end past the bound */
+	n = rec_text_clean("abcdefghijk\xc3\xa9", 13, out, sizeof(out));
+	assert_int_equal(n, 13);
+	assert_string_equal(out, "abcdefghijk\xc3\xa9");
+	n = rec_text_clean("abcdefghijklm\xc3\xa9xyz", 18, out, sizeof(out));
+	assert_string_equal(out, "abcdefghijkl...");
+	assert_int_equal(n, 15);
+	n = rec_text_clean("abcdefghijkl\xc3\xa9xyz", 17, out, sizeof(out));
+	assert_string_equal(out, "abcdefghijkl...");
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
+/* status.json's failed processes reach summary.json and summary.txt; read as data: an
+ * element that is no object is left out, a member of the wrong type is null, text is
+ * made fit to show. */
+static void test_summary_errors(void **state)
+{
+	char root[] = "/tmp/run-sumerr-XXXXXX", path[900], d[600];
+	json_object *sum, *x;
+
+	(void)state;
+	results_root(root);
+	rep_folder(root, 0, 1.0, false);
+	snprintf(d, sizeof(d), "%s/points/p000/rep0", root);
+	put(d, "status.json",
+	    "{\"finished\":true,\"valid\":false,\"reasons\":[\"traffic exited with status 1\"],"
+	    "\"errors\":[{\"host\":\"b\",\"process\":\"traffic-x-server-a\","
+	    "\"file\":\"traffic-x-server-a.err\",\"failure\":\"exit status 1\","
+	    "\"message\":\"pfclab traffic: this kernel has no RDMA support\"},"
+	    "5,{\"host\":\"a\",\"file\":\"pre-x-0.err\",\"failure\":7,\"message\":\"bad\\u0001x\"},"
+	    "{\"host\":\"a\",\"file\":\"capture.err\",\"failure\":\"no capture summary\","
+	    "\"message\":null}],"
+	    "\"t0_wall_ns\":1000000000,\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0}]}\n");
+	sum = summarised(root);
+	x = get(sum, "points/0/repetitions/0/errors");
+	assert_int_equal(json_object_array_length(x), 3);
+	assert_string_equal(json_object_get_string(get(x, "0/message")),
+			    "pfclab traffic: this kernel has no RDMA support");
+	assert_string_equal(json_object_get_string(get(x, "0/process")), "traffic-x-server-a");
+	assert_null(get(x, "1/failure"));
+	assert_null(get(x, "1/process"));
+	assert_string_equal(json_object_get_string(get(x, "1/message")), "bad x");
+	assert_null(get(x, "2/message"));
+	snprintf(path, sizeof(path), "grep -qx '    error  host b, traffic-x-server-a.err (exit status 1): "
+		 "pfclab traffic: this kernel has no RDMA support' %s/summary.txt", root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "grep -qx '    error  host a, pre-x-0.err (failed): bad x' %s/summary.txt",
+		 root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "grep -qx '    error  host a, capture.err (no capture summary): "
+		 "no error line in it' %s/summary.txt", root);
+	assert_int_equal(system(path), 0);
+	json_object_put(sum);
+	/* a status.json from before: no errors, an empty list */
+	rep_folder(root, 0, 1.0, true);
+	sum = summarised(root);
+	assert_int_equal(json_object_array_length(get(sum, "points/0/repetitions/0/errors")), 0);
+	json_object_put(sum);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 /* host clock 2 s ahead at the start, 2.01 s at the end: a host time in the middle moves by
  * the interpolated offset; outside the run the nearest measured one applies */
 static void test_clock(void **state)
@@ -285,6 +398,8 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_records_malformed),
 		cmocka_unit_test(test_summary_bad_status),
+		cmocka_unit_test(test_err_line),
+		cmocka_unit_test(test_summary_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

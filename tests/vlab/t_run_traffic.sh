@@ -4,9 +4,10 @@
 # launcher, host a = rxe0/va, host b = rxe1/vb, two points of bidirectional 64 KiB / 4 KiB
 # pfclab traffic with monitor and capture on both ends. The summary must show throughput
 # in both directions for each point, every point valid; the folder goes back to the host
-# (h_run_traffic.sh makes the plots there).
+# (h_run_traffic.sh makes the plots there). Then a server that cannot start (no such
+# device): its client is stopped at once and the server's error line is in status.json.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 4
+plan 5
 
 name=run-traffic
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
@@ -50,5 +51,23 @@ if [ "$n" = 2 ] && [ "${roce:-0}" -gt 100 ] && [ "$(jq '.interfaces[0].kernel_dr
 	ok "$name: traffic.jsonl holds both summaries; capture on va reviewed ($roce RoCEv2 packets, 0 drops)"
 else
 	fail "$name: traffic.jsonl / review" "summaries $n, roce ${roce:-n/a}"
+fi
+# the server on a gets a device that is not there: it fails at once, the client on b is
+# stopped rather than retrying for its 10 s --timeout, and a's own words are kept
+sed -e "s/rdma: $VLAB_DEV_A,/rdma: nodev9,/" -e 's/size: \[64K, 4K\]/size: [64K]/' \
+	"$VLAB_OUT/exp.yaml" >"$VLAB_OUT/fail.yaml"
+"$PFCLAB" run --no-plots -q --out "$VLAB_OUT/fail" "$VLAB_OUT/fail.yaml" >"$VLAB_OUT/fail.out" 2>&1
+rc=$?
+st=$VLAB_OUT/fail/points/p000/rep0/status.json
+ms=$(jq '.phases[0] | (.traffic_end_s - .start_s) * 1000 | floor' "$st" 2>/dev/null)
+sel='.errors[] | select(.file == "traffic-bidir-server-b.err")'
+e0=$(jq -r "$sel"' | "\(.host) \(.failure)"' "$st" 2>/dev/null)
+msg=$(jq -r "$sel"' | .message // empty' "$st" 2>/dev/null)
+if [ $rc -eq 1 ] && [ "${ms:-99999}" -lt 5000 ] && [[ $e0 == "a exit status "* ]] &&
+	[[ $msg == "pfclab traffic: "* ]] && grep -qF "error  host a, traffic-bidir-server-b.err" "$VLAB_OUT/fail.out" &&
+	[ "$(jq '.errors | length' "$r/status.json")" = 0 ]; then
+	ok "$name: a server without its device: traffic over in $ms ms, its error kept ('$msg')"
+else
+	fail "$name: failing server" "exit $rc, traffic $ms ms; the server's error '$e0' '$msg'"
 fi
 finish
