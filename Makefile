@@ -109,12 +109,16 @@ deps:
 
 # What a user runs: the binary, its man pages (made from each command's --help), the
 # counter catalog (built in; installed to copy and edit for --catalog), the lab scripts
-# with the GPUDirect patch series they apply, the virtual lab, and the READMEs. No
-# source files: lab/doctor/ and scripts/run/ are C built into the binary.
+# with the GPUDirect patch series they apply, the virtual lab, and the READMEs with the
+# example experiments. No source files: lab/doctor/ and scripts/run/ are C built into the
+# binary. The documents keep the checkout's layout under DOCDIR, so a path the help texts
+# and READMEs give (scripts/README.md, scripts/experiments/incast.yaml) names a file there
+# as it does in a checkout.
 LAB_INSTALL := lab/deps.sh lab/qos lab/gpudirect lab/README.md
 VLAB_INSTALL := lab/vlab/vlab lab/vlab/guest-init.sh lab/vlab/guest-env.sh
 DOC_INSTALL := README.md monitor/README.md monitor/frames/README.md lab/README.md \
-	traffic/geforce/README.md $(wildcard scripts/README.md)
+	traffic/geforce/README.md $(wildcard scripts/README.md scripts/README-assets/*.png \
+	scripts/experiments/*.yaml)
 
 # build/man/pfclab.1 and pfclab-COMMAND.1: NAME from the command list, the rest is the
 # command's --help as it prints it.
@@ -132,8 +136,9 @@ man: $(BIN)
 	@{ printf '.TH PFCLAB 1 "" "pfclab %s" "pfclab manual"\n.SH NAME\n' "$(VERSION)"; \
 	   printf 'pfclab \\- RoCEv2 congestion and PFC experiments\n.SH DESCRIPTION\n.nf\n'; \
 	   $(abspath $(BIN)) --help | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
-	   printf '.fi\n.SH FILES\n.nf\n%s/catalog.tsv\n%s/lab/\n%s/\n.fi\n' \
-		"$(DATADIR)" "$(DATADIR)" "$(DOCDIR)"; \
+	   printf '.fi\n.SH FILES\n.nf\n%s/catalog.tsv\n%s/lab/\n' "$(DATADIR)" "$(DATADIR)"; \
+	   printf '%s/\n%s/scripts/README.md\n%s/scripts/experiments/\n.fi\n' \
+		"$(DOCDIR)" "$(DOCDIR)" "$(DOCDIR)"; \
 	   printf '.SH SEE ALSO\n'; ls $(BUILD)/man | \
 		sed -n 's/^\(pfclab-.*\)\.1$$/\\fB\1\\fR(1)/p' | paste -sd, - | sed 's/,/, /g'; \
 	 } >$(BUILD)/man/pfclab.1
@@ -149,7 +154,7 @@ install: $(BIN) man
 	done
 	cp -r patches $(DESTDIR)$(DATADIR)/
 	for f in $(DOC_INSTALL); do \
-		install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) || exit 1; \
+		install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; \
 	done
 
 uninstall:

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/opt.h"
 #include "lib/out.h"
 #include "lib/util.h"
 #include "lab/doctor/doctor.h"
@@ -55,53 +56,81 @@ static void usage(FILE *f)
 
 static int version_main(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1) {
-		printf("Usage: pfclab version\n");
-		return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
+	static const struct opt opts[] = { OPT_END };
+	static const struct opt_cmd cmd = {
+		.name = "version",
+		.usage = "Usage: pfclab version\n"
+			 "\n"
+			 "Prints the pfclab version (the same as 'pfclab --version').\n"
+			 "\n",
+		.opts = opts,
+	};
+	int first = opt_parse(&cmd, argc, argv);
+
+	if (first == OPT_HELP)
+		return 0;
+	if (first == OPT_USAGE)
+		return 2;
+	if (first < argc) {
+		pfc_err("unexpected argument '%s'; see 'pfclab version --help'", argv[first]);
+		return 2;
 	}
 	printf("pfclab %s\n", PFCLAB_VERSION);
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The front door's own words (usage, version) or the command's; the exit status. */
+static int dispatch(int argc, char **argv)
 {
 	static char prog[64];
 	size_t i;
-	int rc, err;
 
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    (!strcmp(argv[1], "help") && argc == 2)) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "help")) {	/* pfclab help CMD: the command's --help */
+	if (!strcmp(argv[1], "help")) {
+		/* pfclab help [help]: this usage; pfclab help CMD: the command's --help */
 		static char help[] = "--help";
 
+		if (argc == 2 || !strcmp(argv[2], "help")) {
+			usage(stdout);
+			return 0;
+		}
 		argv[1] = argv[2];
 		argv[2] = help;
 		argc = 3;
 	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
 		return version_main(1, argv);
+	if (argv[1][0] == '-') {
+		pfc_err("unknown option '%s'; see 'pfclab --help'", argv[1]);
+		return 2;
+	}
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (strcmp(argv[1], cmds[i].name))
 			continue;
 		snprintf(prog, sizeof(prog), "pfclab %s", cmds[i].name);
 		pfc_set_progname(prog);
-		rc = cmds[i].main(argc - 1, argv + 1);
-		/* Output lost on a full disk or a closed pipe is a failure, said once here. */
-		err = out_stdout_check();
-		if (err) {
-			pfc_errno(-err, "writing standard output");
-			return 1;
-		}
-		return rc;
+		return cmds[i].main(argc - 1, argv + 1);
 	}
 	pfc_err("'%s' is not a pfclab command; 'pfclab --help' lists them", argv[1]);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv), err;
+
+	/* Output lost on a full disk or a closed pipe is a failure, said once here. */
+	err = out_stdout_check();
+	if (err) {
+		pfc_errno(-err, "writing standard output");
+		return 1;
+	}
+	return rc;
 }

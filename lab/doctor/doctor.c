@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* doctor.c: 'pfclab doctor': runs the host checks and prints the report as text or JSON. */
+#include <ctype.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +77,29 @@ static int parse_section(void *dst, const char *v, char *why, size_t len)
 	return -1;
 }
 
+/* --congestion-point: an interface name as the kernel takes one (dev_valid_name): 1..15
+ * bytes, not "." or "..", no '/', ':' or white space. Refused here rather than reported
+ * as an interface missing from the host.
+ */
+static int parse_ifname(void *dst, const char *v, char *why, size_t len)
+{
+	size_t n = strlen(v), i;
+	bool ok = n > 0 && n < IFNAMSIZ && strcmp(v, ".") && strcmp(v, "..");
+
+	for (i = 0; ok && i < n; i++)
+		if (v[i] == '/' || v[i] == ':' || isspace((unsigned char)v[i]) ||
+		    (unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			ok = false;
+	if (!ok) {
+		snprintf(why, len, "expected an interface name (1..%d characters, none of '/', "
+			 "':' or white space): the port towards the receiver, as 'ip link' "
+			 "names it", IFNAMSIZ - 1);
+		return -1;
+	}
+	*(const char **)dst = v;
+	return 0;
+}
+
 /* One renderer for both forms: each field named once (lib/out.h). */
 static int render(const struct doctor_report *r, const char *const *want, int nwant, bool json)
 {
@@ -134,7 +159,7 @@ int doctor_main(int argc, char **argv)
 		{ "json", 'j', OPT_FLAG, .dst = &json, .help = "print the report as one JSON object" },
 		{ "section", 's', OPT_FN, .dst = &sec, .fn = parse_section, .arg = "NAME",
 		  .help = "only this section (repeatable)" },
-		{ "congestion-point", 0, OPT_STR, .dst = &cpoint, .arg = "DEV",
+		{ "congestion-point", 0, OPT_FN, .dst = &cpoint, .fn = parse_ifname, .arg = "DEV",
 		  .help = "this host is the software congestion point; DEV its port towards the "
 			  "receiver" },
 		OPT_END

@@ -61,7 +61,7 @@ static int read_line(const char *path, char *buf, size_t len)
 static void check_forwarding(struct doctor_report *r, const char *dev)
 {
 	char path[256], v[64], br[256] = "";
-	char item[48];
+	char item[48], fix[320];
 
 	snprintf(item, sizeof(item), "%s forwards", dev);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/brport/state", dev);
@@ -76,24 +76,62 @@ static void check_forwarding(struct doctor_report *r, const char *dev)
 			snprintf(br, sizeof(br), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 		}
 		/* br_private.h: BR_STATE_FORWARDING is 3 */
+		snprintf(fix, sizeof(fix), "wait for STP to reach forwarding, or turn STP off on "
+			 "the bridge (ip link set %.*s type bridge stp_state 0)", IFNAMSIZ - 1,
+			 br[0] ? br : "BRIDGE");	/* an interface name: < IFNAMSIZ */
 		if (!strcmp(v, "3"))
 			doctor_add(r, SEC, item, DOCTOR_OK, "", "port of bridge %s, forwarding",
 				   br[0] ? br : "?");
 		else
-			doctor_add(r, SEC, item, DOCTOR_FAIL,
-				   "wait for STP to reach forwarding, or turn STP off on the bridge "
-				   "(ip link set BRIDGE type bridge stp_state 0)",
+			doctor_add(r, SEC, item, DOCTOR_FAIL, fix,
 				   "port of bridge %s in STP state %s, not forwarding (3)",
 				   br[0] ? br : "?", v);
 		return;
 	}
+	snprintf(fix, sizeof(fix), "make it a bridge port (ip link set %s master BRIDGE) or "
+		 "route (sysctl -w net.ipv4.ip_forward=1)", dev);
 	if (!read_line("/proc/sys/net/ipv4/ip_forward", v, sizeof(v)) && !strcmp(v, "1"))
 		doctor_add(r, SEC, item, DOCTOR_OK, "", "no bridge port; routed (ip_forward 1)");
 	else
-		doctor_add(r, SEC, item, DOCTOR_FAIL,
-			   "make it a bridge port (ip link set DEV master BRIDGE) or route "
-			   "(sysctl -w net.ipv4.ip_forward=1)",
+		doctor_add(r, SEC, item, DOCTOR_FAIL, fix,
 			   "%s is no bridge port and IPv4 forwarding is off", dev);
+}
+
+/* The fix for a port without ECN marking, built on the qdiscs found there: a RED without
+ * ECN is replaced where it sits (its parent and handle); else RED goes in at the root, the
+ * one place that always exists, naming the configured root qdisc it would replace.
+ */
+static void ecn_fix(const struct cp_dump *d, const struct src_qdisc_stats *red_noecn,
+		    const char *dev, char *fix, size_t len)
+{
+	static const char bottleneck[] = "pfclab run's bottleneck: block sets one up for each "
+					 "point; by hand: ";
+	const struct src_qdisc_stats *root = NULL;
+	size_t i;
+
+	if (red_noecn) {
+		char at[32];
+
+		if (red_noecn->parent == TC_H_ROOT)
+			snprintf(at, sizeof(at), "root");
+		else
+			snprintf(at, sizeof(at), "parent %x:%x", red_noecn->parent >> 16,
+				 red_noecn->parent & 0xffff);
+		snprintf(fix, len, "%stc qdisc replace dev %s %s handle %x: red ... ecn",
+			 bottleneck, dev, at, red_noecn->handle >> 16);
+		return;
+	}
+	for (i = 0; i < d->n; i++)
+		if (d->q[i].parent == TC_H_ROOT)
+			root = &d->q[i];
+	if (root && root->handle)	/* configured; the kernel's default has handle 0: */
+		snprintf(fix, len, "%stc qdisc replace dev %s root handle 10: red ... ecn (in "
+			 "place of %s %x:), or add it under a class of %s %x: ('tc class show "
+			 "dev %s' lists them)", bottleneck, dev, root->kind, root->handle >> 16,
+			 root->kind, root->handle >> 16, dev);
+	else
+		snprintf(fix, len, "%stc qdisc replace dev %s root handle 10: red ... ecn",
+			 bottleneck, dev);
 }
 
 void doctor_check_cpoint(struct doctor_report *r, const char *dev)
@@ -103,7 +141,7 @@ void doctor_check_cpoint(struct doctor_report *r, const char *dev)
 	struct nlmsghdr *nlh;
 	struct tcmsg *t;
 	const struct src_qdisc_stats *mark = NULL, *red_noecn = NULL;
-	char item[48], v[32], path[256];
+	char item[48], v[32], path[256], fix[320];
 	size_t i;
 	int rc;
 
@@ -115,9 +153,9 @@ void doctor_check_cpoint(struct doctor_report *r, const char *dev)
 		return;
 	}
 	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
+	snprintf(fix, sizeof(fix), "ip link set %s up; check the cable", dev);
 	if (!read_line(path, v, sizeof(v)) && strcmp(v, "up") && strcmp(v, "unknown"))
-		doctor_add(r, SEC, item, DOCTOR_FAIL, "ip link set DEV up; check the cable",
-			   "%s is %s", dev, v);
+		doctor_add(r, SEC, item, DOCTOR_FAIL, fix, "%s is %s", dev, v);
 	check_forwarding(r, dev);
 
 	snprintf(item, sizeof(item), "%s ECN qdisc", dev);
@@ -130,8 +168,9 @@ void doctor_check_cpoint(struct doctor_report *r, const char *dev)
 		nl_sock_close(&nl);
 	}
 	if (rc) {
-		doctor_add(r, SEC, item, DOCTOR_WARN, "check 'tc -s qdisc show dev DEV'",
-			   "RTM_GETQDISC dump failed: %s", strerror(-rc));
+		snprintf(fix, sizeof(fix), "check 'tc -s qdisc show dev %s'", dev);
+		doctor_add(r, SEC, item, DOCTOR_WARN, fix, "RTM_GETQDISC dump failed: %s",
+			   strerror(-rc));
 		return;
 	}
 	for (i = 0; i < d.n; i++) {
@@ -141,10 +180,7 @@ void doctor_check_cpoint(struct doctor_report *r, const char *dev)
 			red_noecn = &d.q[i];
 	}
 	if (!mark) {
-		static const char fix[] = "pfclab run's bottleneck: block sets one up for each "
-					  "point; by hand: tc qdisc add dev DEV parent 1:1 handle "
-					  "10: red ... ecn";
-
+		ecn_fix(&d, red_noecn, dev, fix, sizeof(fix));
 		if (red_noecn)
 			doctor_add(r, SEC, item, DOCTOR_FAIL, fix, "RED %x: on %s has ECN marking "
 				   "off: it drops instead of marking", red_noecn->handle >> 16, dev);

@@ -5,7 +5,9 @@
 # One VM:   VLAB_DEV_A=rxe0 on VLAB_IF_A=va (VLAB_IP_A), VLAB_DEV_B=rxe1 on
 #           VLAB_IF_B=vb (VLAB_IP_B), a veth pair in the init namespace.
 # Two VMs:  each VM has VLAB_DEV=rxe0 on eth0; VLAB_ROLE=a|b, VLAB_IP, VLAB_PEER_IP.
-# Both:     VLAB_GID (RoCEv2 IPv4 GID index of rxe0), VLAB_OUT (files to bring back).
+# Both:     VLAB_GID (RoCEv2 IPv4 GID index of rxe0), VLAB_OUT (files to bring back);
+#           PFCLAB=/pfclab/pfclab, also in PATH as /usr/local/bin/pfclab (the guest init
+#           sets PATH); PFCLAB_ROOT=/pfclab, the repository's tests, lab, scripts, bench.
 
 export VLAB=1 VLAB_TOPO=${VLAB_TOPO:-one} VLAB_ROLE=${VLAB_ROLE:-a}
 export PFCLAB_ROOT=/pfclab PFCLAB=/pfclab/pfclab

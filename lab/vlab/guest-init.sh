@@ -3,7 +3,7 @@
 # guest-init.sh: PID 1 of a vlab guest. Mounts the basics, loads the RDMA modules, builds
 # the RoCE topology, runs every script in /vlab/scripts, writes results and files to the
 # raw results disk (/dev/vda, a tar archive the host unpacks) and powers off.
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C
+export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null

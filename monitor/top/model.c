@@ -451,6 +451,13 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	c->how = how;
 	c->state = TOP_CELL_NA;
 	c->unit = how_unit(how, x);
+	if (x && !(x->flags & TOP_M_VALID) && (x->flags & TOP_M_ELSEWHERE)) {
+		/* no reading at this moment, no rate: only the whole run's count */
+		c->state = TOP_CELL_ELSEWHERE;
+		c->has_total = true;
+		c->total = x->raw;
+		return;
+	}
 	if (!x || !(x->flags & TOP_M_VALID))
 		return;
 	if (how == TOP_GAUGE || how == TOP_LINK_SHARE) {

@@ -23,6 +23,10 @@ enum {
 	TOP_M_VALID = 1 << 0,	/* raw holds a reading */
 	TOP_M_RATE = 1 << 1,	/* rate holds a per-second rate */
 	TOP_M_COUNTER = 1 << 2,	/* cumulative (else a gauge) */
+	TOP_M_ELSEWHERE = 1 << 3,	/* not read by this source (not valid): raw is what
+					 * another file counted over the whole run, with no
+					 * time line (a results folder's capture.json); the
+					 * snapshot's status says where it came from */
 };
 
 struct top_metric {
@@ -69,6 +73,8 @@ enum top_cell_state {
 	TOP_CELL_NONE,	/* the column has no meaning in this row: blank */
 	TOP_CELL_NA,	/* cannot be read: "n/a" */
 	TOP_CELL_OK,
+	TOP_CELL_ELSEWHERE,	/* not read by the source: "n/a", with total the whole run's
+				 * count from elsewhere (TOP_M_ELSEWHERE), shown marked "*" */
 };
 
 struct top_cell {

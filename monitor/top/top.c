@@ -82,7 +82,8 @@ static const char top_tail[] =
 "by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s; g G start/end.\n"
 "\n"
 "NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
-"counters are printed as 'pfclab monitor' prints them.\n"
+"counters are printed as 'pfclab monitor' prints them; HOSTs, -e and --replay need a\n"
+"terminal (exit 2 without one).\n"
 "Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
 
 /* Words sent to the remote shell: refuse what it would interpret. */
@@ -166,7 +167,9 @@ static const struct opt top_opts_tab[] = {
 	{ "replay", 0, OPT_STR, .dst = &T.replay, .arg = "DIR",
 	  .help = "play back a monitor record, or a 'pfclab run' results folder\n"
 		  "(every record below DIR is a host, side by side, at most\n"
-		  "16: give a point's folder, e.g. DIR/p003/rep0, for one point)" },
+		  "16: give DIR/points/p003/rep0 for one point; a host whose\n"
+		  "frames were captured apart, not in its record, shows the\n"
+		  "whole capture's counts as totals, marked *)" },
 	{ "start", 0, OPT_DUR, 0, UINT64_MAX, &T.start_ns, .arg = "DUR",
 	  .help = "replay: begin DUR into the record" },
 	{ "paused", 0, OPT_FLAG, .dst = &T.paused, .help = "replay: begin paused" },
@@ -282,7 +285,12 @@ static int fallback_text(const struct top_opts *o)
 	char *av[16], port[16], fr[300];
 	int n = 0;
 
-	if (o->replay || o->nhosts || o->experiment) {
+	if (o->replay) {
+		pfc_err("standard output is not a terminal: the replay needs one; the record's "
+			"numbers are in its samples.csv (a results folder's in summary.txt)");
+		return 2;
+	}
+	if (o->nhosts || o->experiment) {
 		pfc_err("standard output is not a terminal: the dashboard needs one; for "
 			"text, run 'pfclab monitor' (on each host)");
 		return 2;

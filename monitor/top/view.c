@@ -85,6 +85,7 @@ static void fmt_cell(const struct top_cell *c, char *buf, size_t n)
 		buf[0] = '\0';
 		return;
 	case TOP_CELL_NA:
+	case TOP_CELL_ELSEWHERE:
 		snprintf(buf, n, "n/a");
 		return;
 	case TOP_CELL_OK:
@@ -103,7 +104,9 @@ static void fmt_cell(const struct top_cell *c, char *buf, size_t n)
 		strcat(buf, "!");
 }
 
-/* The first counter cell of a row that has a total: received, captured, sent. */
+/* The first counter cell of a row that has a total: received, captured, sent; else a
+ * whole run's count from elsewhere (shown marked "*").
+ */
 static const struct top_cell *total_cell(const struct top_row *r, size_t h)
 {
 	static const int order[] = { 0, 3, 1 };
@@ -111,6 +114,9 @@ static const struct top_cell *total_cell(const struct top_row *r, size_t h)
 
 	for (k = 0; k < ARRAY_SIZE(order); k++)
 		if (r->cell[h][order[k]].state == TOP_CELL_OK && r->cell[h][order[k]].has_total)
+			return &r->cell[h][order[k]];
+	for (k = 0; k < ARRAY_SIZE(order); k++)
+		if (r->cell[h][order[k]].state == TOP_CELL_ELSEWHERE)
 			return &r->cell[h][order[k]];
 	return NULL;
 }
@@ -330,6 +336,9 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 						top_fmt_num((double)t->total, cell, sizeof(cell));
 					else
 						cell[0] = '\0';
+					if (t && t->state == TOP_CELL_ELSEWHERE &&
+					    strlen(cell) + 1 < sizeof(cell))
+						strcat(cell, "*");
 				} else {
 					fmt_cell(tc, cell, sizeof(cell));
 					if (tc->mismatch)

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # cli_opts.sh: options of inject, review, capture and monitor, and `pfclab version`, each
 # with its effect checked: frame fields written by inject read back by tshark; review
-# --top; on a veth pair between two namespaces made here: capture -f/-s/-B/-G/--speed/
+# --top; the front door's own words (help help, an unknown option, version's usage errors); on a veth pair between two namespaces made here: capture -f/-s/-B/-G/--speed/
 # --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
 # and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF.
 source "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -51,6 +51,24 @@ if [ $rc -eq 0 ] && [ "$v" = "$("$PFCLAB" --version)" ] && [[ $v =~ ^pfclab\ [0-
 else
 	fail "pfclab version" "rc $rc: '$v' vs '$("$PFCLAB" --version 2>&1)'"
 fi
+# the front door: 'help help' is the usage; an option it does not know, and version's
+# usage errors, are exit 2 with one line saying what was wrong and where to look
+fd=""
+out=$("$PFCLAB" help help 2>&1); rc=$?
+[ $rc -eq 0 ] && [ "$out" = "$("$PFCLAB" --help)" ] || fd+="[help help: rc $rc: $(head -n 1 <<<"$out")] "
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086 # the words of $args are the arguments
+	err=$("$PFCLAB" $args 2>&1 >"$tmp/fd.out"); rc=$?
+	[ $rc -eq 2 ] && [ "$err" = "$want" ] && [ ! -s "$tmp/fd.out" ] || fd+="[$args: rc $rc: $err] "
+done <<'EOF2'
+--bogus|pfclab: unknown option '--bogus'; see 'pfclab --help'
+-x|pfclab: unknown option '-x'; see 'pfclab --help'
+version --bogus|pfclab version: unknown option '--bogus'; see 'pfclab version --help'
+version extra|pfclab version: unexpected argument 'extra'; see 'pfclab version --help'
+no-such-command|pfclab: 'no-such-command' is not a pfclab command; 'pfclab --help' lists them
+EOF2
+if [ -z "$fd" ]; then ok "front door: help help, unknown option, version usage errors (exit 2, one line)"
+else fail "front door" "$fd"; fi
 
 # top: a path named on the command line is checked before the terminal is (exit 2, one
 # line naming the option and the path), whether or not stdout is a terminal

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # install.sh: `make install` honours PREFIX and DESTDIR and installs what a user runs:
 # the binary, a man page per command, the counter catalog, the lab scripts with the
-# patch series, the virtual lab and the READMEs; no source file. The installed pieces
-# run from where they landed, and `make uninstall` takes every file away again.
+# patch series, the virtual lab, the READMEs and the example experiments; no source file.
+# The documents keep the checkout's layout, so the README that `pfclab run --help` names and
+# the READMEs' own links exist installed as in a checkout. The installed pieces run from
+# where they landed, and `make uninstall` takes every file away again.
 source "$(dirname "$0")/../lib.sh"
-plan 11
+plan 13
 stage=$(mktemp -d)
 defer rm -rf "$stage"
 pfx=$stage/opt/pfc
@@ -67,6 +69,30 @@ if [ -z "$bad" ]; then ok "lab scripts, virtual lab and patch series installed a
 else fail "lab scripts, virtual lab and patch series installed and run" "$bad"; fi
 if [ -f "$pfx/share/doc/pfclab/README.md" ]; then ok "READMEs installed"
 else fail "READMEs installed"; fi
+# the runner's README as `pfclab run --help` names it, in the checkout and installed; the
+# READMEs' relative links (images, other READMEs) resolve in the installed tree
+doc=$pfx/share/doc/pfclab
+ref=$("$pfx/bin/pfclab" run --help | grep -o '[a-z/]*README\.md' | head -n 1)
+bad=
+for r in $(cd "$doc" && find . -name README.md); do
+	for l in $(grep -o '](\([^)#: ]*\))' "$doc/$r" | sed 's/^](//; s/)$//'); do
+		[ -e "$doc/$(dirname "$r")/$l" ] || bad+=" $r->$l"
+	done
+done
+if [ -n "$ref" ] && [ -f "$PFCLAB_ROOT/$ref" ] && cmp -s "$doc/$ref" "$PFCLAB_ROOT/$ref" && [ -z "$bad" ]; then
+	ok "run --help's '$ref' exists in the checkout and as $doc/$ref; README links resolve"
+else
+	fail "run --help's README and README links, installed" "ref '$ref'; missing:${bad:- none}"
+fi
+# the example experiments, as in the checkout (scripts/README.md's experiments/NAME.yaml)
+bad=
+n=0
+for f in "$PFCLAB_ROOT"/scripts/experiments/*.yaml; do
+	n=$((n + 1))
+	cmp -s "$f" "$doc/scripts/experiments/${f##*/}" || bad+=" ${f##*/}"
+done
+if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok "the $n example experiments installed in $doc/scripts/experiments"
+else fail "example experiments installed" "$n in the checkout; missing or different:${bad:- none}"; fi
 src=$(find "$stage" -name '*.[cho]' -o -name '*.tsv.o' -o -name Makefile | sed "s|$stage||")
 if [ -z "$src" ]; then ok "no source files installed"
 else fail "no source files installed" "$(head -n 3 <<<"$src" | tr '\n' ' ')"; fi

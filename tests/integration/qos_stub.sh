@@ -3,9 +3,10 @@
 # qos_stub.sh: lab/qos against a stub dcb (state kept in files) and a fixture sysfs with the
 # mlx5 ECN switches: apply sets PFC on one priority, DSCP trust and map, ECN; a second apply
 # changes nothing; restore brings back the previous settings exactly; --dry-run changes
-# nothing; an interface without DCB stops with exit 3.
+# nothing; an interface without DCB stops with exit 3; an interface that does not exist is
+# a usage error (exit 2) that says so.
 source "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 
 QOS=$PFCLAB_ROOT/lab/qos
 need_cmd qos_stub getopt || finish
@@ -13,6 +14,7 @@ W=$(mktemp -d /tmp/pfclab-qos.XXXXXX)
 defer rm -rf "$W"
 mkdir -p "$W/bin" "$W/dcb" "$W/state"
 export QOS_W=$W
+mkdir -p "$W/sys/class/net/veth0"	# an interface without DCB (the stub refuses it)
 for role in roce_np roce_rp; do
 	mkdir -p "$W/sys/class/net/eth9/ecn/$role/enable"
 	for p in 0 1 2 3 4 5 6 7; do echo 0 >"$W/sys/class/net/eth9/ecn/$role/enable/$p"; done
@@ -92,6 +94,13 @@ q apply veth0 --prio 3 >"$W/out" 2>&1
 rc=$?
 [ "$rc" = 3 ] && grep -q 'no DCB support' "$W/out" && [ ! -e "$W/state/veth0.state" ] &&
 	ok qos_no_dcb_stops || fail qos_no_dcb_stops "rc=$rc $(cat "$W/out")"
+msgs=
+for verb in show apply restore; do
+	out=$(q $verb nosuch0 2>&1); rc=$?
+	[ $rc = 2 ] && [ "$out" = "qos: no such interface nosuch0 (see 'ip link')" ] || msgs+="[$verb: rc $rc: $out] "
+done
+[ -z "$msgs" ] && [ ! -e "$W/state/nosuch0.state" ] && ok qos_no_such_interface ||
+	fail qos_no_such_interface "$msgs"
 q apply eth9 --prio 9 >/dev/null 2>&1
 [ $? = 2 ] && ok qos_bad_prio || fail qos_bad_prio "--prio 9 accepted"
 finish

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # stdout_full.sh (host): output lost to a full disk is a failure. Every command that
 # prints results, with its standard output on /dev/full, exits 1 with one line naming
-# the cause (the front door checks standard output once after each command).
+# the cause (the front door checks standard output once after each command, and after
+# its own usage and version).
 source "$(dirname "$0")/../lib.sh"
-plan 7
+plan 10
 [ -w /dev/full ] || { skip "stdout on /dev/full" "no /dev/full"; finish; }
 pcap=$PFCLAB_ROOT/tests/golden/cnp_qps/input.pcap
 want="writing standard output: No space left on device"
@@ -13,12 +14,15 @@ if [ "$(id -u)" -eq 0 ]; then setup_ns ns; fi
 while IFS='|' read -r name cmd; do
 	[[ $cmd == *'$ns'* && -z $ns ]] && { skip "$name > /dev/full" "needs root for a namespace"; continue; }
 	err=$(eval "$cmd" 2>&1 >/dev/full); rc=$?
-	if [ $rc -eq 1 ] && [ "$(grep -c "^pfclab [a-z]*: $want\$" <<<"$err")" -eq 1 ]; then
+	if [ $rc -eq 1 ] && [ "$(grep -cE "^pfclab( [a-z]+)?: $want\$" <<<"$err")" -eq 1 ]; then
 		ok "$name > /dev/full: exit 1, '$want'"
 	else
 		fail "$name > /dev/full: exit 1, '$want'" "rc $rc: $(tail -n 2 <<<"$err" | tr '\n' ' ')"
 	fi
 done <<'EOF2'
+--help|"$PFCLAB" --help
+--version|"$PFCLAB" --version
+help help|"$PFCLAB" help help
 version|"$PFCLAB" version
 review|"$PFCLAB" review "$pcap"
 review --json|"$PFCLAB" review --json "$pcap"

@@ -4,9 +4,12 @@
 # recorded on a veth pair while PFC is injected on priorities 3 and 5, then replayed in
 # tmux; at the end of the record the screen's totals equal the CSV's last row minus its
 # first (PFC per priority, link bytes) and the rates equal the last two rows' delta over
-# their mono_ns. A folder holding two records plays them side by side.
+# their mono_ns. A folder holding two records plays them side by side. A point of a
+# results folder (HOST/monitor without --frames, HOST/capture.json from a capture beside
+# it, as 'pfclab run' lays them out) shows the capture's counts as whole-run totals
+# marked '*', the rates n/a. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
-plan 5
+plan 7
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -23,12 +26,21 @@ mon=$!
 ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -D 3s -q --record "$tmp/results/run1/h1" \
 	2>/dev/null &
 mon2=$!
-defer kill "$mon" "$mon2"
+# a point as 'pfclab run' lays it out: the monitor without --frames, the capture apart
+pt=$tmp/run2/points/p000/rep0/h2
+mkdir -p "$pt"
+ip netns exec "$NSB" "$PFCLAB" monitor -i trb -I 200ms -D 3s -q --record "$pt/monitor" 2>/dev/null &
+mon3=$!
+ip netns exec "$NSB" "$PFCLAB" capture -i trb -q --json -D 3s >"$pt/capture.json" 2>"$tmp/cap.err" &
+cap=$!
+defer kill "$mon" "$mon2" "$mon3" "$cap"
+for _ in $(seq 50); do grep -qs listening "$tmp/cap.err" && break; sleep 0.1; done
 sleep 0.8
 ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 --quanta 100 &&
 	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 --quanta 100 ||
 	{ fail "$name: inject"; finish; }
-wait "$mon" && wait "$mon2" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
+wait "$mon" && wait "$mon2" && wait "$mon3" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
+wait "$cap" || { fail "$name: capture" "$(cat "$tmp/cap.err")"; finish; }
 
 csv=$rec/samples.csv
 # col NAME: the CSV column of NAME; want_total NAME: last row minus first.
@@ -113,4 +125,26 @@ wait_for 'run1/h2' && screen | sed -n 2p | grep -q 'run1/h1 .*run1/h2' &&
 T send-keys -t "$S" q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the results folder's replay" ||
 	fail "$name: q (results folder)" "$(screen | tail -2)"
+
+# The point: the capture's 120 and 30 PFC frames as totals marked '*', no rate.
+T send-keys -t "$S" clear Enter
+T resize-window -t "$S" -x 100 -y 30
+T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
+wait_for PAUSED && T send-keys -t "$S" G
+sleep 0.5
+got="$(cell prio3 4) $(cell prio3 5) $(cell prio5 5) $(cell prio0 5) $(cell CNP 4)"	# CNP: no paused cell
+if [ "$got" = "n/a 120* 30* 0* 0*" ] && screen | tail -1 | grep -q 'total\*: the whole capture, from capture.json'; then
+	ok "$name: a point's capture.json beside a record without frame counters: totals 120* and 30*, rates n/a"
+else
+	fail "$name: capture.json beside the record" "prio3 seen/s, totals prio3 prio5 prio0 CNP: '$got'; $(screen | tail -1)"
+fi
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' || fail "$name: q (point)" "$(screen | tail -2)"
+
+out=$("$PFCLAB" top --replay "$rec" </dev/null 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 2 ] && [[ $out == *"not a terminal: the replay needs one"* ]]; then
+	ok "$name: without a terminal, exit 2: $out"
+else
+	fail "$name: without a terminal" "rc $rc: $out"
+fi
 finish

@@ -550,6 +550,90 @@ static void test_replay(void **state)
 	top_snap_free(&s);
 }
 
+/* A results folder's point: the runner captures apart from the monitor, so a record
+ * without frame counters gets the counts of the capture.json beside it, as whole-run totals
+ * with no rate (n/a, the total marked); a record with its own frame counters keeps them,
+ * and a capture.json that does not parse adds nothing.
+ */
+static void test_replay_capture_json(void **state)
+{
+	static const char meta[] = "{\"interval_ns\":100000000,\"columns\":[{\"name\":"
+		"\"%s\",\"metric\":\"%s\",\"unit\":\"frames\",\"kind\":\"counter\"}]}";
+	char dir[] = "/tmp/pfclab-top-cap-XXXXXX", p[256], txt[512], err[256], cmd[300];
+	const char *host[] = { "a", "b", "c" };
+	struct top_replay *r = NULL;
+	struct top_snap s = { 0 };
+	struct top_model m;
+	const struct top_metric *x;
+	const struct top_row *row3, *cnp;
+	size_t i, n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < 3; i++) {
+		/* a and c: no frame counters; b: recorded with --frames */
+		const char *col = i == 1 ? "capture.cnp.frames" : "rdma.rx.packets";
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s/points/p000/rep0/%s/monitor", dir, host[i]);
+		assert_int_equal(system(cmd), 0);
+		snprintf(p, sizeof(p), "%s/points/p000/rep0/%s/monitor/meta.json", dir, host[i]);
+		snprintf(txt, sizeof(txt), meta, col, col);
+		write_file(p, txt);
+		snprintf(p, sizeof(p), "%s/points/p000/rep0/%s/monitor/samples.csv", dir, host[i]);
+		snprintf(txt, sizeof(txt), "seq,mono_ns,wall_ns,dt_ns,overruns,gaps,%s\n"
+			 "1,1000000000,5000000000,0,0,,5\n2,1100000000,5100000000,100000000,0,,7\n",
+			 col);
+		write_file(p, txt);
+		snprintf(p, sizeof(p), "%s/points/p000/rep0/%s/capture.json", dir, host[i]);
+		write_file(p, i == 2 ? "{\"kinds\":" :
+			   "{\"frames\":4376,\"kinds\":{\"pause\":0,\"pfc\":1610,\"cnp\":1277,"
+			   "\"roce\":2392,\"roce_ce\":2392},"
+			   "\"pfc_frames_per_priority\":[0,0,0,1610,0,0,0,0]}");
+	}
+	assert_int_equal(top_replay_open(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(top_replay_nrec(r), 3);
+	assert_string_equal(top_replay_name(r, 0), "points/p000/rep0/a");
+	assert_int_equal(top_replay_at(r, 0, 0, &s), 0);
+	x = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_non_null(x);
+	assert_int_equal(x->flags, TOP_M_COUNTER | TOP_M_ELSEWHERE);
+	assert_int_equal(x->raw, 1610);
+	assert_int_equal(top_snap_get(&s, "capture.cnp.frames")->raw, 1277);
+	assert_int_equal(top_snap_get(&s, "capture.roce.ce_frames")->raw, 2392);
+	assert_int_equal(top_snap_get(&s, "capture.pause.frames")->raw, 0);
+	assert_non_null(strstr(s.status, "capture.json"));
+	/* on the screen: no rate (n/a), the whole capture as the total */
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	s.got_ns = 1 * S;
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	row3 = row(n, "prio3");
+	cnp = row(n, "CNP");
+	assert_int_equal(row3->cell[0][0].state, TOP_CELL_NA);
+	assert_int_equal(row3->cell[0][3].state, TOP_CELL_ELSEWHERE);
+	assert_true(row3->cell[0][3].has_total);
+	assert_int_equal(row3->cell[0][3].total, 1610);
+	assert_int_equal(cnp->cell[0][3].state, TOP_CELL_ELSEWHERE);
+	assert_int_equal(cnp->cell[0][3].total, 1277);
+	assert_null(row3->hist[0]);	/* no time line, no sparkline */
+	top_model_free(&m);
+	/* b: its own counters, on its time line; c: a broken capture.json adds nothing */
+	assert_int_equal(top_replay_at(r, 1, 100000000ULL, &s), 0);
+	x = top_snap_get(&s, "capture.cnp.frames");
+	assert_int_equal(x->flags, TOP_M_VALID | TOP_M_COUNTER | TOP_M_RATE);
+	assert_int_equal(x->raw, 7);
+	assert_null(top_snap_get(&s, "capture.pfc.prio3.frames"));
+	assert_null(strstr(s.status, "capture.json"));
+	assert_int_equal(top_replay_at(r, 2, 0, &s), 0);
+	assert_null(top_snap_get(&s, "capture.cnp.frames"));
+	assert_non_null(top_snap_get(&s, "rdma.rx.packets"));
+	top_replay_free(r);
+	top_snap_free(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* What top records from a remote host, replay reads back (a metric that appears later
  * starts a second CSV segment).
  */
@@ -615,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_remote_parse),
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay_capture_json),
 		cmocka_unit_test(test_rec_roundtrip),
 	};
 

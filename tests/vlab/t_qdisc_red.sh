@@ -8,9 +8,10 @@
 # the capture equal the two REDs' marks together (va's marks leave on va, vb's arrive on
 # va: every marked packet crosses va once); the CNPs follow them (at least one, all of
 # them in the capture, never more than the CE marks they answer). And `pfclab doctor
-# --congestion-point va` finds the ECN-marking RED.
+# --congestion-point va` finds the ECN-marking RED; on vb, with ECN turned off, it fails
+# with a fix that names vb and the RED's place, and that fix turns marking back on.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 5
+plan 6
 
 name=qdisc_red
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
@@ -91,6 +92,22 @@ if grep -qE "^ +OK +$VLAB_IF_A ECN qdisc +red 10: min 30000 max 90000 limit 4000
 	ok "$name: doctor --congestion-point finds the ECN-marking RED"
 else
 	fail "$name: doctor --congestion-point" "$(tr '\n' ' ' <<<"$dout")"
+fi
+# RED with ECN off on vb: doctor FAILs with a fix naming vb and where the RED sits (its
+# parent and handle); run as given, with RED's parameters, it turns marking on there
+red="red limit 4000000 min 30000 max 90000 avpkt 1000 burst 55 probability 0.5 bandwidth 20mbit"
+# shellcheck disable=SC2086 # the words of $red are tc's
+tc qdisc replace dev "$VLAB_IF_B" parent 1:1 handle 10: $red
+dout=$("$PFCLAB" doctor --section cpoint --congestion-point "$VLAB_IF_B" 2>&1)
+fix=$(sed -n 's/^ *fix: .*by hand: \(tc qdisc replace dev .*\) red \.\.\. ecn$/\1/p' <<<"$dout")
+# shellcheck disable=SC2086
+if grep -qE "^ +FAIL +$VLAB_IF_B ECN qdisc +RED 10: on $VLAB_IF_B has ECN marking off" <<<"$dout" &&
+	[ "$fix" = "tc qdisc replace dev $VLAB_IF_B parent 1:1 handle 10:" ] && $fix $red ecn &&
+	"$PFCLAB" doctor --section cpoint --congestion-point "$VLAB_IF_B" 2>&1 |
+	grep -qE "^ +OK +$VLAB_IF_B ECN qdisc +red 10: .*ecn on"; then
+	ok "$name: doctor on a RED without ECN: the fix names $VLAB_IF_B, parent 1:1 and handle 10:, and works"
+else
+	fail "$name: doctor on a RED without ECN" "fix '$fix': $(tr '\n' ' ' <<<"$dout")"
 fi
 if [ "${cnp:-0}" -gt 0 ] && [ "$cnp" = "$sent" ] && [ "$cnp" -le "${ce:-0}" ]; then
 	ok "$name: $cnp CNPs from cnp-on-ce follow the $ce CE marks"
