@@ -108,7 +108,8 @@ static const char run_usage[] =
 	"capture for each sweep point, then the point's phases (traffic, inject, idle, pre/post\n"
 	"commands); brings the records back, reviews the captures, judges each point valid or\n"
 	"not (retrying invalid ones), and writes summary.json, summary.txt and plots/.\n"
-	"The experiment file format and the results layout: scripts/README.md.\n"
+	"The experiment file format and the results layout: scripts/README.md (installed:\n"
+	"PREFIX/share/doc/pfclab/scripts/README.md, with the examples in scripts/experiments/).\n"
 	"\n"
 	"Options:\n";
 static const char run_tail[] =
