@@ -46,20 +46,6 @@ static size_t count(const struct opt *t)
 	return n;
 }
 
-/* 1000000 -> "1ms", 2500000000 -> "2500ms": the largest unit that divides it. */
-static void fmt_dur(uint64_t ns, char *buf, size_t len)
-{
-	static const struct { uint64_t div; const char *unit; } u[] = {
-		{ 3600000000000ULL, "h" }, { 60000000000ULL, "m" }, { 1000000000ULL, "s" },
-		{ 1000000ULL, "ms" }, { 1000ULL, "us" }, { 1ULL, "ns" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(u) / sizeof(u[0]) - 1 && (ns == 0 || ns % u[i].div); i++)
-		;
-	snprintf(buf, len, "%" PRIu64 "%s", ns / u[i].div, u[i].unit);
-}
-
 /* Up to most example durations that lie in [min, max], in the order of their size
  * ("500us, 10ms, 30s"); the first of the list are preferred.
  */
@@ -114,8 +100,8 @@ static const char *kind_want(const struct opt *o, char *buf, size_t len)
 			 "(e.g. 64, 4K, 1M)", o->min, o->max);
 		return buf;
 	case OPT_DUR:
-		fmt_dur(o->min, lo, sizeof(lo));
-		fmt_dur(o->max, hi, sizeof(hi));
+		fmt_duration_ns(o->min, lo, sizeof(lo));
+		fmt_duration_ns(o->max, hi, sizeof(hi));
 		dur_examples(o->min, o->max, o->max == UINT64_MAX ? 4 : 3, ex, sizeof(ex));
 		if (o->max == UINT64_MAX)
 			snprintf(buf, len, "expected a duration >= %s%s%s%s", lo, *ex ? " (e.g. " : "",
@@ -166,6 +152,10 @@ static int store(const struct opt *o, const char *val)
 		if (o->fn(o->dst, val, why, sizeof(why)) == 0)
 			return 0;
 		say("%s '%s': %s", name, val ? val : "", why[0] ? why : "invalid value");
+		return -1;
+	}
+	if (rc == -EDOM) {	/* a duration finer than the nanoseconds it is kept in */
+		say("%s '%s': not a whole number of nanoseconds", name, val);
 		return -1;
 	}
 	if (rc) {

@@ -25,7 +25,7 @@ enum opt_kind {
 	OPT_U32,	/* uint32_t *: integer in [min, max] */
 	OPT_U64,	/* uint64_t *: integer in [min, max] */
 	OPT_SIZE,	/* uint64_t *: bytes, K/M/G suffixes, in [min, max] */
-	OPT_DUR,	/* uint64_t *: nanoseconds from 10ms, 1s, 250us ..., in [min, max] */
+	OPT_DUR,	/* uint64_t *: nanoseconds from 10ms, 1s, 1.5s, 250us ..., in [min, max] */
 	OPT_STR,	/* const char **: the argument itself */
 	OPT_FN,		/* fn(dst, value, why): anything else */
 	OPT_TEXT,	/* not an option: a heading in --help (.help), e.g. "How many:" */

@@ -208,15 +208,128 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return parse_with_units(s, units, ARRAY_SIZE(units), 1, min, max, out);
 }
 
+static const struct unit dur_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ULL },
+	{ "m", 60000000000ULL }, { "min", 60000000000ULL }, { "h", 3600000000000ULL },
+};
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The decimal fraction 0.DIGITS (n digits, trailing zeros already cut) of one unit of
+ * mult ns, exactly: 0 and *ns, -EDOM when it is no whole number of ns, -ERANGE.
+ * With the zeros cut, 10^n divides DIGITS * mult only when n is at most the number of
+ * 2s or of 5s in mult (13 at most, for 1 h), so 18 digits fit any that can.
+ */
+static int dur_fraction(const char *digits, size_t n, uint64_t mult, uint64_t *ns)
+{
+	uint64_t num = 0, den = 1, g;
+	size_t i;
+
+	if (n > 18)
+		return -EDOM;
+	for (i = 0; i < n; i++) {
+		num = num * 10 + (uint64_t)(digits[i] - '0');
+		den *= 10;
+	}
+	g = gcd_u64(mult, den);
+	den /= g;
+	mult /= g;
+	if (num % den)
+		return -EDOM;
+	num /= den;
+	if (mult && num > UINT64_MAX / mult)
+		return -ERANGE;
+	*ns = num * mult;
+	return 0;
+}
+
 int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out)
 {
-	static const struct unit units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ULL },
-		{ "m", 60000000000ULL }, { "min", 60000000000ULL }, { "h", 3600000000000ULL },
-	};
+	const char *p = s, *frac = NULL;
+	uint64_t whole = 0, mult = 1000000000ULL, part = 0, v;
+	size_t i, nfrac = 0;
+	bool big = false;
+	int rc;
 
-	return parse_with_units(s, units, ARRAY_SIZE(units), 1000000000ULL, min_ns, max_ns,
-				out);
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			big = true;
+		else
+			whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		frac = ++p;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		while (isdigit((unsigned char)*p))
+			p++;
+		nfrac = (size_t)(p - frac);
+		while (nfrac && frac[nfrac - 1] == '0')
+			nfrac--;
+	}
+	if (*p) {
+		for (i = 0; i < ARRAY_SIZE(dur_units); i++)
+			if (!strcasecmp(p, dur_units[i].name))
+				break;
+		if (i == ARRAY_SIZE(dur_units))
+			return -EINVAL;
+		mult = dur_units[i].mult;
+	}
+	rc = dur_fraction(frac, nfrac, mult, &part);
+	if (rc == -EDOM)
+		return rc;
+	if (big || rc || whole > UINT64_MAX / mult)
+		return -ERANGE;
+	v = whole * mult;
+	if (v > UINT64_MAX - part)
+		return -ERANGE;
+	v += part;
+	if (v < min_ns || v > max_ns)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+void fmt_duration_ns(uint64_t ns, char *buf, size_t len)
+{
+	/* h and m only when whole: "90s", not "1.5m" */
+	static const struct unit whole[] = { { "h", 3600000000000ULL }, { "m", 60000000000ULL } };
+	static const struct unit dec[] = { { "s", 1000000000ULL }, { "ms", 1000000 },
+					   { "us", 1000 } };
+	const struct unit *u = NULL;
+	char fr[16];
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(whole) && !u; i++)
+		if (ns && ns % whole[i].mult == 0)
+			u = &whole[i];
+	for (i = 0; i < ARRAY_SIZE(dec) && !u; i++)
+		if (ns >= dec[i].mult)
+			u = &dec[i];
+	if (!u) {
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+		return;
+	}
+	/* the fraction's digits (as many as the unit has ns places), trailing zeros cut */
+	n = (size_t)snprintf(fr, sizeof(fr), "%0*" PRIu64,
+			     u->mult == 1000000000ULL ? 9 : u->mult == 1000000 ? 6 : 3,
+			     ns % u->mult);
+	while (n && fr[n - 1] == '0')
+		n--;
+	fr[n] = '\0';
+	snprintf(buf, len, "%" PRIu64 "%s%s%s", ns / u->mult, n ? "." : "", n ? fr : "",
+		 u->name);
 }
 
 static uint64_t clock_ns(clockid_t id)

@@ -34,13 +34,22 @@ int pfc_write_all(int fd, const void *buf, size_t n);
 /* mkdir -p with mode 0755: dir and any missing parents; 0, -ENAMETOOLONG or -errno. */
 int pfc_mkdir_p(const char *dir);
 
-/* Parsers return 0 or -EINVAL / -ERANGE; *out untouched on error. */
+/* Parsers return 0 or -EINVAL / -ERANGE (durations also -EDOM); *out untouched on error. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 /* Sizes with optional binary suffix: 64, 4K, 64KiB, 1M, 2G (K = 1024). */
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* Durations: 10ms, 1s, 250us, 2m, 1h; a bare number means seconds. Result in ns. */
+/* Durations: a decimal number and a unit (ns, us, ms, s, m or min, h; a bare number means
+ * seconds), with a decimal fraction if wanted: 10ms, 1s, 1.5s, 0.25ms, 2m, 1h. Parsed as
+ * decimal into whole ns, with no rounding: -EDOM when the value is not a whole number of
+ * ns (1.5ns, 0.0000000001s); -EINVAL when it is no duration, -ERANGE out of range.
+ */
 int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out);
+/* ns as parse_duration_ns reads it back, exactly: in hours or minutes when whole, else
+ * in the largest of s, ms, us that it reaches, with the fraction it needs: "1h", "90s",
+ * "1.5s", "2.5ms", "100us", "999ns", "0ns".
+ */
+void fmt_duration_ns(uint64_t ns, char *buf, size_t len);
 
 /* What to say when ibv_get_device_list fails with ENOSYS: the kernel has no RDMA (uverbs)
  * support at all, so neither a driver nor Soft-RoCE can help on this host.

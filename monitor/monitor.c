@@ -55,6 +55,8 @@ struct mon_ctx {
 	} early[MON_MAX_SRC * 2];
 	size_t nearly;
 	bool rec_failed;
+	uint64_t unshown;	/* text: samples in a row with nothing to show, not yet said */
+	uint64_t shown_ns;	/* text: the time of the last sample said */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -67,16 +69,21 @@ static void on_signal(int sig)
 
 static const char monitor_usage[] =
 "Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu N] [--interval 10ms]\n"
-"                      [--count N] [--duration 10s] [--record DIR] [--json] [--raw]\n"
+"                      [--count N] [--duration 30s] [--record DIR] [--json] [--raw]\n"
 "                      [--frames[=IFACE]] [--all]\n"
 "\n"
-"Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, from 1 ms up, and\n"
-"prints per interval the metrics that changed, with deltas, rates and units.\n"
+"Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, every 100 us to 1 h,\n"
+"and prints per interval the metrics that changed, with deltas, rates and units.\n"
 "\n";
 static const char monitor_tail[] =
 "\n"
+"The first sample is the baseline, taken as soon as the sources are open: the next\n"
+"one's deltas cover the whole first interval. --duration 3s at 1s samples at 0, 1, 2\n"
+"and 3 s and ends; --count N takes N samples, the baseline included (N-1 intervals).\n"
+"Text output starts with what is sampled and says when nothing changed.\n"
 "A value that could not be read shows as n/a, never 0. A source the device does not\n"
-"support is reported once. Stop with Ctrl-C; the record stays consistent.\n"
+"support is reported once; when no source can be read at all, the run fails.\n"
+"Stop with Ctrl-C; the record stays consistent.\n"
 "Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
 
 /* --rdma DEV[:PORT] */
@@ -97,6 +104,11 @@ static int parse_sources(void *dst, const char *v, char *why, size_t len)
 	const char *p = v, *e;
 	size_t l;
 
+	if (!*v) {
+		snprintf(why, len, "give at least one source: ethtool, pause, dcb, link, pci, "
+			 "rdma, nvml, qdisc");
+		return -1;
+	}
 	for (; *p; p = e + 1) {
 		e = strchr(p, ',');
 		l = e ? (size_t)(e - p) : strlen(p);
@@ -156,7 +168,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "how often the NVML reader thread reads, on its own cadence:\n"
 			  "1ms..60ms (the counters wrap every ~67 ms at 64 GB/s). Default\n"
 			  "10ms, or the sampling interval up to 50ms when that is longer;\n"
-			  "then less often, up to 50ms, while one read costs over 0.1 ms\n"
+			  "then less often, up to 50ms, while one read costs over 0.05 ms\n"
 			  "of CPU (the driver spins: ~0.4 ms on an H100), to keep the\n"
 			  "reads within 1% of a core. A value given here is kept" },
 		{ "frames", 0, OPT_STR, .dst = &o->frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
@@ -164,11 +176,15 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			  "IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
 			  "names work) and count them per interval beside the counters" },
 		{ "interval", 'I', OPT_DUR, 100000ULL, 3600000000000ULL, &o->interval_ns,
-		  .arg = "DUR", .help = "sampling interval, 100us to 1h (default 1s): 500us, 10ms, 1s" },
+		  .arg = "DUR", .help = "sampling interval, 100us to 1h (default 1s): 500us, 10ms,\n"
+					"1.5s" },
 		{ "count", 'c', OPT_U64, 1, UINT64_MAX, &o->count, .arg = "N",
-		  .help = "stop after N samples" },
+		  .help = "stop after N samples, the baseline included (1: the baseline\n"
+			  "alone, at once)" },
 		{ "duration", 'D', OPT_DUR, 1000000ULL, UINT64_MAX, &o->duration_ns, .arg = "DUR",
-		  .help = "stop after DUR", .alias = "t" },
+		  .help = "stop DUR after the baseline, with a last sample then (one\n"
+			  "shorter interval where DUR is no multiple of the interval)",
+		  .alias = "t" },
 		{ "rt-priority", 0, OPT_U64, 1, 99, &o->rt_priority, .arg = "N",
 		  .help = "sample at real-time priority N (SCHED_FIFO 1-99) so that busy\n"
 			  "CPUs (a traffic run spinning on every core) do not delay the\n"
@@ -185,7 +201,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "raw", 0, OPT_FLAG, .dst = &o->raw,
 		  .help = "also show counters the catalog does not name, by raw name" },
 		{ "quiet", 'q', OPT_FLAG, .dst = &o->quiet,
-		  .help = "print nothing per interval (with --record)" },
+		  .help = "print nothing on standard output (with --record)" },
 		{ "stats", 0, OPT_FLAG, .dst = &o->stats,
 		  .help = "at the end, print samples, overruns and CPU time per sample\n"
 			  "(each source's, recording's and the timer waits' apart)" },
@@ -279,8 +295,10 @@ static const char *col_name(const struct mon_ctx *x, const struct mon_col *c)
 	return c->metric[0] && !x->o.raw ? c->metric : c->key;
 }
 
-/* "#12 3.000104s dt 10.021 ms (2 intervals missed: ...)" */
-static void sample_head(struct out *o, const struct mon_sample *s)
+/* "#12 3.000104s dt 10.021 ms (2 intervals missed: ...)", and the text note ("" when
+ * none) before the line's end.
+ */
+static void sample_head(struct out *o, const struct mon_sample *s, const char *note)
 {
 	out_uint(o, "seq", "#%" PRIu64, s->seq);
 	out_uint(o, "mono_ns", NULL, s->mono_ns);
@@ -292,7 +310,7 @@ static void sample_head(struct out *o, const struct mon_sample *s)
 	out_uint(o, "overruns", s->overruns > 1 ? " (%" PRIu64 " intervals missed: sampling "
 		 "fell behind)" : s->overruns ? " (%" PRIu64 " interval missed: sampling fell "
 		 "behind)" : NULL, s->overruns);
-	out_text(o, "\n");
+	out_text(o, "%s\n", note);
 }
 
 /* Sources with no data this sample: JSON "source:dev" strings, text one line each. */
@@ -367,8 +385,45 @@ static void sample_value(struct out *o, const char *name, const struct mon_col *
 	out_obj_close(o);
 }
 
-/* A sample: text prints the values that changed (no header when nothing did and no
- * interval was missed), then the gaps; JSON one line with the gaps first.
+/* Text: the shown values the baseline read. */
+static size_t baseline_read(const struct mon_ctx *x, const struct mon_sample *s)
+{
+	const struct mon_col *c;
+	size_t i, n, k = 0;
+
+	c = mon_engine_cols(x->e, &n);
+	for (i = 0; i < s->ncol && i < n; i++)
+		k += shown(x, &c[i]) && (s->v[i].flags & MON_V_VALID);
+	return k;
+}
+
+/* Text: a sample with nothing to show is said in a line once a second of them (each
+ * one at intervals of a second and more), and at the end, so that a quiet link does
+ * not look like a hung monitor: "#3 ... dt 1000.034 ms: no change", or "#101 ...: no
+ * change in the last 100 samples (1.000 s)".
+ */
+static void text_quiet(struct mon_ctx *x, struct out *o, const struct mon_sample *s, bool end)
+{
+	if (!end)
+		x->unshown++;
+	if (!x->unshown || (!end && x->unshown * mon_engine_interval(x->e) < 1000000000ULL))
+		return;
+	if (x->unshown == 1)
+		sample_head(o, s, ": no change");
+	else
+		out_text(o, "#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s: no change in the last %"
+			 PRIu64 " samples (%.3f s)\n", s->seq,
+			 (uint64_t)(s->mono_ns / 1000000000ULL),
+			 (uint64_t)((s->mono_ns / 1000) % 1000000), x->unshown,
+			 (double)(s->mono_ns - x->shown_ns) / 1e9);
+	x->unshown = 0;
+	x->shown_ns = s->mono_ns;
+}
+
+/* A sample: text prints the values that changed (a head line first; the baseline
+ * says how many values it read; a run of samples where nothing changed is said once a
+ * second), then the gaps; JSON one line with the gaps first, the baseline too (dt_ns 0,
+ * nothing changed yet).
  */
 static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 {
@@ -381,8 +436,20 @@ static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 	for (i = 0; i < s->ncol && !any; i++)
 		any = listed(x, &c[i], &s->v[i]);
 	out_begin(&o, x->o.json);
-	if (any || o.json)
-		sample_head(&o, s);
+	if (!o.json && s->seq == 1) {
+		out_text(&o, "#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s baseline: %zu values read; "
+			 "each interval lists those that change\n",
+			 s->seq, (uint64_t)(s->mono_ns / 1000000000ULL),
+			 (uint64_t)((s->mono_ns / 1000) % 1000000), baseline_read(x, s));
+	} else if (any || o.json) {
+		sample_head(&o, s, "");
+	} else if (!s->gap_mask) {
+		text_quiet(x, &o, s, false);
+	}
+	if (o.json || s->seq == 1 || any || s->gap_mask) {	/* this sample has its lines */
+		x->unshown = 0;
+		x->shown_ns = s->mono_ns;
+	}
 	if (o.json)
 		sample_gaps(&o, x, s);
 	out_obj_open(&o, x->o.all ? "values" : "changed");
@@ -414,6 +481,79 @@ static int add_sources(struct mon_ctx *x)
 	};
 
 	return mon_sources_add(x->e, &w);
+}
+
+/* "ethtool, link on vb; rdma on rxe0": the sources in state st, grouped by device. */
+static void src_list(const struct mon_ctx *x, enum mon_src_state st, char *buf, size_t len)
+{
+	size_t i, off = 0, n = mon_engine_nsrc(x->e);
+	const char *dev = NULL;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++) {
+		const struct mon_src *src = mon_engine_src(x->e, i);
+
+		if (mon_engine_src_state(x->e, i) != st)
+			continue;
+		if (dev && strcmp(dev, src->dev))
+			off += (size_t)snprintf(buf + off, len - off, " on %s; ", dev);
+		else if (dev)
+			off += (size_t)snprintf(buf + off, len - off, ", ");
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s", src->ops->name);
+		dev = src->dev;
+	}
+	if (dev && off < len)
+		snprintf(buf + off, len - off, " on %s", dev);
+}
+
+/* Once the sources are open: 1 (said why) when none can be read, else 0. Those the
+ * devices lack were said one by one as they were found.
+ */
+static int check_sources(const struct mon_ctx *x)
+{
+	char no[512];
+	size_t i, n = mon_engine_nsrc(x->e);
+
+	if (!n) {
+		pfc_err("nothing to sample: --sources '%s' names none of the sources of what was "
+			"given (ethtool, pause, dcb, link, pci, qdisc read -i IFACE; rdma -d; nvml "
+			"and pci --gpu)", x->o.sources ? x->o.sources : "");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (mon_engine_src_state(x->e, i) == MON_SRC_OK)
+			return 0;
+	src_list(x, MON_SRC_UNSUPPORTED, no, sizeof(no));
+	pfc_err("nothing to sample: no source can be read (%s: not supported, as said above); "
+		"give another device or other --sources", no);
+	return 1;
+}
+
+/* Text, before the baseline: what is sampled, how often, for how long. */
+static void render_start(const struct mon_ctx *x)
+{
+	char yes[512], no[512], iv[32], d[32];
+	struct out o;
+
+	src_list(x, MON_SRC_OK, yes, sizeof(yes));
+	src_list(x, MON_SRC_UNSUPPORTED, no, sizeof(no));
+	fmt_duration_ns(x->o.interval_ns, iv, sizeof(iv));
+	out_begin(&o, false);
+	out_text(&o, "sampling %s every %s", yes, iv);
+	if (x->o.duration_ns) {
+		fmt_duration_ns(x->o.duration_ns, d, sizeof(d));
+		out_text(&o, " for %s", d);
+	}
+	if (x->o.count)
+		out_text(&o, "%s%" PRIu64 " sample%s", x->o.duration_ns ? " or " : " for ",
+			 x->o.count, x->o.count == 1 ? "" : "s");
+	if (!x->o.duration_ns && !x->o.count)
+		out_text(&o, " until Ctrl-C");
+	if (no[0])
+		out_text(&o, "; not supported: %s", no);
+	out_text(&o, "\n");
+	out_end_lines(&o);
 }
 
 static double cpu_seconds(void)
@@ -515,6 +655,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			pfc_errno(-rc, "starting the sampling timer");
 		return 1;
 	}
+	if (check_sources(x))
+		return 1;
 	if (x->o.rt_priority) {
 		/* Only this thread: the sources' reader threads already run, and the record's
 		 * writer sets its own policy.
@@ -546,25 +688,36 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		for (i = 0; i < x->nearly; i++)
 			mon_rec_event(x->rec, &x->early[i].ev);
 	}
+	if (!x->o.quiet && !x->o.json)
+		render_start(x);
 	t0 = time_mono_ns();
 	cpu0 = cpu_seconds();
 	if (x->o.stats)
 		thr0 = thread_cpu_ns();
+	/* The first sample, at once, is the baseline: the engine counts the ticks and the
+	 * end of --duration from it.
+	 */
 	while (!stop_flag) {
-		int64_t w = mon_engine_wait(x->e);
+		if (n) {
+			int64_t w = mon_engine_wait(x->e);
 
-		if (w == -EINTR)
-			continue;
-		if (w < 0) {
-			pfc_errno((int)-w, "waiting for the sampling timer");
-			return 1;
+			if (w == -EINTR)
+				continue;
+			if (w < 0) {
+				pfc_errno((int)-w, "waiting for the sampling timer");
+				return 1;
+			}
 		}
 		meas = x->o.stats && mon_engine_cpu_due(x->e);
 		if (meas) {
 			nmeas++;
 			work_ns -= thread_cpu_ns();
 		}
-		mon_engine_sample(x->e, &s);
+		rc = mon_engine_sample(x->e, &s);
+		if (rc) {
+			pfc_errno(-rc, "arming the sampling timer");
+			return 1;
+		}
 		n++;
 		if (x->rec && !x->rec_failed) {
 			if (meas) {
@@ -586,14 +739,20 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			break; /* the record is what was asked for: end the run, exit 1 */
 		if (!x->o.quiet && out_stdout_check())
 			break;	/* output lost: the front door says so and exits 1 */
-		if ((x->o.count && n >= x->o.count) ||
-		    (x->o.duration_ns && time_mono_ns() - t0 >= x->o.duration_ns))
+		if ((x->o.count && n >= x->o.count) || mon_engine_ended(x->e))
 			break;
 	}
-	if (s && s->overruns_total)
+	if (s && !x->o.quiet && !x->o.json) {	/* the quiet samples at the end */
+		struct out o;
+
+		out_begin(&o, false);
+		text_quiet(x, &o, s, true);
+		out_end_lines(&o);
+	}
+	if (s && s->overruns_total)	/* the intervals: the samples after the baseline */
 		pfc_warn("%" PRIu64 " of %" PRIu64 " sampling intervals were missed (the host could "
 			 "not keep up with %.3f ms); each is counted in the record's overruns "
-			 "column", s->overruns_total, s->overruns_total + n,
+			 "column", s->overruns_total, s->overruns_total + n - 1,
 			 x->o.interval_ns / 1e6);
 	if (x->o.stats && n) {
 		/* the engine's sums come from a sample of the ticks; the writer's is whole */
@@ -657,6 +816,8 @@ int monitor_main(int argc, char **argv)
 	rc = mon_engine_new(&cfg, &x->e);
 	if (!rc)
 		rc = add_sources(x);
+	if (!rc)
+		rc = mon_engine_set_end(x->e, x->o.duration_ns);
 	if (rc) {
 		pfc_errno(-rc, "setting up the sampler");
 		rc = 1;

@@ -38,6 +38,16 @@ struct mon_engine {
 	struct mon_val *vals;
 	unsigned layout;
 	int tfd;
+	/* The tick schedule: every interval from t0_ns (the arming of the timer, or the
+	 * baseline sample when one was taken before the first wait), and with end_ns one
+	 * last tick end_ns after t0_ns.
+	 */
+	uint64_t t0_ns;
+	uint64_t ticks;		/* periods of the schedule passed (timer expirations) */
+	uint64_t end_ns;	/* 0: no end */
+	bool waited;		/* mon_engine_wait was called: no baseline any more */
+	bool end_armed;		/* the timer is the one-shot of the last tick */
+	bool ended;		/* the last tick was waited for */
 	uint64_t pending_overruns;
 	struct mon_sample cur;
 	uint64_t prev_mono;
@@ -280,9 +290,29 @@ static void mark_unsupported(struct mon_engine *e, size_t si)
 	slot_close(sl);
 }
 
-int mon_engine_start(struct mon_engine *e, int *failed)
+/* Ticks every interval from t0 (absolute CLOCK_MONOTONIC ns), or only the end's when it
+ * comes before the first.
+ */
+static int timer_arm(struct mon_engine *e, uint64_t t0)
 {
 	struct itimerspec its = { 0 };
+
+	e->t0_ns = t0;
+	e->ticks = 0;
+	e->end_armed = e->end_ns && e->end_ns < e->cfg.interval_ns;
+	if (e->end_armed) {
+		its.it_value = ns_timespec(t0 + e->end_ns);
+	} else {
+		its.it_interval = ns_timespec(e->cfg.interval_ns);
+		its.it_value = ns_timespec(t0 + e->cfg.interval_ns);
+	}
+	if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int mon_engine_start(struct mon_engine *e, int *failed)
+{
 	size_t i;
 	int rc;
 
@@ -313,26 +343,58 @@ int mon_engine_start(struct mon_engine *e, int *failed)
 	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (e->tfd < 0)
 		return -errno;
-	its.it_interval = ns_timespec(e->cfg.interval_ns);
-	its.it_value = its.it_interval;
-	if (timerfd_settime(e->tfd, 0, &its, NULL) < 0)
-		return -errno;
+	return timer_arm(e, time_mono_ns());
+}
+
+int mon_engine_set_end(struct mon_engine *e, uint64_t end_ns)
+{
+	if (e->tfd >= 0)
+		return -EBUSY;
+	e->end_ns = end_ns;
 	return 0;
+}
+
+bool mon_engine_ended(const struct mon_engine *e)
+{
+	return e->ended;
 }
 
 int64_t mon_engine_wait(struct mon_engine *e)
 {
-	uint64_t exp;
+	uint64_t exp, iv = e->cfg.interval_ns, missed;
+	/* the first tick at or past the end */
+	uint64_t last = e->end_ns / iv + (e->end_ns % iv != 0);
 	ssize_t n;
 
+	if (e->ended)
+		return -ETIME;
+	e->waited = true;
 	n = read(e->tfd, &exp, sizeof(exp));
 	if (n < 0)
 		return -errno;
 	if (n != sizeof(exp))
 		return -EIO;
-	if (exp > 1)
-		e->pending_overruns += exp - 1;
-	return (int64_t)(exp - 1);
+	if (e->end_armed) {	/* the end's own tick: nothing between it and the one before */
+		e->ended = true;
+		return 0;
+	}
+	missed = exp - 1;
+	e->ticks += exp;
+	if (e->end_ns && e->ticks >= last) {
+		/* at or past the end: this tick stands for it, and only the ticks before
+		 * it were missed */
+		missed -= e->ticks - last;
+		e->ended = true;
+	} else if (e->end_ns && e->ticks == e->end_ns / iv) {
+		/* the end falls before the next tick: one more, exactly at the end */
+		struct itimerspec its = { .it_value = ns_timespec(e->t0_ns + e->end_ns) };
+
+		if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+			return -errno;
+		e->end_armed = true;
+	}
+	e->pending_overruns += missed;
+	return (int64_t)missed;
 }
 
 void mon_val_update(struct mon_col *c, struct mon_val *v, uint64_t raw, uint64_t ns,
@@ -519,6 +581,11 @@ int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out)
 	e->cur.ncol = e->ncol;
 	e->cur.v = e->vals;
 	*out = &e->cur;
+	/* The baseline: the schedule counts from it, so that the first interval is a whole
+	 * one and an end falls that long after the first sample.
+	 */
+	if (e->cur.seq == 1 && !e->waited && e->tfd >= 0)
+		return timer_arm(e, now);
 	return 0;
 }
 

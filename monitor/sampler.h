@@ -33,11 +33,25 @@ int mon_engine_add(struct mon_engine *e, const struct mon_src_ops *ops, const ch
  */
 int mon_engine_start(struct mon_engine *e, int *failed);
 /* Block until the next tick; returns the missed periods (overruns) or -errno (-EINTR
- * when a signal arrived: the caller decides whether to stop).
+ * when a signal arrived: the caller decides whether to stop; -ETIME at once after the
+ * last tick of mon_engine_set_end).
  */
 int64_t mon_engine_wait(struct mon_engine *e);
-/* Read every source now and compute the sample; *out valid until the next call. */
+/* Read every source now and compute the sample; *out valid until the next call; 0 or
+ * -errno (re-arming the timer for a baseline). The first sample has no deltas (dt_ns 0).
+ * Taken after mon_engine_start and before the first mon_engine_wait, it is the
+ * baseline: the ticks are counted from it (the first comes one interval after it), so
+ * the deltas of the next sample cover the whole first interval.
+ */
 int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out);
+/* End the schedule end_ns after its start (the baseline sample, else mon_engine_start):
+ * ticks every interval before then and one last exactly then, also where the end falls
+ * between two ticks (that interval is the shorter). mon_engine_ended() says whether the
+ * tick just waited for was the last. 0: no end (the default). Set it before
+ * mon_engine_start; -EBUSY after.
+ */
+int mon_engine_set_end(struct mon_engine *e, uint64_t end_ns);
+bool mon_engine_ended(const struct mon_engine *e);
 int mon_engine_fd(const struct mon_engine *e);
 void mon_engine_free(struct mon_engine *e);
 

@@ -56,6 +56,7 @@ struct nvml_priv {
 	hw_nvml_dev dev;
 	pthread_t thr;
 	bool thr_started;
+	uint64_t first_read_ns;	/* the reading made before the thread starts */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
@@ -315,14 +316,17 @@ static void tick_slow(struct nvml_priv *p)
 static void *reader(void *arg)
 {
 	struct nvml_priv *p = arg;
-	uint64_t next = time_mono_ns(), last_slow = 0;
+	uint64_t next = p->first_read_ns, last_slow = p->first_read_ns;
+	bool first = true;	/* that round was read in nvml_init: sleep first */
 
 	for (;;) {
 		struct timespec ts;
 		uint64_t now;
 		bool stop;
 
-		if (p->mode != PCIE_THROUGHPUT) {
+		if (first) {
+			first = false;
+		} else if (p->mode != PCIE_THROUGHPUT) {
 			uint64_t c0 = thread_cpu_now(), cost;
 
 			tick_fields(p);
@@ -337,7 +341,7 @@ static void *reader(void *arg)
 			tick_throughput(p);
 		}
 		now = time_mono_ns();
-		if (!last_slow || now - last_slow >= SLOW_PERIOD_NS) {
+		if (now - last_slow >= SLOW_PERIOD_NS) {
 			tick_slow(p);
 			last_slow = now;
 		}
@@ -509,6 +513,14 @@ static int nvml_init(struct mon_src *s)
 	rc = pick_mode(s, p);
 	if (rc)
 		return rc;
+	/* A first round here, before the thread: the monitor's baseline sample, taken as soon
+	 * as the sources are open, has the GPU's values too. */
+	p->first_read_ns = time_mono_ns();
+	if (p->mode != PCIE_THROUGHPUT)
+		tick_fields(p);
+	else
+		tick_throughput(p);
+	tick_slow(p);
 	if (pthread_create(&p->thr, NULL, reader, p)) {
 		snprintf(s->err, sizeof(s->err), "starting the NVML reader thread");
 		return -EAGAIN;

@@ -9,7 +9,7 @@
 # and through NVML's fields 197/198 (a second monitor, PFCLAB_GPU_PCIE=fields) give the
 # same rates. Prints the figures. Skips without an NVIDIA GPU.
 source "$(dirname "$0")/../lib.sh"
-plan 11
+plan 12
 
 GPU=${GPU:-0}
 SECS=${SECS:-6}
@@ -123,6 +123,10 @@ span_rate() { # $1 col, $2 t0, $3 t1 [$4 csv]: (last - first) bytes / seconds be
 backwards() { awk -F, -v c="$1" 'NR > 1 && $c != "n/a" { if (p != "" && $c + 0 < p + 0) n++; p = $c } END { print n + 0 }' "$csv"; }
 brate=$(span_rate "$brx" "$h0" "$h1") trate=$(span_rate "$btx" "$d0" "$d1")
 echo "# rx_bytes over the h2d window $(awk -v v="$brate" 'BEGIN { printf "%.2f", v / 1e9 }') GB/s, tx_bytes over the d2h window $(awk -v v="$trate" 'BEGIN { printf "%.2f", v / 1e9 }') GB/s ($bytes_mode)"
+# the baseline sample (the first row, taken as the sources open) has the GPU's byte totals
+first=$(awk -F, -v c="$brx" 'NR == 2 { print $c }' "$csv")
+if [ -n "$first" ] && [ "$first" != n/a ]; then ok "monitor_nvml_baseline (first sample rx_bytes $first)"
+else fail monitor_nvml_baseline "first sample's rx_bytes '$first'"; fi
 nb=$(( $(backwards "$brx") + $(backwards "$btx") ))
 if [ "$nb" = 0 ]; then ok "monitor_nvml_bytes_monotonic (totals never go back over $(jq .samples "$meta") samples)"
 else fail monitor_nvml_bytes_monotonic "$nb samples where a byte total went back"; fi

@@ -303,6 +303,117 @@ static void test_engine_lifecycle(void **state)
 	mon_catalog_free(cat);
 }
 
+/* --- the tick schedule: baseline and end ---------------------------------------------- */
+
+#define MS 1000000ULL
+
+/* A started engine over the scripted source, its end set first. */
+static struct mon_engine *sched_engine(uint64_t interval_ns, uint64_t end_ns)
+{
+	struct mon_engine_cfg cfg = { .interval_ns = interval_ns };
+	struct mon_engine *e;
+	int failed;
+
+	memset(&fk, 0, sizeof(fk));
+	fk.nfields = 1;
+	assert_int_equal(mon_engine_new(&cfg, &e), 0);
+	assert_int_equal(mon_engine_add(e, &fake_ops, "eth9", 0, -1), 0);
+	assert_int_equal(mon_engine_set_end(e, end_ns), 0);
+	assert_int_equal(mon_engine_start(e, &failed), 0);
+	assert_int_equal(mon_engine_set_end(e, end_ns), -EBUSY);	/* too late now */
+	return e;
+}
+
+/* Waits for the next tick: the sample's time after the baseline's, and the missed ticks. */
+static uint64_t sched_next(struct mon_engine *e, uint64_t base_ns, int64_t *missed)
+{
+	const struct mon_sample *s;
+
+	*missed = mon_engine_wait(e);
+	assert_true(*missed >= 0);
+	assert_int_equal(mon_engine_sample(e, &s), 0);
+	return s->mono_ns - base_ns;
+}
+
+/* A timer never fires early, and the sample's time is read after the wake: at or after
+ * the tick. Late by up to 80 ms on a loaded host (sanitizers, CI, two CPUs): the
+ * intervals below are long enough that a wrong schedule lands outside that.
+ */
+#define assert_tick(got, want) assert_in_range((got), (want), (want) + 80 * MS)
+
+static void test_engine_schedule(void **state)
+{
+	const struct mon_sample *s;
+	struct mon_engine *e;
+	uint64_t base;
+	int64_t missed;
+
+	(void)state;
+	/* The baseline, 100 ms after the start, and the ticks counted from it (not from the
+	 * start: 100, 300 ms): 200, 400 ms, then the end at 500 ms, between two ticks: one
+	 * shorter interval (not a tick at 600 ms), and no more.
+	 */
+	e = sched_engine(200 * MS, 500 * MS);
+	usleep(100000);
+	assert_int_equal(mon_engine_sample(e, &s), 0);
+	assert_int_equal(s->seq, 1);
+	assert_int_equal(s->dt_ns, 0);
+	assert_false(s->v[0].flags & MON_V_DELTA);
+	base = s->mono_ns;
+	assert_tick(sched_next(e, base, &missed), 200 * MS);
+	assert_false(mon_engine_ended(e));
+	assert_tick(sched_next(e, base, &missed), 400 * MS);
+	assert_false(mon_engine_ended(e));
+	assert_tick(sched_next(e, base, &missed), 500 * MS);
+	assert_int_equal(missed, 0);
+	assert_true(mon_engine_ended(e));
+	assert_int_equal(mon_engine_wait(e), -ETIME);
+	mon_engine_free(e);
+
+	/* An end on a tick: that tick is the last. */
+	e = sched_engine(100 * MS, 200 * MS);
+	mon_engine_sample(e, &s);
+	base = s->mono_ns;
+	assert_tick(sched_next(e, base, &missed), 100 * MS);
+	assert_false(mon_engine_ended(e));
+	assert_tick(sched_next(e, base, &missed), 200 * MS);
+	assert_true(mon_engine_ended(e));
+	mon_engine_free(e);
+
+	/* An end before the first tick: one sample at the end, not at the tick. */
+	e = sched_engine(1000 * MS, 50 * MS);
+	mon_engine_sample(e, &s);
+	base = s->mono_ns;
+	assert_tick(sched_next(e, base, &missed), 50 * MS);
+	assert_true(mon_engine_ended(e));
+	mon_engine_free(e);
+
+	/* A host that stalls past the end: one sample stands for the end, and only the
+	 * ticks before it (10, 20, 30 ms of an end at 35 ms) count as missed.
+	 */
+	e = sched_engine(10 * MS, 35 * MS);
+	mon_engine_sample(e, &s);
+	base = s->mono_ns;
+	usleep(70000);
+	assert_in_range(sched_next(e, base, &missed), 70 * MS, 1000 * MS);
+	assert_int_equal(missed, 3);
+	assert_true(mon_engine_ended(e));
+	assert_int_equal(s->overruns_total, 3);
+	mon_engine_free(e);
+
+	/* A front end that waits first (pfclab top): the ticks count from the start, and
+	 * a sample taken between two does not move them.
+	 */
+	base = time_mono_ns();	/* before the start */
+	e = sched_engine(100 * MS, 0);
+	assert_tick(sched_next(e, base, &missed), 100 * MS);
+	mon_engine_sample(e, &s);
+	assert_int_equal(s->seq, 2);
+	assert_tick(sched_next(e, base, &missed), 200 * MS);
+	assert_false(mon_engine_ended(e));
+	mon_engine_free(e);
+}
+
 /* --- catalog syntax ---------------------------------------------------------------- */
 
 static void test_catalog_parse(void **state)
@@ -524,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_val_wrap32),
 		cmocka_unit_test(test_val_gauge),
 		cmocka_unit_test(test_engine_lifecycle),
+		cmocka_unit_test(test_engine_schedule),
 		cmocka_unit_test(test_catalog_parse),
 		cmocka_unit_test(test_nl_messages),
 		cmocka_unit_test(test_record_files),

@@ -94,6 +94,13 @@ static void test_errors(void **state)
 		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
 		{ "-t 1us", "pfclab test: --duration '1us': expected a duration >= 1ms "
 		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
+		{ "-D 1.5s", "" },	/* a decimal fraction: fine */
+		{ "-D 0.5ms", "pfclab test: --duration '0.5ms': expected a duration >= 1ms "
+		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
+		{ "-D 1.0000000005s", "pfclab test: --duration '1.0000000005s': not a whole "
+		  "number of nanoseconds\n" },
+		{ "-D .5s", "pfclab test: --duration '.5s': expected a duration >= 1ms "
+		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
 		{ "-s 1", "pfclab test: --size '1': expected a size from 2 to 1048576 bytes "
 		  "(e.g. 64, 4K, 1M)\n" },
 		{ "-s 2M", "pfclab test: --size '2M': expected a size from 2 to 1048576 bytes "
@@ -142,6 +149,9 @@ static void test_values(void **state)
 	assert_int_equal(d.fn_calls, 1);
 	assert_true(opt_given(&cmd, "prio"));
 	assert_false(opt_given(&cmd, "frames"));
+	/* a fraction, exactly: 2.675 s has no exact double */
+	assert_int_equal(run("-D 2.675s", msg, sizeof(msg)), 3);
+	assert_int_equal(d.dur, 2675000000ULL);
 	/* the old letter, the optional value, options after operands */
 	assert_int_equal(run("x -t 2s --frames", msg, sizeof(msg)), 4);	/* x moved last */
 	assert_int_equal(d.dur, 2000000000ULL);

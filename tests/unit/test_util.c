@@ -53,8 +53,51 @@ static void test_parse_duration(void **state)
 		{ "2", 0, 2000000000 },
 		{ "250us", 0, 250000 },
 		{ "1h", 0, 3600000000000ULL },
+		{ "2m", 0, 120000000000ULL },
+		{ "2min", 0, 120000000000ULL },
+		{ "10MS", 0, 10000000 },
 		{ "5parsecs", -EINVAL, 0 },
 		{ "0ms", -ERANGE, 0 },
+		/* decimal fractions, exact to the nanosecond (no floating point) */
+		{ "1.5s", 0, 1500000000 },
+		{ "0.5ms", 0, 500000 },
+		{ "1.5", 0, 1500000000 },		/* bare: seconds */
+		{ "0.1s", 0, 100000000 },		/* 0.1 has no exact double */
+		{ "2.675ms", 0, 2675000 },
+		{ "0.000001s", 0, 1000 },
+		{ "1.000000001s", 0, 1000000001 },
+		{ "1.10000000000000000000000s", 0, 1100000000 },	/* zeros cut */
+		{ "1.5m", 0, 90000000000ULL },
+		{ "0.25h", 0, 900000000000ULL },
+		{ "0.0000000003h", 0, 1080 },		/* 3.6e12 ns x 3e-10 */
+		{ "0.000000000555h", 0, 1998 },		/* 12 places, still whole ns */
+		{ "007ms", 0, 7000000 },		/* decimal, not octal */
+		{ "18446744073.709551615s", 0, UINT64_MAX },
+		{ "1.5ns", -EDOM, 0 },
+		{ "0.0000000001s", -EDOM, 0 },
+		{ "0.0000000000000000000001s", -EDOM, 0 },
+		{ "1.0000000000000000000001s", -EDOM, 0 },
+		{ "0.0000000000001h", -EDOM, 0 },	/* 0.36 ns */
+		{ "0.0005us", -EDOM, 0 },
+		{ ".5s", -EINVAL, 0 },
+		{ "1.s", -EINVAL, 0 },
+		{ "1..5s", -EINVAL, 0 },
+		{ "1.5.s", -EINVAL, 0 },
+		{ "1,5s", -EINVAL, 0 },
+		{ "0x10s", -EINVAL, 0 },
+		{ "1e3ms", -EINVAL, 0 },
+		{ "-1s", -EINVAL, 0 },
+		{ "+1s", -EINVAL, 0 },
+		{ " 1s", -EINVAL, 0 },
+		{ "1s ", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+		{ "s", -EINVAL, 0 },
+		{ "1.5x", -EINVAL, 0 },
+		{ "0.5us", -ERANGE, 0 },		/* 500 ns, below the 1 us minimum */
+		{ "18446744073.709551616s", -ERANGE, 0 },
+		{ "5124096h", -ERANGE, 0 },
+		{ "99999999999999999999", -ERANGE, 0 },
+		{ "99999999999999999999.5ms", -ERANGE, 0 },
 	};
 	size_t i;
 
@@ -63,9 +106,39 @@ static void test_parse_duration(void **state)
 		uint64_t v = 0;
 		int rc = parse_duration_ns(cases[i].in, 1000, UINT64_MAX, &v);
 
+		print_message("%s\n", cases[i].in);
 		assert_int_equal(rc, cases[i].rc);
 		if (!rc)
 			assert_int_equal(v, cases[i].want);
+	}
+	assert_int_equal(parse_duration_ns(NULL, 0, UINT64_MAX, &(uint64_t){ 0 }), -EINVAL);
+}
+
+/* fmt_duration_ns: the shortest exact form, which the parser reads back. */
+static void test_fmt_duration(void **state)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} cases[] = {
+		{ 0, "0ns" }, { 999, "999ns" }, { 1000, "1us" }, { 100000, "100us" },
+		{ 1500, "1.5us" }, { 1000000, "1ms" }, { 2500000, "2.5ms" },
+		{ 1000000000ULL, "1s" }, { 1500000000ULL, "1.5s" }, { 1000000001ULL, "1.000000001s" },
+		{ 90000000000ULL, "90s" }, { 120000000000ULL, "2m" }, { 3600000000000ULL, "1h" },
+		{ 5400000000000ULL, "90m" }, { 2592000000000000ULL, "720h" },
+		{ UINT64_MAX, "18446744073.709551615s" },
+	};
+	char buf[48];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t v = 0;
+
+		fmt_duration_ns(cases[i].ns, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].text);
+		assert_int_equal(parse_duration_ns(buf, 0, UINT64_MAX, &v), 0);
+		assert_int_equal(v, cases[i].ns);
 	}
 }
 
@@ -156,6 +229,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_parse_u32_range),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_ns_timespec),
