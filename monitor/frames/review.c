@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "monitor/frames/decode.h"
 #include "monitor/frames/ecnfilter.h"
 #include "monitor/frames/pcapfile.h"
+#include "monitor/frames/reorder.h"
 #include "monitor/frames/review.h"
 #include "monitor/frames/stats.h"
 
@@ -26,6 +28,7 @@ struct review_opts {
 	uint64_t speed_bps;
 	uint64_t storm_ns;
 	uint64_t bin_ns;
+	uint64_t reorder_ns; /* the reorder window (reorder.h), 0 = off */
 	bool json;
 	bool ce_only;      /* --ce-only: the captures kept only CE-marked RoCEv2 packets */
 	unsigned top;
@@ -40,6 +43,10 @@ struct review_file {
 			    * or a copy cut off) */
 	bool unread;       /* could not be opened or is not a capture */
 	uint64_t bad_ts;   /* records with impossible timestamps, all kinds together */
+	/* frames stamped before one that came earlier in the file: put back in time
+	 * order, or late (beyond the reorder window); the largest steps back */
+	uint64_t reordered, late, max_back_ns, max_late_ns;
+	uint64_t reorder_full; /* times the window held its most records (reorder.h) */
 	int bad_link;      /* a link type the decoder does not know (first seen), or -1 */
 	uint64_t bad_link_frames;
 	/* What the capture filters kept of RoCEv2 packets by their ECN field, known from
@@ -147,11 +154,39 @@ static uint8_t ecn_kept(struct review_file *rf, const struct review_opts *ro,
 	return ie->kept;
 }
 
+/* Frames the reorder window could not put back in time order: one warning per file with
+ * the count and the largest step back. */
+static void late_warn(const struct review_file *rf, const struct review_opts *opt)
+{
+	char win[32], back[32];
+
+	fmt_duration_ns(opt->reorder_ns, win, sizeof(win));
+	fmt_duration_ns(rf->max_late_ns, back, sizeof(back));
+	if (!opt->reorder_ns) {
+		pfc_warn("%s: time goes backwards at %" PRIu64 " frames, by up to %s; with "
+			 "--reorder 0 they are counted out of time order, so gaps and pause times "
+			 "around them are unreliable", rf->path, rf->late, back);
+		return;
+	}
+	if (rf->reorder_full)
+		pfc_warn("%s: time goes back beyond the reorder window at %" PRIu64 " frames, by "
+			 "up to %s (the window, %s, was full with %u PAUSE/PFC/CNP frames %" PRIu64
+			 " times); they are counted out of time order, so gaps and pause times "
+			 "around them are unreliable", rf->path, rf->late, back, win,
+			 FRAMES_REORDER_CAP, rf->reorder_full);
+	else
+		pfc_warn("%s: time goes back beyond the reorder window (%s) at %" PRIu64 " frames, "
+			 "by up to %s; they are counted out of time order, so gaps and pause times "
+			 "around them are unreliable (a wider --reorder takes them in)", rf->path,
+			 win, rf->late, back);
+}
+
 static int review_file_run(struct frames_stats *st, struct review_file *rf,
-			   const struct review_opts *ro)
+			   const struct review_opts *opt)
 {
 	struct review_if_ecn ecn[PCAPF_MAX_IFS];
-	unsigned section = 0, cur = UINT_MAX;
+	unsigned section = 0, cur = UINT_MAX, rsec;
+	struct frames_reorder ro;
 	struct pcapf_reader pr;
 	struct pcapf_rec rec;
 	struct frames_pkt pk;
@@ -178,7 +213,13 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		rf->unread = true;
 		goto out;
 	}
+	frames_reorder_init(&ro, opt->reorder_ns, FRAMES_REORDER_CAP);
+	rsec = pr.sections;
 	while ((rc = pcapf_reader_next(&pr, &rec)) > 0) {
+		if (pr.sections != rsec) { /* a new section: new interfaces, new clocks */
+			frames_reorder_flush(&ro, st);
+			rsec = pr.sections;
+		}
 		if (rec.ifc->link != link) {
 			link = rec.ifc->link;
 			if (!link_known(link) && rf->bad_link < 0)
@@ -196,12 +237,19 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 				memset(ecn, 0, sizeof(ecn));
 			}
 			cur = rec.ifidx;
-			st->ecn_filtered = (uint8_t)(~ecn_kept(rf, ro, &ecn[cur], &rec, &pk) &
+			st->ecn_filtered = (uint8_t)(~ecn_kept(rf, opt, &ecn[cur], &rec, &pk) &
 						     FRAMES_ECN_ALL);
 		}
-		frames_stats_add(st, rec.ts_ns, &pk, rec.ifc->speed_bps);
+		frames_reorder_add(&ro, st, rec.ts_ns, &pk, rec.ifc->speed_bps);
 		rf->frames++;
 	}
+	frames_reorder_flush(&ro, st);
+	frames_reorder_free(&ro);
+	rf->reordered = ro.reordered;
+	rf->late = ro.late;
+	rf->max_back_ns = ro.max_back_ns;
+	rf->max_late_ns = ro.max_late_ns;
+	rf->reorder_full = ro.forced;
 	if (rc < 0) {
 		rf->error = pr.why;
 		rf->cut_short = pr.cut_short;
@@ -220,9 +268,8 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		pfc_warn("%s: %" PRIu64 " records with a sub-second field of 1 s or more "
 			 "(microseconds >= 1e6 or nanoseconds >= 1e9); their times are wrong",
 			 rf->path, pr.bad_frac);
-	if (pr.backwards)
-		pfc_warn("%s: time goes backwards at %" PRIu64 " records; gaps and pause times "
-			 "around them are unreliable", rf->path, pr.backwards);
+	if (rf->late)
+		late_warn(rf, opt);
 	if (pr.bad_tsresol || pr.ts_overflow)
 		pfc_warn("%s: %" PRIu64 " interfaces with an if_tsresol finer than pfclab's "
 			 "64-bit nanoseconds can use, %" PRIu64 " timestamps beyond its range",
@@ -233,7 +280,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			 rf->bad_link, pcap_datalink_val_to_name(rf->bad_link) ?
 			 pcap_datalink_val_to_name(rf->bad_link) : "unknown",
 			 rf->bad_link_frames);
-	rf->bad_ts = pr.bad_frac + pr.backwards + pr.ts_overflow;
+	rf->bad_ts = pr.bad_frac + rf->late + pr.ts_overflow;
 	rc = rf->unread ? -EINVAL : 0;
 out:
 	pcapf_reader_free(&pr);
@@ -294,6 +341,7 @@ static double cnp_rate(const struct frames_cnp_stats *c, bool *valid)
 	return *valid ? (double)(c->count - 1) * 1e9 / (double)(c->last_ns - c->first_ns) : 0;
 }
 
+/* The CSV; stops early when standard output fails (the front door says so). */
 static void print_timeline(const struct frames_stats *st)
 {
 	size_t i;
@@ -307,6 +355,8 @@ static void print_timeline(const struct frames_stats *st)
 		const struct frames_bin *b = &st->bins[i];
 		uint64_t n = b->truncated + b->invalid, k;
 
+		if (i % 1024 == 0 && ferror(stdout))
+			break;	/* a closed pipe, a full disk */
 		for (k = 0; k < FRAMES_KIND_MAX; k++)
 			n += b->kind[k];
 		uint64_t t = st->bin_t0 + i * st->bin_ns;
@@ -342,8 +392,8 @@ static const char *ecn_filter_name(const struct review_file *f)
 
 /* The report and --json come from one renderer, each field named once (lib/out.h). The
  * text shows the --top rows of each table, biggest first; JSON lists every record. Where
- * the forms differ (the text's headings and short file names, JSON's full paths and
- * flags), a NULL format or key leaves a field to one form.
+ * the forms differ (the text's headings, JSON's flags), a NULL format or key leaves a
+ * field to one form.
  */
 static void render_files(struct out *o, const struct review_file *files, int nfiles,
 			 const struct review_opts *ro)
@@ -353,16 +403,24 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 	out_arr_open(o, "files");
 	for (k = 0; k < nfiles; k++) {
 		const struct review_file *f = &files[k];
-		const char *base = strrchr(f->path, '/');
+		bool steps = f->reordered || f->late, ok = !f->unread;
 
 		out_obj_open(o, NULL);
-		out_text(o, "file      %s: ", base ? base + 1 : f->path);
+		out_text(o, "file      %s: ", f->path); /* as given, directories and all */
 		out_str(o, "path", NULL, f->path);
 		if (f->unread)
 			out_na(o, "frames", "not read");
 		else
 			out_uint(o, "frames", "%" PRIu64 " frames", f->frames);
-		out_bool(o, "read", NULL, !f->unread);
+		out_bool(o, "read", NULL, ok);
+		/* time stepping back: the text only where it did */
+		out_uint_na(o, "reordered", f->reordered ? ", %" PRIu64 " put back in time order" :
+			    NULL, f->reordered, ok);
+		out_uint_na(o, "late_frames", !f->late ? NULL : ro->reorder_ns ?
+			    ", %" PRIu64 " out of time order beyond the reorder window" :
+			    ", %" PRIu64 " out of time order (--reorder 0)", f->late, ok);
+		out_ns(o, "max_backstep_s", steps ? ", steps back up to %.3f ms" : NULL,
+		       f->max_back_ns, 1e6, ok);
 		if (ecn_filter_name(f))
 			out_str(o, "ecn_filter", NULL, ecn_filter_name(f));
 		else
@@ -444,7 +502,8 @@ static void render_pause(struct out *o, const struct frames_stats *st,
 
 	out_obj_open(o, "pause");
 	if (known) {
-		out_uint_scaled(o, "link_bps", "pause     link %.0f Gb/s", st->speed_seen, 1e9);
+		/* %g: 100 Mb/s is 0.1 Gb/s (a virtual lab link), not 0 */
+		out_uint_scaled(o, "link_bps", "pause     link %g Gb/s", st->speed_seen, 1e9);
 		out_text(o, " (%s)%s", ro->speed_bps ? "--speed" : "capture",
 			 st->speed_mixed ? ", mixed speeds" : "");
 	} else {
@@ -627,14 +686,24 @@ static const char review_usage[] =
 	"share is n/a (JSON null, ce_share_na says why) and the counts cover only what\n"
 	"the filter kept; files[].ecn_filter says what each file's filter kept.\n"
 	"\n"
+	"Time order: where a capture's time steps back (libpcap on Linux stamps a received\n"
+	"frame before a frame sent meanwhile reaches the file), PAUSE/PFC and CNP frames\n"
+	"are put back in time order within --reorder of capture time (at most 65536 of\n"
+	"them held), so paused time and CNP gaps are right; other frames count by their\n"
+	"own timestamps wherever they come. PAUSE/PFC and CNP frames further back are\n"
+	"counted where they came, with a warning. files[].reordered, .late_frames and\n"
+	".max_backstep_s say how many and how far.\n"
+	"\n"
 	"Options:\n";
 static const char review_tail[] =
 	"\n"
 	"Files are read as a stream (pipes and FIFOs too) in fixed memory.\n"
 	"\n"
-	"Exit status: 0 success, 1 a file could not be read, 2 usage error, 3 a file\n"
-	"is damaged: cut short or corrupt part way (the report covers the frames before\n"
-	"the damage; --json says which file: files[].damaged, .cut_short, .error).\n";
+	"Exit status: 0 success, 1 a file could not be read or output was lost (a full\n"
+	"disk, a closed pipe), 2 usage error (also a --timeline BIN that gives more than\n"
+	"1048576 rows over the captures' span: no CSV, the message names a bin that fits),\n"
+	"3 a file is damaged: cut short or corrupt part way (the report covers the frames\n"
+	"before the damage; --json says which file: files[].damaged, .cut_short, .error).\n";
 
 static int parse_speed(void *dst, const char *v, char *why, size_t len)
 {
@@ -663,9 +732,35 @@ static void ce_only_hint(const struct frames_stats *st, const struct review_file
 			 "writes): give --ce-only for such a capture");
 }
 
+/* A --timeline bin that needs more than FRAMES_MAX_BINS rows for the captures' span
+ * (known only once they are read): how many it would need, and a bin that fits,
+ * rounded up to 1, 2 or 5 times a power of ten. */
+static void bin_refuse(const struct frames_stats *st, uint64_t bin_ns)
+{
+	uint64_t span = st->last_ns - st->first_ns, min, dec, nice = 0;
+	uint64_t rows = st->last_ns / bin_ns - st->first_ns / bin_ns + 1;
+	char bin[32], fit[32], sp[32];
+	static const unsigned m[] = { 1, 2, 5 };
+	size_t i;
+
+	/* rows with bin b: at most floor(span / b) + 2, under the limit with this b */
+	min = span / (FRAMES_MAX_BINS - 2) + 1;
+	for (dec = 1; !nice; dec *= 10)
+		for (i = 0; i < ARRAY_SIZE(m) && !nice; i++)
+			if (m[i] * dec >= min)
+				nice = m[i] * dec;
+	fmt_duration_ns(bin_ns, bin, sizeof(bin));
+	fmt_duration_ns(nice, fit, sizeof(fit));
+	fmt_duration_ns(span, sp, sizeof(sp));
+	pfc_err("--timeline %s gives %" PRIu64 " rows over the frames' span of %s; a timeline "
+		"has at most %u: give --timeline %s or wider", bin, rows, sp, FRAMES_MAX_BINS,
+		fit);
+}
+
 int review_main(int argc, char **argv)
 {
-	struct review_opts o = { .storm_ns = 100000000ull, .top = 10 };
+	struct review_opts o = { .storm_ns = 100000000ull, .top = 10,
+				 .reorder_ns = FRAMES_REORDER_WINDOW_NS };
 	uint32_t top = 10;
 	const struct opt opts[] = {
 		{ "speed", 's', OPT_FN, .dst = &o.speed_bps, .fn = parse_speed, .arg = "RATE",
@@ -674,9 +769,14 @@ int review_main(int argc, char **argv)
 		{ "storm", 0, OPT_DUR, 1, UINT64_MAX, &o.storm_ns, .arg = "DUR",
 		  .help = "a pause this long or longer is a storm (default 100ms)" },
 		{ "timeline", 't', OPT_DUR, 1, UINT64_MAX, &o.bin_ns, .arg = "BIN",
-		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms): frames\n"
-			  "per kind, CE marks, paused ns per priority" },
-		{ "json", 'j', OPT_FLAG, .dst = &o.json, .help = "print everything as JSON" },
+		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms) instead of\n"
+			  "the report: frames per kind, CE marks, paused ns per priority\n"
+			  "(at most 1048576 rows; not with --json)" },
+		{ "reorder", 0, OPT_DUR, 0, UINT64_MAX, &o.reorder_ns, .arg = "DUR",
+		  .help = "put PAUSE/PFC and CNP frames back in time order where the\n"
+			  "capture's time steps back by up to DUR (default 50ms; 0: keep\n"
+			  "the file's order)" },
+		{ "json", 'j', OPT_FLAG, .dst = &o.json, .help = "print the report as JSON" },
 		{ "ce-only", 0, OPT_FLAG, .dst = &o.ce_only,
 		  .help = "the captures kept only CE-marked RoCEv2 packets (pfclab\n"
 			  "capture --ce to classic pcap, which records no filter):\n"
@@ -698,6 +798,15 @@ int review_main(int argc, char **argv)
 		pfc_err("no capture file given; 'pfclab review --help' shows the usage");
 		return 2;
 	}
+	if (o.json && o.bin_ns) {
+		/* two forms of output on one stream: each is whole only alone */
+		pfc_err("--timeline prints a CSV timeline instead of the report, --json the report "
+			"as JSON: give one (run review twice for both)");
+		return 2;
+	}
+	/* Output lost to a closed pipe is exit 1 with one message from the front door
+	 * (out_stdout_check), as for every command, not death by SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	files = calloc((size_t)nfiles, sizeof(*files));
 	if (!files) {
 		pfc_errno(ENOMEM, "cannot allocate the file list");
@@ -719,13 +828,16 @@ int review_main(int argc, char **argv)
 		return 1;
 	}
 	frames_stats_finish(&st);
+	if (st.bins_over) { /* a partial timeline would mislead: none at all */
+		bin_refuse(&st, o.bin_ns);
+		frames_stats_free(&st);
+		free(files);
+		return 2;
+	}
 	ce_only_hint(&st, files, nfiles, &o);
-	if (st.bins_clamped)
-		pfc_warn("the timeline is limited to %u bins; later frames are in the last row "
-			 "(give a wider --timeline bin)", FRAMES_MAX_BINS);
 	if (st.oom)
 		pfc_warn("out of memory: some per-QP or timeline figures are incomplete");
-	if (o.bin_ns && !o.json)
+	if (o.bin_ns)
 		print_timeline(&st);
 	else
 		render(&st, files, nfiles, &o);

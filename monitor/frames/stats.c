@@ -216,29 +216,67 @@ static void pause_frame(struct frames_stats *st, uint64_t ts, const uint8_t mac[
 	}
 }
 
+/* Makes room for k rows before the first one, for a frame stamped before it (a capture
+ * whose time steps back): the rows so far and their paused time move up by k. false
+ * when out of memory. */
+static bool bins_prepend(struct frames_stats *st, size_t k)
+{
+	size_t used = st->bins_used, np = st->npaused, keep;
+	void *arr = st->bins;
+
+	if (!grow_zeroed(&arr, &st->nbins, used + k, sizeof(*st->bins)))
+		return false;
+	st->bins = arr;
+	memmove(st->bins + k, st->bins, used * sizeof(*st->bins));
+	memset(st->bins, 0, k * sizeof(*st->bins));
+	if (np) {
+		/* paused time may reach past the last frame's row; none past the last row */
+		keep = np + k > FRAMES_MAX_BINS ? FRAMES_MAX_BINS - k : np;
+		arr = st->bin_paused;
+		if (!grow_zeroed(&arr, &st->npaused, keep + k, sizeof(*st->bin_paused)))
+			return false;
+		st->bin_paused = arr;
+		memmove(st->bin_paused + k, st->bin_paused, keep * sizeof(*st->bin_paused));
+		memset(st->bin_paused, 0, k * sizeof(*st->bin_paused));
+	}
+	st->bins_used = used + k;
+	st->bin_t0 -= k * st->bin_ns;
+	return true;
+}
+
 static void bin_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
 {
 	struct frames_bin *b;
-	size_t i;
+	uint64_t i;
 
-	if (ts < st->bin_t0)
-		ts = st->bin_t0;
-	i = (size_t)((ts - st->bin_t0) / st->bin_ns);
-	if (i >= FRAMES_MAX_BINS) { /* later frames are counted in the last bin */
-		i = FRAMES_MAX_BINS - 1;
-		st->bins_clamped = true;
+	if (ts < st->bin_t0) {
+		uint64_t d = st->bin_t0 - ts, k = d / st->bin_ns + (d % st->bin_ns != 0);
+
+		if (k > FRAMES_MAX_BINS - st->bins_used) {
+			st->bins_over = true;
+			return;
+		}
+		if (!bins_prepend(st, (size_t)k)) {
+			st->oom = true;
+			return;
+		}
+	}
+	i = (ts - st->bin_t0) / st->bin_ns;
+	if (i >= FRAMES_MAX_BINS) { /* in no row: review refuses such a timeline */
+		st->bins_over = true;
+		return;
 	}
 	if (i >= st->nbins) {
 		void *arr = st->bins;
 
-		if (!grow_zeroed(&arr, &st->nbins, i + 1, sizeof(*st->bins))) {
+		if (!grow_zeroed(&arr, &st->nbins, (size_t)i + 1, sizeof(*st->bins))) {
 			st->oom = true;
 			return;
 		}
 		st->bins = arr;
 	}
 	if (i + 1 > st->bins_used)
-		st->bins_used = i + 1;
+		st->bins_used = (size_t)i + 1;
 	b = &st->bins[i];
 	if (pk->status == FRAMES_TRUNCATED)
 		b->truncated++;
@@ -250,15 +288,16 @@ static void bin_add(struct frames_stats *st, uint64_t ts, const struct frames_pk
 		b->ce++;
 }
 
-static void cnp_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
+static void cnp_add(struct frames_stats *st, const struct frames_timed *ev)
 {
+	uint64_t ts = ev->ts_ns;
 	struct frames_cnp_key key;
 	struct frames_cnp_stats *c;
 
 	memset(&key, 0, sizeof(key));
-	key.ipver = pk->ipver;
-	memcpy(key.src, pk->ip_src, 16);
-	key.dqp = pk->bth_dqp;
+	key.ipver = ev->ipver;
+	memcpy(key.src, ev->u.ip_src, 16);
+	key.dqp = ev->dqp;
 	c = table_get(&st->cnps, &key);
 	if (!c) {
 		st->oom = true;
@@ -323,15 +362,13 @@ static void flow_add(struct frames_stats *st, const struct frames_pkt *pk)
 		f->ce++;
 }
 
-void frames_stats_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk,
-		      uint64_t link_bps)
+void frames_stats_add_counts(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
 {
-	uint64_t bps = st->speed_bps ? st->speed_bps : link_bps;
-	int p;
-
 	if (st->frames == 0) {
 		st->first_ns = ts;
 		st->bin_t0 = st->bin_ns ? ts - ts % st->bin_ns : 0;
+	} else if (ts < st->first_ns) {
+		st->first_ns = ts;
 	}
 	st->frames++;
 	st->bytes += pk->wirelen;
@@ -343,7 +380,45 @@ void frames_stats_add(struct frames_stats *st, uint64_t ts, const struct frames_
 	if (pk->status != FRAMES_OK)
 		return;
 	st->kind[pk->kind]++;
-	switch (pk->kind) {
+	if (pk->kind == FRAMES_KIND_ROCE) {
+		if (pk->ecn == FRAMES_ECN_CE)
+			st->roce_ce++;
+		if (!st->counts_only)
+			flow_add(st, pk);
+	}
+}
+
+void frames_timed_from_pkt(struct frames_timed *ev, uint64_t ts, const struct frames_pkt *pk,
+			   uint64_t link_bps)
+{
+	ev->ts_ns = ts;
+	ev->link_bps = link_bps;
+	ev->kind = (uint8_t)pk->kind;
+	if (pk->kind == FRAMES_KIND_CNP) {
+		memcpy(ev->u.ip_src, pk->ip_src, 16);
+		ev->ipver = pk->ipver;
+		ev->dqp = pk->bth_dqp;
+		ev->pfc_enable = 0;
+		return;
+	}
+	memcpy(ev->u.mac.src, pk->src, 6);
+	if (pk->kind == FRAMES_KIND_PAUSE) {
+		ev->pfc_enable = 0;
+		ev->u.mac.quanta[0] = pk->pause_quanta;
+	} else {
+		ev->pfc_enable = pk->pfc_enable;
+		memcpy(ev->u.mac.quanta, pk->pfc_quanta, sizeof(ev->u.mac.quanta));
+	}
+	ev->ipver = 0;
+	ev->dqp = 0;
+}
+
+void frames_stats_add_timed(struct frames_stats *st, const struct frames_timed *ev)
+{
+	uint64_t bps = st->speed_bps ? st->speed_bps : ev->link_bps;
+	int p;
+
+	switch (ev->kind) {
 	case FRAMES_KIND_PAUSE:
 	case FRAMES_KIND_PFC:
 		if (bps) {
@@ -351,27 +426,34 @@ void frames_stats_add(struct frames_stats *st, uint64_t ts, const struct frames_
 				st->speed_mixed = true;
 			st->speed_seen = bps;
 		}
-		if (pk->kind == FRAMES_KIND_PAUSE) {
-			pause_frame(st, ts, pk->src, FRAMES_PRIO_PAUSE, pk->pause_quanta, bps);
+		if (ev->kind == FRAMES_KIND_PAUSE) {
+			pause_frame(st, ev->ts_ns, ev->u.mac.src, FRAMES_PRIO_PAUSE,
+				    ev->u.mac.quanta[0], bps);
 			break;
 		}
 		for (p = 0; p < 8; p++)
-			if (pk->pfc_enable & (1u << p))
-				pause_frame(st, ts, pk->src, p, pk->pfc_quanta[p], bps);
+			if (ev->pfc_enable & (1u << p))
+				pause_frame(st, ev->ts_ns, ev->u.mac.src, p, ev->u.mac.quanta[p], bps);
 		break;
 	case FRAMES_KIND_CNP:
 		if (!st->counts_only)
-			cnp_add(st, ts, pk);
-		break;
-	case FRAMES_KIND_ROCE:
-		if (pk->ecn == FRAMES_ECN_CE)
-			st->roce_ce++;
-		if (!st->counts_only)
-			flow_add(st, pk);
+			cnp_add(st, ev);
 		break;
 	default:
 		break;
 	}
+}
+
+void frames_stats_add(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk,
+		      uint64_t link_bps)
+{
+	struct frames_timed ev;
+
+	frames_stats_add_counts(st, ts, pk);
+	if (!frames_pkt_timed(pk))
+		return;
+	frames_timed_from_pkt(&ev, ts, pk, link_bps);
+	frames_stats_add_timed(st, &ev);
 }
 
 static int cmp_u64(const void *a, const void *b)

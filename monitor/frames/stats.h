@@ -2,6 +2,12 @@
 /* stats.h: the frame summary review reports and capture counts live: frames per kind,
  * PFC/PAUSE paused time per priority, CNPs per (source, dest QP), CE share per flow,
  * and an optional timeline. Fed decoded frames; prints nothing.
+ *
+ * Two parts: counts (kinds, bytes, flows, timeline rows) that do not care in which
+ * order frames come, and the timed part (paused time runs from one PAUSE/PFC frame to
+ * the next, CNP gaps are between neighbours) that must be fed in time order. A live
+ * capture feeds both at once (frames_stats_add); review holds the timed records of a
+ * capture whose timestamps step back and feeds them in order (reorder.h).
  */
 #ifndef PFCLAB_FRAMES_STATS_H
 #define PFCLAB_FRAMES_STATS_H
@@ -15,6 +21,8 @@
 #define FRAMES_PRIO_PAUSE 8 /* row for 802.3x PAUSE, which stops every priority */
 #define FRAMES_NPRIO 9
 #define FRAMES_MAX_PAUSERS 64
+/* Rows of the timeline at most: a frame beyond them sets bins_over (review then refuses
+ * the bin and names one that fits). 144 bytes a row (counts and paused time). */
 #define FRAMES_MAX_BINS (1u << 20)
 /* CNP inter-arrival gaps kept for the percentiles, all pairs together: 32 MiB. Past it,
  * each pair keeps a uniform sample of its gaps (the minimum stays exact), so memory
@@ -100,7 +108,7 @@ struct frames_stats {
 	uint64_t kind[FRAMES_KIND_MAX];
 	uint64_t status[FRAMES_STATUS_MAX];
 	uint64_t roce_ce;    /* RoCEv2 packets (CNPs excluded) with ECN = CE */
-	uint64_t first_ns, last_ns;
+	uint64_t first_ns, last_ns; /* the earliest and the latest timestamp */
 	uint64_t speed_seen; /* last link speed used, for the report */
 	bool speed_mixed;
 
@@ -119,18 +127,57 @@ struct frames_stats {
 	 * senders, from the pause timers above; made when the first pause ends. */
 	uint64_t (*bin_paused)[FRAMES_NPRIO];
 	size_t npaused;   /* bins allocated in bin_paused */
-	bool bins_clamped; /* frames beyond FRAMES_MAX_BINS went to the last bin */
-	uint64_t bin_t0;
+	bool bins_over;   /* a frame fell beyond FRAMES_MAX_BINS rows: it is in no row, so
+			   * the timeline is incomplete (the rest of the summary is not) */
+	uint64_t bin_t0;  /* start of the first row: the earliest frame's, whole bins */
 	bool oom;
 	size_t gaps_stored;    /* CNP gaps kept, all pairs together (at most FRAMES_MAX_GAPS) */
 	uint64_t rng;          /* xorshift state for the gap reservoirs */
 };
 
+/* What the timed part of the summary takes of a PAUSE, PFC or CNP frame: 48 bytes, so
+ * that a reorder window can hold many (reorder.h). */
+struct frames_timed {
+	uint64_t ts_ns;
+	uint64_t link_bps;	/* PAUSE/PFC: the interface's speed, 0 = unknown */
+	uint8_t kind;		/* FRAMES_KIND_PAUSE, _PFC or _CNP */
+	uint8_t pfc_enable;	/* PFC: class-enable vector */
+	uint8_t ipver;		/* CNP */
+	uint32_t dqp;		/* CNP: destination QP */
+	union {
+		struct {
+			uint8_t src[6];
+			uint16_t quanta[8];	/* PFC per priority; PAUSE in quanta[0] */
+		} mac;
+		uint8_t ip_src[16];	/* CNP: source address (IPv4 in the first 4 bytes) */
+	} u;
+};
+
 void frames_stats_init(struct frames_stats *st, uint64_t speed_bps, uint64_t storm_ns,
 		       uint64_t bin_ns);
-/* link_bps: speed of the interface the frame came from (0 = unknown). */
+/* Both parts at once, for frames that come in time order (or where order does not
+ * matter to the caller). link_bps: speed of the interface the frame came from (0 =
+ * unknown). */
 void frames_stats_add(struct frames_stats *st, uint64_t ts_ns, const struct frames_pkt *pk,
 		      uint64_t link_bps);
+/* The counts: frames and bytes per kind and status, flows and CE marks, timeline rows.
+ * Any order. */
+void frames_stats_add_counts(struct frames_stats *st, uint64_t ts_ns,
+			     const struct frames_pkt *pk);
+/* Whether pk is a PAUSE, PFC or CNP frame that decoded cleanly: one with a timed part. */
+static inline bool frames_pkt_timed(const struct frames_pkt *pk)
+{
+	const unsigned timed = 1u << FRAMES_KIND_PAUSE | 1u << FRAMES_KIND_PFC |
+			       1u << FRAMES_KIND_CNP;
+
+	return pk->status == FRAMES_OK && ((1u << pk->kind) & timed);
+}
+/* The timed record of pk (frames_pkt_timed) into *ev. */
+void frames_timed_from_pkt(struct frames_timed *ev, uint64_t ts_ns, const struct frames_pkt *pk,
+			   uint64_t link_bps);
+/* The timed part: per-priority pause counts and paused time, CNPs per (source, dest QP)
+ * and their gaps. In time order, each frame after its counts. */
+void frames_stats_add_timed(struct frames_stats *st, const struct frames_timed *ev);
 /* Closes pauses still open, computes gap percentiles. */
 void frames_stats_finish(struct frames_stats *st);
 void frames_stats_free(struct frames_stats *st);

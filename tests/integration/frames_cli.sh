@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # frames_cli.sh: command-line contract of pfclab capture, review and inject: --help
 # exits 0, usage errors exit 2 with one line naming the option, unreadable input exits
-# 1 without a report, --json is valid JSON, the timeline has one CSV row per bin.
+# 1 without a report, --json is valid JSON, the timeline has one CSV row per bin, review
+# refuses --json with --timeline and a bin too fine for the frames' span, a closed pipe
+# is exit 1 with one message, files are named as given.
 source "$(dirname "$0")/../lib.sh"
-plan 16
+plan 21
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
@@ -56,4 +58,46 @@ fi
 rows=$("$PFCLAB" review --timeline 1ms "$g/pfc_xoff_xon/input.pcap" | tail -n +2 | wc -l)
 [ "$rows" -eq 6 ] && ok "frames_cli: timeline has one row per 1 ms bin (0 to 5 ms)" ||
 	fail "frames_cli: timeline rows" "$rows rows, want 6"
+
+# the CSV takes the report's place: not with --json (before, JSON came without it)
+"$PFCLAB" review --json --timeline 1ms "$g/pfc_xoff_xon/input.pcap" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q "^pfclab review: --timeline prints a CSV timeline instead of the report, --json the report" "$tmp/err"; then
+	ok "frames_cli: review --json --timeline is a usage error (exit 2, one line, no output)"
+else
+	fail "frames_cli: review --json --timeline" "exit $rc: $(head -c 200 "$tmp/err") $(head -c 100 "$tmp/out")"
+fi
+# output lost to a closed pipe: exit 1 and one message, not SIGPIPE (exit 141); 1 us
+# rows of a 0.11 s capture are 6.7 MB, more than a pipe holds
+"$PFCLAB" review --timeline 1us "$g/vlab_rxe_cnp/input.pcap" 2>"$tmp/err" | head -n 1 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 1 ] && [ "$(cat "$tmp/err")" = "pfclab review: writing standard output: Broken pipe" ]; then
+	ok "frames_cli: review --timeline | head -1: exit 1, 'writing standard output: Broken pipe'"
+else
+	fail "frames_cli: review into a closed pipe" "exit $rc: $(head -c 200 "$tmp/err")"
+fi
+# a bin that would need more than 1048576 rows for the frames' span (111.56 ms): refused
+# after reading, naming the rows and a bin that fits; that bin gives every frame a row
+expect_rc "review --timeline 1ns: refused, exit 2, names 200ns" 2 \
+	"--timeline 1ns gives 111556761 rows over the frames' span of 111.55676ms; a timeline has at most 1048576: give --timeline 200ns or wider" \
+	"$PFCLAB" review --timeline 1ns "$g/vlab_rxe_cnp/input.pcap"
+got=$("$PFCLAB" review --timeline 200ns "$g/vlab_rxe_cnp/input.pcap" 2>"$tmp/err" |
+	awk -F, 'NR > 1 { n++; fr += $2 } END { print n, fr }')
+if [ "$got" = "557785 1200" ] && [ ! -s "$tmp/err" ]; then
+	ok "frames_cli: review --timeline 200ns: 557785 rows holding all 1200 frames"
+else
+	fail "frames_cli: review --timeline 200ns" "rows, frames: '$got' $(head -c 200 "$tmp/err")"
+fi
+# files named as given, directories and all, read or not
+mkdir -p "$tmp/d"
+cp "$g/pfc_xoff_xon/input.pcap" "$tmp/d/a.pcap"
+"$PFCLAB" review "$tmp/d/a.pcap" "$tmp/d/missing.pcap" >"$tmp/out" 2>/dev/null
+rc=$?
+if [ $rc -eq 1 ] && grep -qx "file      $tmp/d/a.pcap: 26 frames" "$tmp/out" &&
+	grep -qx "file      $tmp/d/missing.pcap: not read" "$tmp/out"; then
+	ok "frames_cli: review names files as given ($tmp/d/missing.pcap: not read), exit 1"
+else
+	fail "frames_cli: file names" "exit $rc: $(grep '^file' "$tmp/out" | tr '\n' '|')"
+fi
 finish

@@ -69,7 +69,7 @@ got="$(row "$tmp/ce.pcapng") | $(js "$tmp/ce.pcapng")"
 want="10 10 10 n/a | null | capture kept only CE-marked packets | ce_only"
 "$PFCLAB" review "$tmp/ce.pcapng" >"$tmp/ce.txt" 2>"$tmp/ce.rev.err"
 if [ "$got" = "$want" ] &&
-	grep -q "^file      ce.pcapng: 10 frames, its capture filter kept only CE-marked RoCEv2 packets$" "$tmp/ce.txt" &&
+	grep -qx "file      $tmp/ce.pcapng: 10 frames, its capture filter kept only CE-marked RoCEv2 packets" "$tmp/ce.txt" &&
 	grep -q "^note      ce_share n/a: the capture kept only CE-marked packets" "$tmp/ce.txt" &&
 	! grep -q "%" "$tmp/ce.txt" && [ ! -s "$tmp/ce.rev.err" ]; then
 	ok "$name: --ce pcapng: ce_share n/a (JSON null) with the reason, from its if_filter"
