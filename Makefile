@@ -200,7 +200,7 @@ FUZZ_LIB   := $(BUILD)/libpfclab.a $(LDLIBS)
 
 # Frames and pcap files; the traffic exchange parser (both self-contained).
 FUZZ_decode_SRCS  := monitor/frames/fuzz/fuzz_decode.c monitor/frames/decode.c \
-	monitor/frames/pcapfile.c monitor/frames/stats.c
+	monitor/frames/pcapfile.c monitor/frames/stats.c monitor/frames/reorder.c
 FUZZ_decode_DEPS  := $(wildcard monitor/frames/*.h) lib/rd.h
 FUZZ_xchg_SRCS    := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
 FUZZ_xchg_DEPS    := traffic/xchg.h traffic/opts.h lib/rd.h lib/util.h

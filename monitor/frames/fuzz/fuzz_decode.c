@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_decode.c: libFuzzer target for the frame decoder. An input that starts like a
- * pcap or pcapng file is read as a whole capture (every record decoded and summed);
+ * pcap or pcapng file is read as a whole capture (every record decoded and summed, in
+ * file order and again through review's reorder window);
  * any other input is one frame: byte 0 picks the link type, byte 1 how many bytes the
  * "snaplen" cut off, the rest is the frame.
  */
@@ -12,6 +13,7 @@
 
 #include "monitor/frames/decode.h"
 #include "monitor/frames/pcapfile.h"
+#include "monitor/frames/reorder.h"
 #include "monitor/frames/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,6 +34,44 @@ static void one_file(const uint8_t *data, size_t size)
 		frames_stats_add(&st, rec.ts_ns % (1ull << 30), &pk, rec.ifc->speed_bps);
 	}
 	frames_stats_finish(&st);
+	frames_stats_free(&st);
+}
+
+/* The same capture through review's reorder window, as review feeds it: a window of
+ * 0-2^24 ns and a cap of 1-64 records from the file's last two bytes (so that records go
+ * early and frames come late), a flush at each new section. Every frame is counted once
+ * whatever its order, and nothing is reordered or late without a step back. */
+static void one_reordered(const uint8_t *data, size_t size)
+{
+	struct pcapf_reader pr;
+	struct pcapf_rec rec;
+	struct frames_stats st;
+	struct frames_reorder ro;
+	struct frames_pkt pk;
+	uint64_t frames = 0, window = (uint64_t)data[size - 1] << 16;
+	unsigned section;
+	int n = 0;
+
+	if (pcapf_reader_init(&pr, data, size))
+		return;
+	frames_stats_init(&st, 0, 1000000, 1000000);
+	frames_reorder_init(&ro, window, 1 + data[size - 2] % 64);
+	section = pr.sections;
+	while (n++ < 100000 && pcapf_reader_next(&pr, &rec) > 0) {
+		if (pr.sections != section) {
+			section = pr.sections;
+			frames_reorder_flush(&ro, &st);
+		}
+		frames_decode(rec.ifc->link, rec.data, rec.caplen, rec.wirelen, &pk);
+		frames_reorder_add(&ro, &st, rec.ts_ns % (1ull << 30), &pk, rec.ifc->speed_bps);
+		frames++;
+	}
+	frames_reorder_flush(&ro, &st);
+	frames_stats_finish(&st);
+	if (st.frames != frames || (!ro.max_back_ns && (ro.reordered || ro.late)) ||
+	    ro.n != 0)
+		__builtin_trap();
+	frames_reorder_free(&ro);
 	frames_stats_free(&st);
 }
 
@@ -79,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size >= 4) {
 		one_file(data, size);
+		one_reordered(data, size);
 		one_stream(data, size);
 	}
 	if (size < 2)
