@@ -468,7 +468,15 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 			unlink(path);
 		}
 		if (c->e->capture) {
+			struct rec_review rv;
+
 			review_capture(c, hdir);
+			snprintf(path, sizeof(path), "%s/review.json", hdir);
+			if (!rec_review_read(path, &rv) && h < EXP_MAX_HOSTS) {
+				r->obs.late_frames[h] = rv.late_valid ? rv.late_frames : 0;
+				r->obs.bad_timestamps[h] = rv.bad_ts_valid ? rv.bad_timestamps : 0;
+				r->obs.max_backstep_s[h] = rv.backstep_valid ? rv.max_backstep_s : 0;
+			}
 			snprintf(path, sizeof(path), "%s/capture.json", hdir);
 			if (rec_capture_drops(path, &drops))
 				r->obs.capture_drops += drops;
@@ -591,7 +599,7 @@ static void errors_log(struct run_ctx *c, json_object *errs)
 }
 
 static int write_status(struct point_run *r, const char *repdir, unsigned rep, unsigned attempt,
-			bool *valid, json_object *errs)
+			bool *valid, json_object *errs, json_object *warnings)
 {
 	json_object *st = json_object_new_object(), *reasons = json_object_new_array(), *vals;
 	const struct exp_point *p = r->p;
@@ -600,6 +608,7 @@ static int write_status(struct point_run *r, const char *repdir, unsigned rep, u
 	size_t i;
 
 	*valid = validity_judge(&r->obs, r->c->e, reasons);
+	validity_warn(&r->obs, r->c->e, warnings);
 	json_object_object_add(st, "point", json_object_new_string(p->id));
 	json_object_object_add(st, "label", json_object_new_string(p->label));
 	vals = json_object_new_object();
@@ -614,6 +623,7 @@ static int write_status(struct point_run *r, const char *repdir, unsigned rep, u
 	json_object_object_add(st, "finished", json_object_new_boolean(!r->obs.interrupted && !lost));
 	json_object_object_add(st, "valid", json_object_new_boolean(*valid));
 	json_object_object_add(st, "reasons", reasons);
+	json_object_object_add(st, "warnings", json_object_get(warnings));
 	json_object_object_add(st, "errors", json_object_get(errs));
 	json_object_object_add(st, "t0_wall_ns", json_object_new_int64((int64_t)r->t0));
 	json_object_object_add(st, "phases", json_object_get(r->phases));
@@ -740,7 +750,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 {
 	struct point_run r = { .c = c, .p = p };
 	long car0[EXP_MAX_HOSTS], car1[EXP_MAX_HOSTS];
-	json_object *errs;
+	json_object *errs, *warns;
 	char repdir[1100];
 	bool stopped = false;
 	size_t h, i, k;
@@ -836,10 +846,14 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 	if (run_stop_requested)
 		r.obs.interrupted = true;
 	errs = errors_gather(&r, repdir);
-	rc = write_status(&r, repdir, rep, attempt, valid, errs);
+	warns = json_object_new_array();
+	rc = write_status(&r, repdir, rep, attempt, valid, errs, warns);
 	run_log(c, "point %s repetition %u: results written (%s)", p->id, rep, *valid ? "valid" : "invalid");
 	errors_log(c, errs);
+	for (i = 0; i < json_object_array_length(warns); i++)
+		run_log(c, "  warning: %s", json_object_get_string(json_object_array_get_idx(warns, i)));
 	json_object_put(errs);
+	json_object_put(warns);
 	if (!rc && r.obs.interrupted)
 		rc = -EINTR;
 	for (h = 0; !rc && h < c->nhosts; h++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cpoint.h"
 #include "exp.h"
@@ -1507,6 +1508,7 @@ fail:
 int exp_load(const char *path, struct exp **out, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	char *buf;
 	size_t len;
 	const char *base;
@@ -1517,14 +1519,22 @@ int exp_load(const char *path, struct exp **out, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
+	/* fopen takes a directory; reading it is what fails (EISDIR) */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is a directory; an experiment file (YAML) is expected", path);
+		fclose(f);
+		return -EISDIR;
+	}
 	buf = malloc(1 << 20);
 	if (!buf) {
 		fclose(f);
 		return -ENOMEM;
 	}
+	errno = 0;
 	len = fread(buf, 1, (1 << 20) - 1, f);
 	if (ferror(f) || !feof(f)) {
-		snprintf(err, errlen, "%s: %s", path, ferror(f) ? "read error" : "larger than 1 MiB");
+		snprintf(err, errlen, "%s: %s", path, !ferror(f) ? "larger than 1 MiB; an experiment "
+			 "file (YAML) is expected" : errno ? strerror(errno) : "read error");
 		fclose(f);
 		free(buf);
 		return -EIO;

@@ -126,7 +126,8 @@ struct exp_point {
 };
 
 /* Read and check PATH. 0, or -EINVAL with "FILE:LINE: KEY: why" in ERR (or another
- * -errno with its message). Every sweep point is resolved once, so a bad value anywhere
+ * -errno with its message: -EISDIR for a directory, -EIO for a file past 1 MiB or one
+ * that could not be read). Every sweep point is resolved once, so a bad value anywhere
  * is found here. */
 int exp_load(const char *path, struct exp **out, char *err, size_t errlen);
 int exp_parse(const char *name, const char *text, size_t len, struct exp **out, char *err,

@@ -132,123 +132,61 @@ static void mon_sample(json_object *o, void *arg)
 
 /* ---- capture timeline (pfclab review --timeline 10ms) -------------------------------- */
 
-/* Columns of review's timeline CSV that the plots use, found by name in its header: the
- * paused time of priorities 0..7, then of 802.3x PAUSE (TL_NPAUSED of them). */
-enum { TL_NPAUSED = 9 };
-enum { TL_TIME, TL_PAUSE, TL_PFC, TL_CNP, TL_CE, TL_PAUSED0, TL_N = TL_PAUSED0 + TL_NPAUSED };
-
-struct tl_row {
-	double t;                 /* runner's clock, s */
-	double v[TL_N];
-	bool have[TL_N];          /* an empty or missing field: not known */
-};
-
-static int tl_column(const char *name)
-{
-	static const char *const fixed[] = { "time_s", "pause", "pfc", "cnp", "roce_ce" };
-	int prio;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(fixed); i++)
-		if (!strcmp(name, fixed[i]))
-			return (int)i;
-	if (!strcmp(name, "paused_ns_pause"))
-		return TL_PAUSED0 + TL_NPAUSED - 1;
-	if (sscanf(name, "paused_ns_prio%d", &prio) == 1 && prio >= 0 && prio < TL_NPAUSED - 1)
-		return TL_PAUSED0 + prio;
-	return -1;
-}
-
 static void timeline(struct panel *p, const char *path, const char *host, json_object *mh, int64_t t0)
 {
-	FILE *f = fopen(path, "r");
-	char line[1024], name[200], *fld[64];
-	int col[64];
-	struct tl_row *rows = NULL, *nr;
-	size_t nrows = 0, cap = 0, n, i, k;
-	double bin = 0;
-	bool any[TL_NPAUSED] = { false };
+	struct rec_timeline tl;
+	char name[200];
+	bool any[REC_TL_NPAUSED] = { false };
+	double *t;
+	size_t i, k;
 
-	if (!f)
+	if (rec_timeline_read(path, &tl))
 		return;
-	if (!fgets(line, sizeof(line), f)) { /* header */
-		fclose(f);
+	/* each bin's start on the runner's clock, seconds since the point started */
+	t = malloc((tl.n ? tl.n : 1) * sizeof(*t));
+	if (!t) {
+		rec_timeline_free(&tl);
 		return;
 	}
-	line[strcspn(line, "\r\n")] = 0;
-	n = pfc_split(line, ',', fld, 64);
-	for (i = 0; i < n; i++)
-		col[i] = tl_column(fld[i]);
-	while (fgets(line, sizeof(line), f)) {
-		struct tl_row r = { 0 };
-		size_t m;
-		char *e;
-
-		line[strcspn(line, "\r\n")] = 0;
-		m = pfc_split(line, ',', fld, 64);
-		for (i = 0; i < m && i < n; i++) {
-			if (col[i] < 0 || !*fld[i])
-				continue;
-			r.v[col[i]] = strtod(fld[i], &e);
-			r.have[col[i]] = !*e;
-		}
-		if (!r.have[TL_TIME])
-			continue;
-		r.t = ((double)clock_to_runner(mh, (int64_t)llround(r.v[TL_TIME] * 1e9)) - (double)t0) / 1e9;
-		if (nrows == cap) {
-			cap = cap ? 2 * cap : 256;
-			nr = realloc(rows, cap * sizeof(*rows));
-			if (!nr)
-				break;
-			rows = nr;
-		}
-		rows[nrows++] = r;
-	}
-	fclose(f);
-	/* the bin: review writes one row per bin, so the smallest step between rows */
-	for (i = 1; i < nrows; i++) {
-		double d = rows[i].v[TL_TIME] - rows[i - 1].v[TL_TIME];
-
-		if (d > 0 && (bin == 0 || d < bin))
-			bin = d;
-	}
-	if (bin <= 0)
-		bin = 0.01;
-	for (i = 0; i < nrows; i++) {
-		const struct tl_row *r = &rows[i];
+	for (i = 0; i < tl.n; i++) {
+		const struct rec_tl_row *r = &tl.rows[i];
 		static const struct { int c, panel; const char *what; } cnt[] = {
-			{ TL_PFC, P_PFC, "PFC" }, { TL_PAUSE, P_PFC, "PAUSE" },
-			{ TL_CNP, P_CNP, "CNP" }, { TL_CE, P_CNP, "CE" },
+			{ REC_TL_PFC, P_PFC, "PFC" }, { REC_TL_PAUSE, P_PFC, "PAUSE" },
+			{ REC_TL_CNP, P_CNP, "CNP" }, { REC_TL_CE, P_CNP, "CE" },
 		};
 
+		t[i] = ((double)clock_to_runner(mh, (int64_t)llround(r->v[REC_TL_TIME] * 1e9)) -
+			(double)t0) / 1e9;
 		/* frame counts: bins without frames are left out, the points show when
 		 * frames came */
 		for (k = 0; k < ARRAY_SIZE(cnt); k++) {
 			if (!r->have[cnt[k].c] || r->v[cnt[k].c] <= 0)
 				continue;
 			snprintf(name, sizeof(name), "%s %s captured", host, cnt[k].what);
-			series_add(series_get(&p[cnt[k].panel], name, true), r->t, r->v[cnt[k].c] / bin);
+			series_add(series_get(&p[cnt[k].panel], name, true), t[i],
+				   r->v[cnt[k].c] / tl.bin_s);
 		}
-		for (k = 0; k < TL_NPAUSED; k++)
-			any[k] |= r->have[TL_PAUSED0 + k] && r->v[TL_PAUSED0 + k] > 0;
+		for (k = 0; k < REC_TL_NPAUSED; k++)
+			any[k] |= r->have[REC_TL_PAUSED0 + k] && r->v[REC_TL_PAUSED0 + k] > 0;
 	}
 	/* paused share from the captured frames' pause timers: a line over every bin, for
 	 * the priorities that were paused at all */
-	for (k = 0; k < TL_NPAUSED; k++) {
+	for (k = 0; k < REC_TL_NPAUSED; k++) {
 		struct series *s;
 
 		if (!any[k])
 			continue;
-		if (k < TL_NPAUSED - 1)
+		if (k < REC_TL_NPAUSED - 1)
 			snprintf(name, sizeof(name), "%s paused prio%zu (captured frames)", host, k);
 		else
 			snprintf(name, sizeof(name), "%s paused by PAUSE (captured frames)", host);
 		s = series_get(&p[P_SHARE], name, false);
-		for (i = 0; i < nrows; i++)
-			if (rows[i].have[TL_PAUSED0 + k])
-				series_add(s, rows[i].t, rows[i].v[TL_PAUSED0 + k] / 1e9 / bin);
+		for (i = 0; i < tl.n; i++)
+			if (tl.rows[i].have[REC_TL_PAUSED0 + k])
+				series_add(s, t[i], tl.rows[i].v[REC_TL_PAUSED0 + k] / 1e9 / tl.bin_s);
 	}
-	free(rows);
+	free(t);
+	rec_timeline_free(&tl);
 }
 
 /* ---- traffic intervals ---------------------------------------------------------------- */

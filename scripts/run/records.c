@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* records.c: readers of monitor, capture and traffic records left in a point's host folder. */
+/* records.c: readers of monitor, capture, review and traffic records left in a point's host
+ * folder. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/util.h"
 #include "records.h"
@@ -241,6 +243,232 @@ bool rec_capture_drops(const char *path, uint64_t *drops)
 	}
 	json_object_put(o);
 	return ok;
+}
+
+/* A count a host wrote: a finite number, not negative, within int64 (so a sum of them is
+ * checked against that bound before it is written as JSON). */
+static bool rec_count(json_object *o, double *v)
+{
+	return rec_json_num(o, v) && *v >= 0 && *v < 9.2e18;
+}
+
+/* One count of files[] summed into *sum, valid once a file gives it; a sum past int64 is
+ * no figure. */
+static void count_add(json_object *file, const char *key, uint64_t *sum, bool *valid,
+		      bool *broken)
+{
+	json_object *x = NULL;
+	double v;
+
+	if (!json_object_object_get_ex(file, key, &x) || !rec_count(x, &v))
+		return;
+	if ((double)*sum + v >= 9.2e18) {
+		*broken = true;
+		return;
+	}
+	*sum += (uint64_t)v;
+	*valid = true;
+}
+
+static void review_files(json_object *files, struct rec_review *r)
+{
+	bool broken[3] = { false, false, false };
+	size_t i;
+
+	for (i = 0; i < rec_json_len(files); i++) {
+		json_object *f = json_object_array_get_idx(files, i), *x;
+		double v;
+
+		if (!json_object_is_type(f, json_type_object))
+			continue;
+		count_add(f, "reordered", &r->reordered, &r->reordered_valid, &broken[0]);
+		count_add(f, "late_frames", &r->late_frames, &r->late_valid, &broken[1]);
+		count_add(f, "bad_timestamps", &r->bad_timestamps, &r->bad_ts_valid, &broken[2]);
+		json_object_object_get_ex(f, "max_backstep_s", &x);
+		if (rec_json_num(x, &v) && v >= 0) {
+			if (!r->backstep_valid || v > r->max_backstep_s)
+				r->max_backstep_s = v;
+			r->backstep_valid = true;
+		}
+		if ((x = rec_json_member(f, "ecn_filter", json_type_string))) {
+			char name[sizeof(r->ecn_filter)];
+
+			rec_text_clean(json_object_get_string(x), (size_t)json_object_get_string_len(x),
+				       name, sizeof(name));
+			if (!r->ecn_filter[0])
+				memcpy(r->ecn_filter, name, sizeof(name));
+			else if (strcmp(r->ecn_filter, name))
+				snprintf(r->ecn_filter, sizeof(r->ecn_filter), "mixed");
+		}
+	}
+	r->reordered_valid &= !broken[0];
+	r->late_valid &= !broken[1];
+	r->bad_ts_valid &= !broken[2];
+}
+
+/* CE marks and the CE share over the flows. A flow's share null (review: its capture
+ * filter chose packets by ECN, so the packets it left out were never counted) makes the
+ * whole share n/a, with review's reason; a flow that gives no share at all (a review from
+ * before ce_share) makes it n/a with none. */
+static void review_flows(json_object *flows, struct rec_review *r)
+{
+	double ce = 0, share_ce = 0, share_pk = 0, v, pk;
+	bool ce_ok = true, share_ok = true;
+	size_t i, n = rec_json_len(flows);
+
+	r->has_flows = json_object_is_type(flows, json_type_array);
+	if (!r->has_flows)
+		return;
+	for (i = 0; i < n; i++) {
+		json_object *f = json_object_array_get_idx(flows, i), *x, *na;
+
+		if (json_object_object_get_ex(f, "ce", &x) && ce_ok) {
+			ce_ok = rec_count(x, &v);
+			ce += ce_ok ? v : 0;
+		}
+		if (!share_ok)
+			continue;
+		json_object_object_get_ex(f, "ce_share", &x);
+		if (rec_json_num(x, &v) && json_object_object_get_ex(f, "packets", &x) &&
+		    rec_count(x, &pk) && json_object_object_get_ex(f, "ce", &x) && rec_count(x, &v) &&
+		    v <= pk) {
+			share_ce += v;
+			share_pk += pk;
+			continue;
+		}
+		share_ok = false;
+		if ((na = rec_json_member(f, "ce_share_na", json_type_string)))
+			rec_text_clean(json_object_get_string(na), (size_t)json_object_get_string_len(na),
+				       r->ce_share_na, sizeof(r->ce_share_na));
+	}
+	r->ce_valid = ce_ok && ce < 9.2e18;
+	r->ce = r->ce_valid ? (uint64_t)ce : 0;
+	if (!n)
+		snprintf(r->ce_share_na, sizeof(r->ce_share_na), "no RoCEv2 packets captured");
+	r->share_valid = share_ok && n && share_pk > 0 && share_pk < 9.2e18;
+	if (r->share_valid) {
+		r->packets = (uint64_t)share_pk;
+		r->ce_share = share_ce / share_pk;
+	}
+}
+
+void rec_review_scan(json_object *rv, struct rec_review *r)
+{
+	json_object *flows = NULL;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_object_is_type(rv, json_type_object))
+		return;
+	review_files(rec_json_member(rv, "files", json_type_array), r);
+	json_object_object_get_ex(rv, "ecn_flows", &flows);
+	review_flows(flows, r);
+}
+
+int rec_review_read(const char *path, struct rec_review *r)
+{
+	json_object *rv = json_object_from_file(path);
+	int rc = 0;
+
+	if (!rv)
+		rc = access(path, F_OK) ? -ENOENT : -EINVAL;
+	else if (!json_object_is_type(rv, json_type_object))
+		rc = -EINVAL;
+	rec_review_scan(rc ? NULL : rv, r);
+	json_object_put(rv);
+	return rc;
+}
+
+/* The column a timeline header names, -1 for one the runner does not use. */
+static int tl_column(const char *name)
+{
+	static const char *const fixed[] = { "time_s", "pause", "pfc", "cnp", "roce_ce" };
+	int prio;
+	char end;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (!strcmp(name, fixed[i]))
+			return (int)i;
+	if (!strcmp(name, "paused_ns_pause"))
+		return REC_TL_PAUSED0 + REC_TL_NPAUSED - 1;
+	if (sscanf(name, "paused_ns_prio%d%c", &prio, &end) == 1 && prio >= 0 &&
+	    prio < REC_TL_NPAUSED - 1)
+		return REC_TL_PAUSED0 + prio;
+	return -1;
+}
+
+int rec_timeline_read(const char *path, struct rec_timeline *tl)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *fld[64];
+	int col[64];
+	size_t cap = 0, rcap = 0, n, i;
+	struct rec_tl_row *nr;
+	bool stepped = false;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->bin_s = 0.01;
+	if (!f)
+		return -errno;
+	if (getline(&line, &cap, f) <= 0) { /* header */
+		free(line);
+		fclose(f);
+		return 0;
+	}
+	line[strcspn(line, "\r\n")] = 0;
+	n = pfc_split(line, ',', fld, ARRAY_SIZE(fld));
+	for (i = 0; i < n; i++)
+		col[i] = tl_column(fld[i]);
+	while (getline(&line, &cap, f) > 0 && tl->n < REC_TL_MAX_ROWS) {
+		struct rec_tl_row r;
+		size_t m;
+		char *e;
+
+		memset(&r, 0, sizeof(r));
+		line[strcspn(line, "\r\n")] = 0;
+		m = pfc_split(line, ',', fld, ARRAY_SIZE(fld));
+		for (i = 0; i < m && i < n; i++) {
+			double v;
+
+			if (col[i] < 0 || !*fld[i])
+				continue;
+			v = strtod(fld[i], &e);
+			if (*e || !isfinite(v) || (col[i] == REC_TL_TIME ? fabs(v) >= 9.2e9 : v < 0))
+				continue;
+			r.v[col[i]] = v;
+			r.have[col[i]] = true;
+		}
+		if (!r.have[REC_TL_TIME])
+			continue;
+		if (tl->n == rcap) {
+			size_t nc = rcap ? 2 * rcap : 256;
+
+			nr = realloc(tl->rows, nc * sizeof(*nr));
+			if (!nr)
+				break;
+			tl->rows = nr;
+			rcap = nc;
+		}
+		tl->rows[tl->n++] = r;
+	}
+	free(line);
+	fclose(f);
+	/* the bin: review writes one row per bin, so the smallest step between rows */
+	for (i = 1; i < tl->n; i++) {
+		double d = tl->rows[i].v[REC_TL_TIME] - tl->rows[i - 1].v[REC_TL_TIME];
+
+		if (d > 0 && (!stepped || d < tl->bin_s))
+			tl->bin_s = d;
+		stepped |= d > 0;
+	}
+	return 0;
+}
+
+void rec_timeline_free(struct rec_timeline *tl)
+{
+	free(tl->rows);
+	tl->rows = NULL;
+	tl->n = 0;
 }
 
 static void dir_add(json_object *d, double *bytes, double *secs, uint64_t *errors, bool *valid)

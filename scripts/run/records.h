@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* records.h: readers for what a point leaves in a host's folder: the monitor record
- * (monitor/samples.jsonl), the capture summary (capture.json), the traffic JSON lines and
- * the review JSON. Unreadable values are n/a (valid = false), never 0.
+ * (monitor/samples.jsonl), the capture summary (capture.json), the traffic JSON lines, the
+ * review JSON and its timeline. Unreadable values are n/a (valid = false), never 0.
  */
 #ifndef PFCLAB_RUN_RECORDS_H
 #define PFCLAB_RUN_RECORDS_H
@@ -23,6 +23,61 @@ bool rec_json_num(json_object *o, double *v);
 size_t rec_json_len(json_object *o);
 /* the member key of o where it has type t, else NULL (absent, null or another type). */
 json_object *rec_json_member(json_object *o, const char *key, json_type t);
+
+/* review.json (pfclab review --json) as the runner reads it. Per file (files[]): frames
+ * put back in time order (reordered), PAUSE/PFC/CNP frames further back than the reorder
+ * window and so counted out of time order (late_frames), the largest step back
+ * (max_backstep_s) and the records with timestamps review could not use (bad_timestamps,
+ * late frames included); each count summed over the files that give it, valid where one
+ * does (a review from before these fields gives none). ecn_filter: what the files'
+ * capture filters kept of RoCEv2 packets by ECN ("keeps_all", "ce_only", "by_ecn",
+ * "unknown"; "mixed" where files differ, "" where none says). Per flow (ecn_flows[]):
+ * the CE marks summed (ce_valid: every flow's count a number); the CE share of the
+ * captured RoCEv2 packets where every flow gives its share (share_valid), else n/a, with
+ * review's reason (ce_share_na, "" when it gave none). Host text is made fit to show. */
+struct rec_review {
+	uint64_t reordered, late_frames, bad_timestamps;
+	double max_backstep_s;
+	bool reordered_valid, late_valid, bad_ts_valid, backstep_valid;
+	char ecn_filter[16];
+	bool has_flows;		/* ecn_flows[] is there (else ce is n/a) */
+	uint64_t ce, packets;
+	bool ce_valid;
+	double ce_share;
+	bool share_valid;
+	char ce_share_na[96];
+};
+/* From a parsed review (anything else reads as a review that gave nothing). */
+void rec_review_scan(json_object *rv, struct rec_review *r);
+/* From the file PATH: 0, -ENOENT absent or -EINVAL not a JSON object (r gives nothing). */
+int rec_review_read(const char *path, struct rec_review *r);
+
+/* review-timeline.csv (pfclab review --timeline BIN): one row per bin, its columns found
+ * by name in the header: the bin's start (time_s, seconds on the host's clock), the frames
+ * of each kind, and the paused time in the bin of priorities 0..7 and of 802.3x PAUSE
+ * (paused_ns_prioN, paused_ns_pause; empty where review had no link speed to time them). */
+enum {
+	REC_TL_TIME, REC_TL_PAUSE, REC_TL_PFC, REC_TL_CNP, REC_TL_CE,
+	REC_TL_PAUSED0,		/* then the paused time of priorities 1..7 and of PAUSE */
+};
+#define REC_TL_NPAUSED 9	/* priorities 0..7 and 802.3x PAUSE */
+#define REC_TL_N (REC_TL_PAUSED0 + REC_TL_NPAUSED)
+/* review refuses a timeline longer than this; rows past it are not read */
+#define REC_TL_MAX_ROWS (1u << 20)
+
+struct rec_tl_row {
+	double v[REC_TL_N];
+	bool have[REC_TL_N];	/* an empty, missing or unreadable field (not a finite number,
+				 * a negative count, a time past 64-bit nanoseconds): not known */
+};
+struct rec_timeline {
+	struct rec_tl_row *rows;	/* those with a time, in file order */
+	size_t n;
+	double bin_s;	/* the bin: the smallest step forward between rows; 0.01 when none */
+};
+/* 0 (rows that find no memory are left out), or -errno when PATH cannot be opened. */
+int rec_timeline_read(const char *path, struct rec_timeline *tl);
+void rec_timeline_free(struct rec_timeline *tl);
 
 /* A traffic file's name, "traffic-<phase>-<client|server>-<peer>.jsonl" (the last role
  * marker wins: a phase may be named like one): its parts into phase, role (7 bytes) and

@@ -642,7 +642,7 @@ int run_main(int argc, char **argv)
 {
 	struct run_ctx c = { .status = "running" };
 	const char *report_dir = NULL, *parent, *env;
-	char err[EXP_ERR_LEN + 512], exp_path[PATH_MAX];
+	char err[EXP_ERR_LEN + 512], exp_path[PATH_MAX], what[300];
 	struct sigaction sa = { .sa_handler = on_sigint };
 	size_t h;
 	int first, rc, ret = 0;
@@ -666,9 +666,15 @@ int run_main(int argc, char **argv)
 		pfc_err("--resume DIR goes on in DIR; give no --out or --results with it");
 		return 2;
 	}
+	if (report_dir && c.o.resume) {
+		pfc_err("--resume DIR and --report DIR each go alone: give one of them (and no "
+			"experiment file; DIR/experiment.yaml is read)");
+		return 2;
+	}
 	if (report_dir) {
-		if (first != argc || c.o.resume) {
-			pfc_err("--report DIR takes no experiment file; 'pfclab run --help' shows the usage");
+		if (first != argc) {
+			pfc_err("--report DIR takes no experiment file (it reads DIR/experiment.yaml); "
+				"'pfclab run --help' shows the usage");
 			return 2;
 		}
 		if (!results_folder(report_dir, "--report"))
@@ -691,8 +697,14 @@ int run_main(int argc, char **argv)
 		run_path(exp_path, sizeof(exp_path), "%s", argv[first]);
 	}
 	rc = exp_load(exp_path, &c.e, err, sizeof(err));
+	if (rc == -EISDIR && !c.o.resume && run_folder_holds(exp_path, what, sizeof(what)) == -EEXIST) {
+		/* a results folder where the experiment file belongs */
+		pfc_err("%s; it holds %s: --resume %s goes on with it, --report %s makes its "
+			"summary and plots again", err, what, exp_path, exp_path);
+		return 2;
+	}
 	if (rc) {
-		pfc_err("%s", err);
+		pfc_err("%s%s", err, rc == -EISDIR ? " (e.g. scripts/experiments/vlab-demo.yaml)" : "");
 		return 2; /* a missing, unreadable or bad experiment file */
 	}
 	rc = run_hosts(&c, err, sizeof(err));

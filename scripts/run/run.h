@@ -158,9 +158,18 @@ struct validity_obs {
 	unsigned counter_resets;   /* counters that went back in the monitor records */
 	unsigned link_flaps;	   /* carrier changes during the point */
 	bool monitor_failed;
+	/* what review found in each host's capture: caveats, not reasons (validity_warn) */
+	uint64_t late_frames[EXP_MAX_HOSTS];	/* PAUSE/PFC/CNP beyond the reorder window */
+	uint64_t bad_timestamps[EXP_MAX_HOSTS];	/* review's count, late frames included */
+	double max_backstep_s[EXP_MAX_HOSTS];	/* the largest step back; 0 not known */
 };
 /* Fills REASONS (a JSON array of strings) and returns whether the point is valid. */
 bool validity_judge(const struct validity_obs *o, const struct exp *e, json_object *reasons);
+/* Fills WARNINGS (a JSON array of strings) with what leaves the point valid but makes a
+ * figure less reliable: "host a: 3 PAUSE/PFC/CNP frames further out of time order than
+ * review's reorder window, counted where they came (...): paused time and CNP gaps are
+ * less reliable". */
+void validity_warn(const struct validity_obs *o, const struct exp *e, json_object *warnings);
 
 /* ---- exec.c ------------------------------------------------------------------------- */
 /* Run point P repetition REP once (one attempt); writes status.json. 0 ran (valid or not:

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* summary.c: summary.json and summary.txt of a results folder, made from the records alone
  * (so a folder recorded elsewhere can be reported here): per point and repetition the
- * throughput per direction, PFC/PAUSE frames and paused share per priority, CNPs sent and
- * handled, ECN marks, GPU PCIe rx/tx, drops and discards, and validity; per point the
- * spread over valid repetitions.
+ * throughput per direction, PFC/PAUSE frames and paused share per priority (of the point,
+ * and per phase from the capture's timeline), CNPs sent and handled, ECN marks and CE
+ * share, GPU PCIe rx/tx, drops and discards, the capture's time order, validity and
+ * warnings; per point the spread over valid repetitions.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -96,74 +97,172 @@ static double point_duration(json_object *st)
 	return json_object_object_get_ex(last, "end_s", &e) && rec_json_num(e, &d) && d > 0 ? d : 0;
 }
 
-/* The capture's frames on this host, from its review.json, into cap. */
-static void review_summary(const char *hdir, double dur, json_object *cap)
+/* A count a host left (a member of O) as a JSON integer; null for anything but a finite
+ * number from 0 to int64's largest. */
+static json_object *count_of(json_object *o, const char *key)
+{
+	json_object *x = NULL;
+	double v;
+
+	json_object_object_get_ex(o, key, &x);
+	return rec_json_num(x, &v) && v >= 0 && v < 9.2e18 ? json_object_new_int64((int64_t)v) : NULL;
+}
+
+/* Where the point's phases lie for one host: the phases (status.json), the host's clock
+ * (its manifest entry) and the point's time zero on the runner's clock (t0 false: not
+ * known, so no figure per phase). */
+struct rep_time {
+	json_object *phases;
+	json_object *mh;
+	int64_t t0;
+	bool have_t0;
+};
+
+/* The paused time of timeline column COL within each phase, from the capture's bins put
+ * on the runner's clock (T: each bin's start, seconds since the point started). A bin that
+ * straddles a phase's edge counts in part, its paused time taken as spread evenly over it,
+ * so each figure is good to a bin (10 ms) at each edge. A phase's paused_s is null where
+ * the timeline never gives the column (no link speed to time the pauses with). */
+static json_object *paused_by_phase(const struct rec_timeline *tl, const double *t, int col,
+				    json_object *phases)
+{
+	json_object *out;
+	size_t i, j;
+	bool known = false;
+
+	for (j = 0; j < tl->n && !known; j++)
+		known = tl->rows[j].have[col];
+	out = json_object_new_object();
+	for (i = 0; i < rec_json_len(phases); i++) {
+		json_object *ph = json_object_array_get_idx(phases, i), *x = NULL, *one;
+		const char *name = rec_json_str(rec_json_member(ph, "name", json_type_string));
+		double start, end, paused = 0;
+
+		json_object_object_get_ex(ph, "start_s", &x);
+		if (!*name || !rec_json_num(x, &start))
+			continue;
+		x = NULL;
+		json_object_object_get_ex(ph, "end_s", &x);
+		if (!rec_json_num(x, &end) || !(end > start))
+			continue;
+		for (j = 0; known && j < tl->n; j++) {
+			double lo = fmax(start, t[j]), hi = fmin(end, t[j] + tl->bin_s);
+
+			if (tl->rows[j].have[col] && hi > lo)
+				paused += tl->rows[j].v[col] / 1e9 * (hi - lo) / tl->bin_s;
+		}
+		one = json_object_new_object();
+		json_object_object_add(one, "duration_s", json_object_new_double(end - start));
+		json_object_object_add(one, "paused_s", num(paused, known));
+		json_object_object_add(one, "paused_share", num(paused / (end - start), known));
+		json_object_object_add(out, name, one);
+	}
+	return out;
+}
+
+/* The capture's timeline (review-timeline.csv) with each bin's start on the runner's
+ * clock in *T (freed by the caller); false when there is none to place. */
+static bool timeline_placed(const char *hdir, const struct rep_time *rt, struct rec_timeline *tl,
+			    double **t)
 {
 	char path[PATH_MAX];
-	json_object *rv;
+	size_t i;
+
+	*t = NULL;
+	run_path(path, sizeof(path), "%s/review-timeline.csv", hdir);
+	if (!rt->have_t0 || !rec_json_len(rt->phases) || rec_timeline_read(path, tl))
+		return false;
+	*t = malloc((tl->n ? tl->n : 1) * sizeof(**t));
+	if (!*t) {
+		rec_timeline_free(tl);
+		return false;
+	}
+	for (i = 0; i < tl->n; i++)
+		(*t)[i] = ((double)clock_to_runner(rt->mh, (int64_t)llround(tl->rows[i].v[REC_TL_TIME] * 1e9)) -
+			   (double)rt->t0) / 1e9;
+	return true;
+}
+
+/* The capture's frames on this host, from its review.json, into cap; what review says of
+ * the capture's time order into RR (validity_warn's figures). */
+static void review_summary(const char *hdir, double dur, const struct rep_time *rt,
+			   json_object *cap, struct rec_review *rr)
+{
+	char path[PATH_MAX];
+	struct rec_timeline tl;
+	double *t = NULL;
+	bool placed;
+	json_object *rv, *kinds, *prios, *pfc;
 	size_t i;
 
 	run_path(path, sizeof(path), "%s/review.json", hdir);
 	rv = json_object_from_file(path);
-	if (rv) {
-		json_object *kinds, *pause, *prios, *flows, *k;
-		json_object *pfc = json_object_new_object();
-		double ce = 0;
-
-		if (json_object_object_get_ex(rv, "kinds", &kinds)) {
-			json_object_object_add(cap, "pfc_frames", json_object_object_get_ex(kinds, "pfc", &k) ? json_object_get(k) : NULL);
-			json_object_object_add(cap, "pause_frames", json_object_object_get_ex(kinds, "pause", &k) ? json_object_get(k) : NULL);
-			json_object_object_add(cap, "cnp", json_object_object_get_ex(kinds, "cnp", &k) ? json_object_get(k) : NULL);
-			json_object_object_add(cap, "roce", json_object_object_get_ex(kinds, "roce", &k) ? json_object_get(k) : NULL);
-		}
-		if ((flows = rec_json_member(rv, "ecn_flows", json_type_array))) {
-			bool ce_ok = true;	/* every flow's count a number: else n/a */
-			double v;
-
-			for (i = 0; i < rec_json_len(flows) && ce_ok; i++) {
-				if (!json_object_object_get_ex(json_object_array_get_idx(flows, i), "ce", &k))
-					continue;
-				ce_ok = rec_json_num(k, &v) && v >= 0;
-				ce += ce_ok ? v : 0;
-			}
-			ce_ok = ce_ok && ce < 9e18;
-			json_object_object_add(cap, "roce_ce", ce_ok ? json_object_new_int64((int64_t)ce) : NULL);
-		}
-		if (json_object_object_get_ex(rv, "pause", &pause) &&
-		    json_object_object_get_ex(pause, "priorities", &prios)) {
-			for (i = 0; i < rec_json_len(prios); i++) {
-				json_object *e = json_object_array_get_idx(prios, i), *pr, *kd, *ps, *x;
-				json_object *one;
-				char key[32];
-				double prio, paused;
-
-				if (!json_object_object_get_ex(e, "priority", &pr) ||
-				    !json_object_object_get_ex(e, "kind", &kd))
-					continue;
-				/* PFC per priority 0-7; 802.3x PAUSE ("priority": "all") as one */
-				if (!strcmp(rec_json_str(kd), "pfc")) {
-					if (!rec_json_num(pr, &prio) || prio < 0 || prio > 7)
-						continue;
-					run_path(key, sizeof(key), "prio%d", (int)prio);
-				} else {
-					run_path(key, sizeof(key), "pause");
-				}
-				one = json_object_new_object();
-				json_object_object_add(one, "frames", json_object_object_get_ex(e, "frames", &x) ? json_object_get(x) : NULL);
-				json_object_object_add(one, "xoff", json_object_object_get_ex(e, "xoff", &x) ? json_object_get(x) : NULL);
-				json_object_object_add(one, "xon", json_object_object_get_ex(e, "xon", &x) ? json_object_get(x) : NULL);
-				json_object_object_add(one, "paused_s", json_object_object_get_ex(e, "paused_s", &ps) ? json_object_get(ps) : NULL);
-				json_object_object_add(one, "paused_share",
-						       num(rec_json_num(ps, &paused) && dur > 0 ? paused / dur : NAN,
-							   dur > 0));
-				json_object_object_add(pfc, key, one);
-			}
-		}
-		json_object_object_add(cap, "pfc", pfc);
+	rec_review_scan(rv, rr);
+	if (!json_object_is_type(rv, json_type_object)) {
 		json_object_put(rv);
-	} else {
 		json_object_object_add(cap, "review", json_object_new_string("n/a: no review.json"));
+		return;
 	}
+	placed = timeline_placed(hdir, rt, &tl, &t);
+	pfc = json_object_new_object();
+	if ((kinds = rec_json_member(rv, "kinds", json_type_object))) {
+		json_object_object_add(cap, "pfc_frames", count_of(kinds, "pfc"));
+		json_object_object_add(cap, "pause_frames", count_of(kinds, "pause"));
+		json_object_object_add(cap, "cnp", count_of(kinds, "cnp"));
+		json_object_object_add(cap, "roce", count_of(kinds, "roce"));
+	}
+	if (rr->has_flows) {
+		json_object_object_add(cap, "roce_ce", count(rr->ce, rr->ce_valid));
+		json_object_object_add(cap, "ce_share", num(rr->ce_share, rr->share_valid));
+		json_object_object_add(cap, "ce_share_na", rr->share_valid || !rr->ce_share_na[0] ? NULL :
+				       json_object_new_string(rr->ce_share_na));
+	}
+	json_object_object_add(cap, "ecn_filter", rr->ecn_filter[0] ?
+			       json_object_new_string(rr->ecn_filter) : NULL);
+	/* the capture's time order (review's files[]) */
+	json_object_object_add(cap, "reordered", count(rr->reordered, rr->reordered_valid));
+	json_object_object_add(cap, "late_frames", count(rr->late_frames, rr->late_valid));
+	json_object_object_add(cap, "max_backstep_s", num(rr->max_backstep_s, rr->backstep_valid));
+	json_object_object_add(cap, "bad_timestamps", count(rr->bad_timestamps, rr->bad_ts_valid));
+	prios = rec_json_member(rec_json_member(rv, "pause", json_type_object), "priorities",
+				json_type_array);
+	for (i = 0; i < rec_json_len(prios); i++) {
+		json_object *e = json_object_array_get_idx(prios, i), *pr = NULL, *ps = NULL;
+		json_object *kind = rec_json_member(e, "kind", json_type_string), *one;
+		char key[32];
+		double prio, paused;
+		int col;
+
+		if (!json_object_object_get_ex(e, "priority", &pr) || !kind)
+			continue;
+		/* PFC per priority 0-7; 802.3x PAUSE ("priority": "all") as one */
+		if (!strcmp(json_object_get_string(kind), "pfc")) {
+			if (!rec_json_num(pr, &prio) || prio < 0 || prio > 7)
+				continue;
+			run_path(key, sizeof(key), "prio%d", (int)prio);
+			col = REC_TL_PAUSED0 + (int)prio;
+		} else {
+			run_path(key, sizeof(key), "pause");
+			col = REC_TL_PAUSED0 + REC_TL_NPAUSED - 1;
+		}
+		one = json_object_new_object();
+		json_object_object_add(one, "frames", count_of(e, "frames"));
+		json_object_object_add(one, "xoff", count_of(e, "xoff"));
+		json_object_object_add(one, "xon", count_of(e, "xon"));
+		json_object_object_get_ex(e, "paused_s", &ps);
+		if (!rec_json_num(ps, &paused) || paused < 0)
+			paused = NAN;
+		json_object_object_add(one, "paused_s", num(paused, true));
+		/* of the whole point (duration_s): all phases together */
+		json_object_object_add(one, "paused_share", num(dur > 0 ? paused / dur : NAN, dur > 0));
+		json_object_object_add(one, "by_phase", placed ? paused_by_phase(&tl, t, col, rt->phases) : NULL);
+		json_object_object_add(pfc, key, one);
+	}
+	json_object_object_add(cap, "pfc", pfc);
+	if (placed)
+		rec_timeline_free(&tl);
+	free(t);
+	json_object_put(rv);
 }
 
 /* Throughput per phase and direction: a client's tx is client -> server; with -b the
@@ -197,7 +296,8 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 }
 
 static void host_summary(const char *hdir, const char *host, const char *gpu, double dur,
-			 json_object *ho, json_object *tput, json_object *left)
+			 const struct rep_time *rt, json_object *ho, json_object *tput,
+			 json_object *left, struct rec_review *rr)
 {
 	static const char *const names[] = {
 		"pfc.tx.prio0.frames", "pfc.tx.prio1.frames", "pfc.tx.prio2.frames", "pfc.tx.prio3.frames",
@@ -267,7 +367,7 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 	json_object_object_add(mon, "gpu_pcie", o);
 	json_object_object_add(ho, "counters", mon);
 
-	review_summary(hdir, dur, cap);
+	review_summary(hdir, dur, rt, cap, rr);
 	{
 		uint64_t drops;
 
@@ -380,10 +480,63 @@ static const char *pct(json_object *share, char *buf, size_t len)
 	return buf;
 }
 
+/* One priority's paused share per phase (summary.json's by_phase), where any is known:
+ * "      paused prio3   bidir 0.00% of 4.4 s, impaired 65.36% of 4.5 s". */
+static void text_by_phase(FILE *f, const char *key, json_object *by)
+{
+	char label[40], b[32];
+	bool first = true;
+
+	if (!by)
+		return;
+	json_object_object_foreach(by, ph, o) {
+		json_object *s = NULL, *d = NULL;
+
+		json_object_object_get_ex(o, "paused_share", &s);
+		json_object_object_get_ex(o, "duration_s", &d);
+		if (!s)
+			continue;
+		if (first) {
+			run_path(label, sizeof(label), "paused %s", strcmp(key, "pause") ? key : "PAUSE");
+			fprintf(f, "      %-14s", label);
+		}
+		fprintf(f, "%s %s %s of %.1f s", first ? "" : ",", ph, pct(s, b, sizeof(b)),
+			json_object_get_double(d));
+		first = false;
+	}
+	if (!first)
+		fprintf(f, " (by phase)\n");
+}
+
+/* The capture's time order, where it stepped back at all: frames review put back and
+ * those too far back (their warning is under the repetition). */
+static void text_time_order(FILE *f, json_object *cap)
+{
+	json_object *re = NULL, *late = NULL, *back = NULL;
+	int64_t nre, nlate;
+
+	json_object_object_get_ex(cap, "reordered", &re);
+	json_object_object_get_ex(cap, "late_frames", &late);
+	json_object_object_get_ex(cap, "max_backstep_s", &back);
+	nre = re ? json_object_get_int64(re) : 0;
+	nlate = late ? json_object_get_int64(late) : 0;
+	if (!nre && !nlate)
+		return;
+	fprintf(f, "      time order     %" PRId64 " frame%s put back in time order", nre,
+		nre == 1 ? "" : "s");
+	if (nlate)
+		fprintf(f, ", %" PRId64 " PAUSE/PFC/CNP frame%s too far back (warning above)", nlate,
+			nlate == 1 ? "" : "s");
+	if (back)
+		fprintf(f, "; steps back up to %.3f ms", json_object_get_double(back) * 1e3);
+	fprintf(f, "\n");
+}
+
 static void text_rep(FILE *f, json_object *rep)
 {
 	json_object *x, *tput, *left, *hosts, *reasons;
 	char b1[32], b2[32], b3[32];
+	double dur;
 	size_t i;
 
 	json_object_object_get_ex(rep, "repetition", &x);
@@ -410,6 +563,9 @@ static void text_rep(FILE *f, json_object *rep)
 	if (rec_json_len(x) > REC_ERRORS_SHOWN)
 		fprintf(f, "    error  and %zu more (summary.json lists them)\n",
 			rec_json_len(x) - REC_ERRORS_SHOWN);
+	x = rec_json_member(rep, "warnings", json_type_array);
+	for (i = 0; i < rec_json_len(x); i++)
+		fprintf(f, "    warning  %s\n", rec_json_str(json_object_array_get_idx(x, i)));
 	if (json_object_object_get_ex(rep, "throughput_gbps", &tput)) {
 		json_object_object_foreach(tput, phase, dirs) {
 			fprintf(f, "    throughput %-12s", phase);
@@ -428,6 +584,8 @@ static void text_rep(FILE *f, json_object *rep)
 	}
 	if (!json_object_object_get_ex(rep, "hosts", &hosts))
 		return;
+	json_object_object_get_ex(rep, "duration_s", &x);
+	dur = json_object_get_double(x);
 	json_object_object_foreach(hosts, hn, ho) {
 		json_object *mon = NULL, *cap = NULL, *pfc, *txf, *rxf, *share, *g;
 		int p;
@@ -438,7 +596,7 @@ static void text_rep(FILE *f, json_object *rep)
 		if (mon && json_object_object_get_ex(mon, "pfc_tx_frames", &txf) &&
 		    json_object_object_get_ex(mon, "pfc_rx_frames", &rxf) &&
 		    json_object_object_get_ex(mon, "paused_share_rx", &share)) {
-			bool any = false;
+			bool any = false, shares = false;
 
 			fprintf(f, "      PFC counters  ");
 			for (p = 0; p < 8; p++) {
@@ -452,10 +610,14 @@ static void text_rep(FILE *f, json_object *rep)
 				if (!a && !b)
 					continue;
 				any = true;
+				shares |= s != NULL;
 				fprintf(f, " prio%d tx %s rx %s paused %s", p, na_int(txf, k, b1, sizeof(b1)),
 					na_int(rxf, k, b2, sizeof(b2)),
 					pct(s, b3, sizeof(b3)));
 			}
+			/* the shares are of the whole point, every phase together */
+			if (shares)
+				fprintf(f, " (paused: share of the point's %.1f s)", dur);
 			fprintf(f, "%s\n", any ? "" : " n/a (not counted by this NIC)");
 		}
 		if (cap && json_object_object_get_ex(cap, "pfc", &pfc)) {
@@ -471,14 +633,24 @@ static void text_rep(FILE *f, json_object *rep)
 				fprintf(f, " %s %s frames (%s XOFF, %s XON) paused %s", k, na_int(e, "frames", b1, sizeof(b1)),
 					na_int(e, "xoff", b2, sizeof(b2)), na_int(e, "xon", b3, sizeof(b3)),
 					pct(s, sb, sizeof(sb)));
+				if (s)
+					fprintf(f, " of the point's %.1f s", dur);
 			}
 			fprintf(f, "%s\n", any ? "" : " none");
+			json_object_object_foreach(pfc, k2, e2)
+				text_by_phase(f, k2, rec_json_member(e2, "by_phase", json_type_object));
 		}
+		text_time_order(f, cap);
 		fprintf(f, "      CNP            sent %s handled %s (counters), captured %s\n",
 			na_int(mon, "cnp_sent", b1, sizeof(b1)), na_int(mon, "cnp_handled", b2, sizeof(b2)),
 			na_int(cap, "cnp", b3, sizeof(b3)));
-		fprintf(f, "      ECN            marked %s (counters), CE captured %s\n",
+		fprintf(f, "      ECN            marked %s (counters), CE captured %s",
 			na_int(mon, "ecn_marked", b1, sizeof(b1)), na_int(cap, "roce_ce", b2, sizeof(b2)));
+		if (cap && json_object_object_get_ex(cap, "ce_share", &x) && x)
+			fprintf(f, " (%s of the RoCEv2 packets)", pct(x, b3, sizeof(b3)));
+		else if ((x = rec_json_member(cap, "ce_share_na", json_type_string)))
+			fprintf(f, " (CE share n/a: %s)", json_object_get_string(x));
+		fprintf(f, "\n");
 		if (mon && json_object_object_get_ex(mon, "gpu_pcie", &g)) {
 			json_object *rx, *tx;
 
@@ -558,9 +730,10 @@ static json_object *errors_of(json_object *st)
 	return out;
 }
 
-/* The repetitions of one point (folder ppath) into reps; the valid ones also into agg. */
-static void point_reps(const struct exp *e, const char *ppath, json_object *reps,
-		       json_object *agg, size_t *valid_n, size_t *total_n)
+/* The repetitions of one point (folder ppath) into reps; the valid ones also into agg.
+ * MAN: the run's manifest (the hosts' clocks), or NULL. */
+static void point_reps(const struct exp *e, json_object *man, const char *ppath,
+		       json_object *reps, json_object *agg, size_t *valid_n, size_t *total_n)
 {
 	json_object *x;
 	char **rl;
@@ -568,7 +741,9 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 
 	nr = list_dir(ppath, "rep", true, &rl);
 	for (j = 0; j < nr; j++) {
-		json_object *rep, *st, *hosts, *tput, *left;
+		json_object *rep, *st, *hosts, *tput, *left, *warns;
+		struct validity_obs obs;
+		struct rep_time rt;
 		char rpath[PATH_MAX];
 		double dur;
 		size_t h;
@@ -596,14 +771,32 @@ static void point_reps(const struct exp *e, const char *ppath, json_object *reps
 		hosts = json_object_new_object();
 		tput = json_object_new_object();
 		left = json_object_new_object();
+		rt.phases = rec_json_member(st, "phases", json_type_array);
+		x = rec_json_member(st, "t0_wall_ns", json_type_int);
+		rt.have_t0 = x != NULL;
+		rt.t0 = x ? json_object_get_int64(x) : 0;
+		memset(&obs, 0, sizeof(obs));
 		for (h = 0; h < e->nhosts; h++) {
 			json_object *ho = json_object_new_object();
 			char hdir[PATH_MAX];
+			struct rec_review rr;
 
+			rt.mh = rec_json_member(rec_json_member(man, "hosts", json_type_object),
+						e->hosts[h].name, json_type_object);
 			run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
-			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, ho, tput, left);
+			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, &rt, ho, tput, left,
+				     &rr);
 			json_object_object_add(hosts, e->hosts[h].name, ho);
+			if (h < EXP_MAX_HOSTS) {
+				obs.late_frames[h] = rr.late_valid ? rr.late_frames : 0;
+				obs.bad_timestamps[h] = rr.bad_ts_valid ? rr.bad_timestamps : 0;
+				obs.max_backstep_s[h] = rr.backstep_valid ? rr.max_backstep_s : 0;
+			}
 		}
+		/* the caveats, made again from the reviews as the runner made them (validity.c) */
+		warns = json_object_new_array();
+		validity_warn(&obs, e, warns);
+		json_object_object_add(rep, "warnings", warns);
 		json_object_object_add(rep, "throughput_gbps", tput);
 		json_object_object_add(rep, "sends_left_in_flight", left);
 		json_object_object_add(rep, "hosts", hosts);
@@ -664,7 +857,7 @@ int summary_make(const char *dir, char *err, size_t errlen)
 				json_object_object_add(vals, e->sweep[j].name, json_object_new_string(ep.values[j]));
 			json_object_object_add(pj, "values", vals);
 		}
-		point_reps(e, ppath, reps, agg, &valid_n, &total_n);
+		point_reps(e, man, ppath, reps, agg, &valid_n, &total_n);
 		json_object_object_add(pj, "repetitions", reps);
 		json_object_object_add(pj, "over_valid_repetitions", agg);
 		json_object_array_add(points, pj);

@@ -8,7 +8,8 @@
 # with the --roce file; classic pcap records no filter: capture warns, review warns on
 # a 100% share and takes --ce-only. A dumpcap capture with a CE filter is read the same
 # way. Capture refuses --ce with -f or --roce. `pfclab run` with capture mode ce: the
-# review.json it keeps has a null share and the summary counts the CE marks.
+# review.json it keeps has a null share and the summary counts the CE marks, its share
+# n/a with review's reason.
 source "$(dirname "$0")/../lib.sh"
 plan 9
 
@@ -173,10 +174,11 @@ EOF
 		"$d/points/p000/rep0/b/review.json" 2>/dev/null)"
 	want="$((N / 10)) $((N / 10)) null capture kept only CE-marked packets"
 	if [ $rc -eq 0 ] && [ "$got" = "$want" ] &&
-		grep -q "ECN .*CE captured $((N / 10))\$" "$d/summary.txt" &&
+		grep -q "ECN .*CE captured $((N / 10)) (CE share n/a: capture kept only CE-marked packets)\$" "$d/summary.txt" &&
 		! grep -q "100\.00%" "$d/summary.txt" &&
-		[ "$(jq '.points[0].repetitions[0].hosts.b.capture.roce_ce' "$d/summary.json")" = $((N / 10)) ]; then
-		ok "$name: pfclab run, capture mode ce: review.json share null with the reason, summary counts $((N / 10)) CE marks"
+		[ "$(jq -r '.points[0].repetitions[0].hosts.b.capture | "\(.roce_ce) \(.ce_share) \(.ce_share_na) \(.ecn_filter)"' \
+			"$d/summary.json")" = "$((N / 10)) null capture kept only CE-marked packets ce_only" ]; then
+		ok "$name: pfclab run, capture mode ce: review.json share null with the reason, summary counts $((N / 10)) CE marks, its share n/a with the reason"
 	else
 		fail "$name: run" "exit $rc, review.json '$got' (want '$want'); $(grep -h ECN "$d/summary.txt" 2>/dev/null) $(tail -n 3 "$tmp/run.err")"
 	fi

@@ -7,9 +7,12 @@
 # --resume, retries after a failing essential command, Ctrl-C, a version mismatch; a
 # results folder that holds a run refused (-o, -r) or replaced (--force), no folders made
 # above the results folder; a traffic pair whose server fails: the client stopped at once
-# and the server's own error line in the terminal, status.json and the summary.
+# and the server's own error line in the terminal, status.json and the summary. The paused
+# share labelled as the point's and given per phase; review's time-order caveats (late
+# frames, bad timestamps) as warnings that leave the point valid; the wording of an
+# experiment argument that is a directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 19
+plan 22
 
 name=run-local
 need_root $name || finish
@@ -118,6 +121,19 @@ if awk -v s="$share" 'BEGIN { exit !(s > 0.005 && s < 0.2) }'; then
 else
 	fail "$name: paused share" "$share"
 fi
+# the same share per phase from b's capture timeline: all of it in phase pfc, none in
+# quiet (nothing paused before the inject); the text says what each share is of
+bp=$(jq -r '.points[0].repetitions[0].hosts.b.capture.pfc.prio3 |
+	"\(.paused_s) \(.by_phase.quiet.paused_s) \(.by_phase.pfc.paused_s) \(.by_phase.cnp.paused_s)"' "$dir/summary.json")
+read -r ps_all ps_quiet ps_pfc ps_cnp <<<"$bp"
+if awk -v a="$ps_all" -v q="$ps_quiet" -v p="$ps_pfc" -v c="$ps_cnp" \
+	'BEGIN { exit !(q == 0 && p >= 0.9 * a && p + c <= a + 1e-6) }' &&
+	grep -qE "^      PFC captured   prio3 $NPFC frames \($NPFC XOFF, 0 XON\) paused [0-9.]+% of the point's [0-9.]+ s\$" "$dir/summary.txt" &&
+	grep -qE '^      paused prio3   quiet 0\.00% of 0\.[0-9] s, pfc [0-9.]+% of 0\.[0-9] s, cnp [0-9.]+% of 0\.[0-9] s \(by phase\)$' "$dir/summary.txt"; then
+	ok "$name: paused time per phase (quiet $ps_quiet s, pfc $ps_pfc s, cnp $ps_cnp s of $ps_all s); summary.txt says the share is of the point"
+else
+	fail "$name: paused per phase" "$bp; $(grep -A1 'PFC captured   prio3' "$dir/summary.txt" | head -n 2 | tr '\n' '|')"
+fi
 if grep -q "PFC captured   prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary.txt"; then
 	ok "$name: summary.txt names the captured PFC frames"
 else
@@ -159,6 +175,43 @@ if "$PFCLAB" run --report "$dir" >report.out 2>&1 && [ -s "$dir/plots/p000-rep0.
 	ok "$name: --report remakes summary and plots"
 else
 	fail "$name: --report" "$(head -c 300 report.out)"
+fi
+
+# review's time-order caveats: late frames and bad timestamps are warnings with the count
+# (summary.txt, summary.json), the repetition stays valid; a review without them, none
+w=$work/warn
+cp -r "$dir" "$w"
+jq '.files[0].late_frames = 3 | .files[0].bad_timestamps = 4 | .files[0].max_backstep_s = 0.07 |
+	.files[0].reordered = 12' "$dir/points/p000/rep0/b/review.json" >"$w/points/p000/rep0/b/review.json"
+"$PFCLAB" run --report "$w" --no-plots >warn.out 2>&1
+rc=$?
+wj=$(jq -c '.points[0].repetitions[0] | [.valid, (.warnings | length), .hosts.b.capture.late_frames,
+	.hosts.b.capture.bad_timestamps, .hosts.b.capture.reordered, .hosts.b.capture.max_backstep_s]' "$w/summary.json")
+if [ $rc -eq 0 ] && [ "$wj" = "[true,2,3,4,12,0.07]" ] &&
+	grep -qx "    warning  host b: 3 PAUSE/PFC/CNP frames further out of time order than review's reorder window, counted where they came (the capture steps back up to 70.000 ms): paused time and CNP gaps are less reliable" "$w/summary.txt" &&
+	grep -qx "    warning  host b: 1 captured frame with a timestamp out of range, counted but at a wrong time: paused time and CNP gaps are less reliable" "$w/summary.txt" &&
+	grep -qx "      time order     12 frames put back in time order, 3 PAUSE/PFC/CNP frames too far back (warning above); steps back up to 70.000 ms" "$w/summary.txt" &&
+	[ "$(jq -c '[.points[].repetitions[].warnings | length] | add' "$dir/summary.json")" = 0 ] &&
+	[ "$(jq -c '.warnings' "$dir/points/p000/rep0/status.json")" = "[]" ] &&
+	jq -e '.points[0].repetitions[0].hosts.b.capture | (.late_frames | type) == "number" and (.reordered | type) == "number"' "$dir/summary.json" >/dev/null; then
+	ok "$name: late frames and bad timestamps: warnings with the counts, the repetition still valid; none in the real run"
+else
+	fail "$name: time-order warnings" "exit $rc, $wj; $(grep warning "$w/summary.txt" | head -n 2 | tr '\n' '|')"
+fi
+
+# an experiment argument that is a folder; --resume with --report
+out1=$("$PFCLAB" run "$work" 2>&1)
+rc1=$?
+out2=$("$PFCLAB" run "$dir" 2>&1)
+rc2=$?
+out3=$("$PFCLAB" run --resume "$dir" --report "$dir" 2>&1)
+rc3=$?
+if [ $rc1 = 2 ] && [ "$out1" = "pfclab run: $work is a directory; an experiment file (YAML) is expected (e.g. scripts/experiments/vlab-demo.yaml)" ] &&
+	[ $rc2 = 2 ] && [[ $out2 == "pfclab run: $dir is a directory; an experiment file (YAML) is expected; it holds the run veth-inject-"*": --resume $dir goes on with it, --report $dir makes its summary and plots again" ]] &&
+	[ $rc3 = 2 ] && [ "$out3" = "pfclab run: --resume DIR and --report DIR each go alone: give one of them (and no experiment file; DIR/experiment.yaml is read)" ]; then
+	ok "$name: a folder for the experiment file, and --resume with --report, are usage errors that say what is expected"
+else
+	fail "$name: wording" "exit $rc1/$rc2/$rc3: $out1 / $out2 / $out3"
 fi
 
 # --resume: p001 did not finish (no status); p000 is skipped, p001 run again

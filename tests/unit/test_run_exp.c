@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_run_exp.c: experiment files: every error names file, line and key; host values
  * checked as the subcommands they go to check them; sweep expansion (cross product, last
- * variable fastest, ${var} substituted); the plan of a point.
+ * variable fastest, ${var} substituted); the plan of a point; a path that is a directory.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/util.h"
@@ -396,10 +397,31 @@ static void test_plan_incast(void **state)
 	exp_free(e);
 }
 
+/* A path that is no experiment file: a directory is said to be one, with what is expected
+ * (fopen takes a directory; only reading it fails); a missing file names the errno. */
+static void test_load_not_a_file(void **state)
+{
+	char dir[] = "/tmp/run-exp-load-XXXXXX", err[EXP_ERR_LEN], want[700], path[600];
+	struct exp *e = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(exp_load(dir, &e, err, sizeof(err)), -EISDIR);
+	assert_null(e);
+	snprintf(want, sizeof(want), "%s is a directory; an experiment file (YAML) is expected", dir);
+	assert_string_equal(err, want);
+	snprintf(path, sizeof(path), "%s/none.yaml", dir);
+	assert_int_equal(exp_load(path, &e, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "%s: No such file or directory", path);
+	assert_string_equal(err, want);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_load_not_a_file),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_sweep_wrap),
 		cmocka_unit_test(test_host_values_ok),

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_run_summary.c: the validity rules, host times on the runner's clock, and summary arithmetic on a small constructed
- * results folder (monitor rates x intervals, captured PFC per priority and paused share,
- * throughput from traffic summaries, spread over repetitions, n/a where nothing was read);
- * the error line of a failed process and the failed processes in the summary.
+/* test_run_summary.c: the validity rules and warnings, host times on the runner's clock, and
+ * summary arithmetic on a small constructed results folder (monitor rates x intervals,
+ * captured PFC per priority and paused share of the point and per phase, throughput from
+ * traffic summaries, spread over repetitions, n/a where nothing was read); review's time
+ * order and ECN figures and its timeline read as data; the error line of a failed process
+ * and the failed processes in the summary.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -371,6 +374,276 @@ static void test_summary_errors(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Whether the file PATH has the line LINE (exactly). */
+static bool has_line(const char *path, const char *line)
+{
+	FILE *f = fopen(path, "r");
+	char *l = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && (n = getline(&l, &cap, f)) > 0) {
+		if (l[n - 1] == '\n')
+			l[n - 1] = 0;
+		found = !strcmp(l, line);
+	}
+	free(l);
+	fclose(f);
+	return found;
+}
+
+/* What leaves a repetition valid but a figure less reliable: late frames and other bad
+ * timestamps per host, with the counts; none where review found none. */
+static void test_validity_warn(void **state)
+{
+	static const char text[] = "name: v\nhosts:\n  a: {netdev: va}\n  b: {netdev: vb}\n"
+				   "phases:\n  - duration: 1s\n";
+	char err[EXP_ERR_LEN];
+	struct exp *e = NULL;
+	struct validity_obs o;
+	json_object *r, *w;
+
+	(void)state;
+	assert_int_equal(exp_parse("v.yaml", text, strlen(text), &e, err, sizeof(err)), 0);
+	memset(&o, 0, sizeof(o));
+	w = json_object_new_array();
+	validity_warn(&o, e, w);
+	assert_int_equal(json_object_array_length(w), 0);
+	json_object_put(w);
+	o.late_frames[0] = 1;
+	o.bad_timestamps[0] = 1;	/* the late one itself: nothing else */
+	o.late_frames[1] = 3;
+	o.bad_timestamps[1] = 5;	/* 3 late, 2 out of range */
+	o.max_backstep_s[1] = 0.0625;
+	w = json_object_new_array();
+	validity_warn(&o, e, w);
+	assert_string_equal(json_object_to_json_string_ext(w, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+			    "[\"host a: 1 PAUSE/PFC/CNP frame further out of time order than review's reorder "
+			    "window, counted where it came: paused time and CNP gaps are less reliable\","
+			    "\"host b: 3 PAUSE/PFC/CNP frames further out of time order than review's reorder "
+			    "window, counted where they came (the capture steps back up to 62.500 ms): paused "
+			    "time and CNP gaps are less reliable\","
+			    "\"host b: 2 captured frames with a timestamp out of range, counted but at a wrong "
+			    "time: paused time and CNP gaps are less reliable\"]");
+	/* a caveat, not a reason: the point stays valid */
+	r = json_object_new_array();
+	assert_true(validity_judge(&o, e, r));
+	json_object_put(r);
+	json_object_put(w);
+	exp_free(e);
+}
+
+/* review.json's time order and ECN figures and the timeline, read as data: members of the
+ * wrong type or out of range are absent, counts summed over files, filters that differ
+ * "mixed", a share n/a with review's reason. */
+static void test_records_review(void **state)
+{
+	char root[] = "/tmp/run-review-XXXXXX", path[600];
+	struct rec_review r;
+	struct rec_timeline tl;
+	json_object *o;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	o = json_tokener_parse(
+		"{\"files\":[{\"reordered\":5,\"late_frames\":2,\"bad_timestamps\":3,\"max_backstep_s\":0.004,"
+		"\"ecn_filter\":\"keeps_all\"},"
+		"{\"reordered\":\"7\",\"late_frames\":-1,\"bad_timestamps\":1e999,\"max_backstep_s\":null,"
+		"\"ecn_filter\":5},"
+		"7,{\"reordered\":7.0,\"max_backstep_s\":0.02,\"ecn_filter\":\"ce_only\"}],"
+		"\"ecn_flows\":[{\"packets\":100,\"ce\":10,\"ce_share\":0.1},"
+		"{\"packets\":50,\"ce\":50,\"ce_share\":null,\"ce_share_na\":\"capture kept only\\u0001 CE\"}]}");
+	rec_review_scan(o, &r);
+	json_object_put(o);
+	assert_true(r.reordered_valid);
+	assert_int_equal(r.reordered, 12);	/* 5 + 7.0; "7" is no count */
+	assert_true(r.late_valid);
+	assert_int_equal(r.late_frames, 2);	/* -1 is none */
+	assert_int_equal(r.bad_timestamps, 3);	/* 1e999 is none */
+	assert_true(r.backstep_valid);
+	assert_float_equal(r.max_backstep_s, 0.02, 1e-12);
+	assert_string_equal(r.ecn_filter, "mixed");
+	assert_true(r.has_flows);
+	assert_true(r.ce_valid);
+	assert_int_equal(r.ce, 60);
+	assert_false(r.share_valid);
+	assert_string_equal(r.ce_share_na, "capture kept only  CE");
+	/* every flow with a share: the share of all their packets */
+	o = json_tokener_parse("{\"files\":[{\"reordered\":9000000000000000000},{\"reordered\":9000000000000000000}],"
+			       "\"ecn_flows\":[{\"packets\":100,\"ce\":10,\"ce_share\":0.1},"
+			       "{\"packets\":300,\"ce\":30,\"ce_share\":0.1}]}");
+	rec_review_scan(o, &r);
+	json_object_put(o);
+	assert_false(r.reordered_valid);	/* a sum past int64 is no figure */
+	assert_false(r.late_valid);		/* a review from before the field */
+	assert_string_equal(r.ecn_filter, "");
+	assert_true(r.share_valid);
+	assert_float_equal(r.ce_share, 0.1, 1e-12);
+	assert_int_equal(r.packets, 400);
+	/* a flow without a share (a review from before ce_share), a CE count that is a string,
+	 * no flows at all, no object at all */
+	o = json_tokener_parse("{\"ecn_flows\":[{\"packets\":100,\"ce\":\"10\"}]}");
+	rec_review_scan(o, &r);
+	json_object_put(o);
+	assert_false(r.ce_valid);
+	assert_false(r.share_valid);
+	assert_string_equal(r.ce_share_na, "");
+	o = json_tokener_parse("{\"ecn_flows\":[],\"files\":{}}");
+	rec_review_scan(o, &r);
+	json_object_put(o);
+	assert_true(r.ce_valid);
+	assert_false(r.share_valid);
+	assert_string_equal(r.ce_share_na, "no RoCEv2 packets captured");
+	assert_false(r.reordered_valid);
+	o = json_tokener_parse("[1]");
+	rec_review_scan(o, &r);
+	json_object_put(o);
+	assert_false(r.has_flows);
+	snprintf(path, sizeof(path), "%s/review.json", root);
+	assert_int_equal(rec_review_read(path, &r), -ENOENT);
+	put(root, "review.json", "[{\"files\":1}]");
+	assert_int_equal(rec_review_read(path, &r), -EINVAL);
+	put(root, "review.json", "{\"files\":[{\"late_frames\":4}]}");
+	assert_int_equal(rec_review_read(path, &r), 0);
+	assert_int_equal(r.late_frames, 4);
+
+	/* the timeline: columns by name; unreadable fields not known; rows without a time
+	 * left out; the bin the smallest step forward */
+	snprintf(path, sizeof(path), "%s/t.csv", root);
+	put(root, "t.csv",
+	    "time_s,frames,pfc,paused_ns_prio3,paused_ns_prio9,paused_ns_prio3x,paused_ns_pause\n"
+	    "1.0,1,2,100,7,7,\n"
+	    "1.0,1,1e999,-5,7,7,5\n"
+	    "abc,1,1,1,1,1,1\n"
+	    ",1,1,1,1,1,1\n"
+	    "1e10,1,1,1,1,1,1\n"
+	    "1.5,1,3,200\n"
+	    "1.2,0,0,x,0,0,0,9,9,9\n");
+	assert_int_equal(rec_timeline_read(path, &tl), 0);
+	assert_int_equal(tl.n, 4);
+	assert_float_equal(tl.bin_s, 0.5, 1e-9);	/* 1.0 -> 1.5; 1.5 -> 1.2 is back */
+	assert_true(tl.rows[0].have[REC_TL_PFC]);
+	assert_float_equal(tl.rows[0].v[REC_TL_PAUSED0 + 3], 100, 0);
+	assert_false(tl.rows[0].have[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1]);	/* empty */
+	assert_false(tl.rows[1].have[REC_TL_PFC]);				/* 1e999 */
+	assert_false(tl.rows[1].have[REC_TL_PAUSED0 + 3]);			/* -5 */
+	assert_float_equal(tl.rows[1].v[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1], 5, 0);
+	assert_false(tl.rows[2].have[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1]);	/* missing */
+	assert_false(tl.rows[3].have[REC_TL_PAUSED0 + 3]);			/* x */
+	assert_false(tl.rows[3].have[REC_TL_CNP]);				/* no column */
+	rec_timeline_free(&tl);
+	put(root, "t.csv", "");
+	assert_int_equal(rec_timeline_read(path, &tl), 0);
+	assert_int_equal(tl.n, 0);
+	assert_float_equal(tl.bin_s, 0.01, 0);
+	rec_timeline_free(&tl);
+	snprintf(path, sizeof(path), "%s/none.csv", root);
+	assert_int_equal(rec_timeline_read(path, &tl), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
+/* The summary of a capture whose time stepped back and whose pauses fall in two phases:
+ * per host the time-order figures and the CE share; per priority the paused share of the
+ * point (labelled so in summary.txt) and per phase from the timeline, a bin across a
+ * phase's edge shared by overlap; the warnings under the repetition, which stays valid. */
+static void test_summary_review(void **state)
+{
+	char root[] = "/tmp/run-sumrev-XXXXXX", path[900], d[600];
+	json_object *sum, *x;
+
+	(void)state;
+	results_root(root);
+	rep_folder(root, 0, 1.0, true);
+	snprintf(d, sizeof(d), "%s/points/p000/rep0", root);
+	/* time zero at 1 s on the runner's clock; host a's clock 0.25 s ahead (manifest) */
+	put(d, "status.json",
+	    "{\"finished\":true,\"valid\":true,\"reasons\":[],\"attempt\":0,\"t0_wall_ns\":1000000000,"
+	    "\"phases\":[{\"name\":null,\"start_s\":0,\"end_s\":1},{\"name\":\"c\",\"start_s\":0,\"end_s\":0},"
+	    "{\"name\":\"a\",\"start_s\":0,\"end_s\":1.25},{\"name\":\"b\",\"start_s\":1.25,\"end_s\":2.5}]}\n");
+	put(root, "manifest.json", "{\"status\":\"complete\",\"hosts\":{\"a\":{\"clock\":{\"offset_start_ns\":250000000}}}}\n");
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a", root);
+	put(d, "review.json",
+	    "{\"files\":[{\"reordered\":452,\"late_frames\":2,\"bad_timestamps\":3,\"max_backstep_s\":0.0116,"
+	    "\"ecn_filter\":\"keeps_all\"}],"
+	    "\"kinds\":{\"pfc\":12,\"pause\":\"1\",\"cnp\":-4,\"roce\":400},"
+	    "\"ecn_flows\":[{\"packets\":100,\"ce\":10,\"ce_share\":0.1},{\"packets\":300,\"ce\":30,\"ce_share\":0.1}],"
+	    "\"pause\":{\"priorities\":[{\"priority\":3,\"kind\":\"pfc\",\"frames\":12,\"xoff\":10,\"xon\":2,\"paused_s\":0.925},"
+	    "{\"priority\":\"all\",\"kind\":\"pause\",\"frames\":1,\"xoff\":1,\"xon\":0,\"paused_s\":null}]}}\n");
+	/* bins of 0.5 s from 1.25 s on the host's clock; on the point's axis 0-0.5 (nothing), 0.5-1.0
+	 * (0.25 s, phase a), 1.0-1.5 (0.1 s, half in a and half in b), 1.5-2.0, 2.0-2.5
+	 * (0.075 s, b), 2.5-3.0 (0.5 s, after the point): a 0.3 s of 1.25, b 0.125 s of 1.25;
+	 * PAUSE never timed (no link speed): n/a per phase */
+	put(d, "review-timeline.csv",
+	    "time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid,paused_ns_prio3,paused_ns_pause\n"
+	    "1.25,0,0,0,0,0,0,0,0,0,0,\n"
+	    "1.75,1,0,1,0,0,0,0,0,0,250000000,\n"
+	    "2.25,1,0,1,0,0,0,0,0,0,100000000,\n"
+	    "2.75,0,0,0,0,0,0,0,0,0,0,\n"
+	    "3.25,1,0,1,0,0,0,0,0,0,75000000,\n"
+	    "3.75,1,0,1,0,0,0,0,0,0,500000000,\n");
+	sum = summarised(root);
+	x = get(sum, "points/0/repetitions/0/hosts/a/capture");
+	assert_int_equal(json_object_get_int(get(x, "reordered")), 452);
+	assert_int_equal(json_object_get_int(get(x, "late_frames")), 2);
+	assert_int_equal(json_object_get_int(get(x, "bad_timestamps")), 3);
+	assert_float_equal(json_object_get_double(get(x, "max_backstep_s")), 0.0116, 1e-12);
+	assert_string_equal(json_object_get_string(get(x, "ecn_filter")), "keeps_all");
+	assert_float_equal(json_object_get_double(get(x, "ce_share")), 0.1, 1e-12);
+	assert_null(get(x, "ce_share_na"));
+	assert_int_equal(json_object_get_int(get(x, "roce_ce")), 40);
+	assert_int_equal(json_object_get_int(get(x, "pfc_frames")), 12);
+	assert_null(get(x, "pause_frames"));	/* "1" is no count */
+	assert_null(get(x, "cnp"));		/* nor is -4 */
+	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/paused_share")), 0.37, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/by_phase/a/paused_s")), 0.3, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/by_phase/a/paused_share")), 0.24, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/by_phase/b/paused_s")), 0.125, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/by_phase/b/duration_s")), 1.25, 1e-9);
+	assert_null(get(x, "pfc/prio3/by_phase/c"));	/* no length: no share */
+	assert_int_equal(json_object_object_length(get(x, "pfc/prio3/by_phase")), 2);
+	assert_null(get(x, "pfc/pause/paused_s"));
+	assert_null(get(x, "pfc/pause/paused_share"));
+	assert_non_null(get(x, "pfc/pause/by_phase/a"));
+	assert_null(get(x, "pfc/pause/by_phase/a/paused_s"));
+	/* the warnings; the repetition stays valid */
+	x = get(sum, "points/0/repetitions/0");
+	assert_true(json_object_get_boolean(get(x, "valid")));
+	assert_int_equal(json_object_array_length(get(x, "warnings")), 2);
+	assert_non_null(strstr(json_object_get_string(get(x, "warnings/0")),
+			       "host a: 2 PAUSE/PFC/CNP frames further out of time order"));
+	/* host b left no review: n/a, no warning */
+	assert_non_null(get(sum, "points/0/repetitions/0/hosts/b/capture/review"));
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/capture/late_frames"));
+	json_object_put(sum);
+	snprintf(path, sizeof(path), "%s/summary.txt", root);
+	{
+		static const char *const lines[] = {
+			"    warning  host a: 2 PAUSE/PFC/CNP frames further out of time order than review's "
+			"reorder window, counted where they came (the capture steps back up to 11.600 ms): "
+			"paused time and CNP gaps are less reliable",
+			"    warning  host a: 1 captured frame with a timestamp out of range, counted but at a "
+			"wrong time: paused time and CNP gaps are less reliable",
+			"      PFC captured   prio3 12 frames (10 XOFF, 2 XON) paused 37.00% of the point's 2.5 s "
+			"pause 1 frames (1 XOFF, 0 XON) paused n/a",
+			"      paused prio3   a 24.00% of 1.2 s, b 10.00% of 1.2 s (by phase)",
+			"      time order     452 frames put back in time order, 2 PAUSE/PFC/CNP frames too far "
+			"back (warning above); steps back up to 11.600 ms",
+			"      ECN            marked n/a (counters), CE captured 40 (10.00% of the RoCEv2 packets)",
+			"      PFC counters   prio3 tx 15 rx n/a paused 16.00% (paused: share of the point's 2.5 s)",
+		};
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(lines); i++)
+			if (!has_line(path, lines[i]))
+				fail_msg("summary.txt has no line '%s'", lines[i]);
+	}
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 /* host clock 2 s ahead at the start, 2.01 s at the end: a host time in the middle moves by
  * the interpolated offset; outside the run the nearest measured one applies */
 static void test_clock(void **state)
@@ -394,6 +667,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validity),
+		cmocka_unit_test(test_validity_warn),
+		cmocka_unit_test(test_records_review),
+		cmocka_unit_test(test_summary_review),
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_records_malformed),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_records.c: libFuzzer target for the readers of what a point leaves on a host and
  * the runner copies back (scripts/run/records.h): every input is written as a monitor
- * record's samples.jsonl, a capture.json and a traffic JSON-lines file, and each reader
- * reads it. Nothing may crash, leak or overflow (UBSan checks the conversions of
- * numbers from the file), and a value it calls valid must be a finite number.
+ * record's samples.jsonl, a capture.json, a review.json, a review timeline CSV and a
+ * traffic JSON-lines file, and each reader reads it. Nothing may crash, leak or overflow
+ * (UBSan checks the conversions of numbers from the file), and a value it calls valid
+ * must be a finite number (a count within int64, a share within 0..1).
  */
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   { .metric = "discard.*" }, { .metric = "capture.kernel_drops" } };
 	struct rec_monitor m;
 	struct rec_traffic t;
+	struct rec_review rv;
+	struct rec_timeline tl;
 	char path[320];
 	uint64_t drops;
 	double mean;
@@ -32,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!dir[0] && fuzz_dir(dir, sizeof(dir), "records"))
 		__builtin_trap();	/* no folder to work in */
 	if (fuzz_put(dir, "samples.jsonl", data, size) || fuzz_put(dir, "capture.json", data, size) ||
-	    fuzz_put(dir, "traffic.jsonl", data, size))
+	    fuzz_put(dir, "traffic.jsonl", data, size) || fuzz_put(dir, "review.json", data, size) ||
+	    fuzz_put(dir, "timeline.csv", data, size))
 		return 0;	/* no room to write: nothing learnt */
 	if (!rec_monitor_read(dir, &m, c, sizeof(c) / sizeof(c[0])))
 		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
@@ -42,6 +46,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	snprintf(path, sizeof(path), "%s/capture.json", dir);
 	(void)rec_capture_drops(path, &drops);
+	snprintf(path, sizeof(path), "%s/review.json", dir);
+	(void)rec_review_read(path, &rv);
+	if ((rv.reordered_valid && rv.reordered > INT64_MAX) ||
+	    (rv.late_valid && rv.late_frames > INT64_MAX) ||
+	    (rv.bad_ts_valid && rv.bad_timestamps > INT64_MAX) ||
+	    (rv.backstep_valid && !(isfinite(rv.max_backstep_s) && rv.max_backstep_s >= 0)) ||
+	    (rv.ce_valid && rv.ce > INT64_MAX) ||
+	    (rv.share_valid && !(rv.ce_share >= 0 && rv.ce_share <= 1)) ||
+	    !memchr(rv.ecn_filter, 0, sizeof(rv.ecn_filter)) ||
+	    !memchr(rv.ce_share_na, 0, sizeof(rv.ce_share_na)))
+		__builtin_trap();
+	snprintf(path, sizeof(path), "%s/timeline.csv", dir);
+	if (!rec_timeline_read(path, &tl)) {
+		if (!(tl.bin_s > 0) || !isfinite(tl.bin_s))
+			__builtin_trap();
+		for (i = 0; i < tl.n; i++) {
+			size_t k;
+
+			if (!tl.rows[i].have[REC_TL_TIME])
+				__builtin_trap();
+			for (k = 0; k < REC_TL_N; k++)
+				if (tl.rows[i].have[k] && !isfinite(tl.rows[i].v[k]))
+					__builtin_trap();
+		}
+		rec_timeline_free(&tl);
+	}
 	snprintf(path, sizeof(path), "%s/traffic.jsonl", dir);
 	if (!rec_traffic_read(path, &t) &&
 	    ((t.tx_valid && !isfinite(t.tx_gbps)) || (t.rx_valid && !isfinite(t.rx_gbps))))

@@ -3,7 +3,8 @@
  * (pfclab run --report reads one from elsewhere too): the host folders hold what the hosts
  * left, copied back, and the repetition's status.json and the manifest what the runner
  * wrote; none is trusted. The input's first byte picks where the rest goes: bit 0 host a's
- * monitor record, review.json, capture.json and traffic lines and host b's traffic lines,
+ * monitor record, review.json, review timeline, capture.json and traffic lines and host b's
+ * review.json and traffic lines,
  * bit 1 status.json, bit 2 manifest.json; the files it does not pick are written valid.
  * Then summary_make and plots_make run over the folder. gnuplot is a stand-in that does
  * nothing (PATH), so only pfclab's reading and writing is exercised.
@@ -59,7 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const files[] = {
 		"points/p000/rep0/a/monitor/samples.jsonl", "points/p000/rep0/a/review.json",
-		"points/p000/rep0/a/capture.json", "points/p000/rep0/a/traffic-x-server-b.jsonl",
+		"points/p000/rep0/a/review-timeline.csv", "points/p000/rep0/a/capture.json",
+		"points/p000/rep0/a/traffic-x-server-b.jsonl", "points/p000/rep0/b/review.json",
 		"points/p000/rep0/b/traffic-x-client-a.jsonl",
 	};
 	static const char st_path[] = "points/p000/rep0/status.json";
