@@ -826,6 +826,9 @@ int monitor_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* output lost to a closed pipe ends the run with one message and exit 1
+	 * (out_stdout_check in the loop), as for every command, not death by SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	rc = run(x, argc, argv);
 out:
 	if (x->rec) {
