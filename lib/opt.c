@@ -232,6 +232,9 @@ static void build(const struct opt *t, size_t n, struct option *lo, char *so, si
 		if (t[i].kind == OPT_TEXT)
 			continue;
 		lo[nl++] = (struct option){ t[i].name, has, NULL, 256 + (int)i };
+		/* the same value: getopt_long takes an abbreviation of both as no ambiguity */
+		if (t[i].long_alias)
+			lo[nl++] = (struct option){ t[i].long_alias, has, NULL, 256 + (int)i };
 		if (t[i].letter)
 			k = put_letter(so, k, solen, t[i].letter, has);
 		for (a = t[i].alias; a && *a; a++)
@@ -244,7 +247,7 @@ static void build(const struct opt *t, size_t n, struct option *lo, char *so, si
 
 int opt_parse(const struct opt_cmd *c, int argc, char **argv)
 {
-	struct option lo[OPT_MAX + 2];
+	struct option lo[2 * OPT_MAX + 2];	/* each option and its long alias */
 	char so[3 * OPT_MAX + 8];
 	const struct opt *t = c->opts;
 	size_t n = count(t);
@@ -354,6 +357,8 @@ void opt_help(const struct opt_cmd *c, FILE *f)
 			h = nl + 1;
 			w = 0;
 		}
+		if (t[i].long_alias)
+			fprintf(f, "%*s(also --%s)\n", HELP_COL, "", t[i].long_alias);
 	}
 	fprintf(f, "  -h, --help%*sthis help\n", HELP_COL - 12, "");
 	if (c->extra)

@@ -11,6 +11,10 @@
  * except where traffic keeps perftest's (ib_write_bw's) letters: there -i is the IB port,
  * -I the inline size and -q the number of QPs. Letters a command used before that now
  * mean something else elsewhere stay accepted as aliases (struct opt.alias), unlisted.
+ * A second long name (struct opt.long_alias) makes one option answer to the spelling
+ * another command uses (capture's --interface is also --iface, as in monitor): parsed
+ * as the option itself (messages, OPT_ONCE and opt_given use its name), and listed in
+ * --help below the option's help as "(also --iface)".
  */
 #ifndef PFCLAB_LIB_OPT_H
 #define PFCLAB_LIB_OPT_H
@@ -49,6 +53,7 @@ struct opt {
 	const char *arg;	/* the value's name in --help: "DUR", "IFACE" */
 	const char *help;	/* one or more lines ("\n" between them) */
 	const char *alias;	/* older short letters still accepted, e.g. "t" */
+	const char *long_alias;	/* another long name accepted, e.g. "iface" (or NULL) */
 	unsigned int flags;
 };
 

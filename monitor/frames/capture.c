@@ -105,8 +105,9 @@ static int render_summary(const struct frames_cap *cap, bool json, double secs)
 	out_begin(&o, json);
 	render_counts(&o, cap, secs, cpu_seconds());
 	if (cap->o.path) {
-		out_uint(&o, "written", "written   %" PRIu64 " frames", cap->written);
-		out_text(&o, " to %u file%s\n", (unsigned)cap->files, cap->files == 1 ? "" : "s");
+		out_uint(&o, "written", "written   %" PRIu64 " frame", cap->written);
+		out_text(&o, "%s to %u file%s\n", cap->written == 1 ? "" : "s",
+			 (unsigned)cap->files, cap->files == 1 ? "" : "s");
 	} else {
 		out_na(&o, "written", NULL);
 	}
@@ -198,7 +199,8 @@ static int capture_opts(int argc, char **argv, struct capture_args *a)
 	struct frames_cap_opts *o = &a->o;
 	const struct opt opts[] = {
 		{ "interface", 'i', OPT_FN, .dst = o, .fn = add_iface, .arg = "IF",
-		  .help = "capture on IF (up to 16; --list shows them)" },
+		  .help = "capture on IF (up to 16; --list shows them)",
+		  .long_alias = "iface" },
 		{ "write", 'w', OPT_STR, .dst = &o->path, .arg = "FILE",
 		  .help = "write frames to FILE (pcap, nanosecond timestamps)" },
 		{ "pcapng", 0, OPT_FLAG, .dst = &o->pcapng,
@@ -336,25 +338,23 @@ int capture_main(int argc, char **argv)
 		o.buffer_bytes >> 20);
 	t0 = time_mono_ns();
 	next = t0 + interval;
-	while (!stop) {
+	for (;;) {
 		uint64_t now = time_mono_ns();
 
-		if (duration && now - t0 >= duration)
+		/* Checked before a live line is due too: when the run ends now, the summary's
+		 * first line is that line (-D 1s printed the 1.0 s counts twice). */
+		if (stop || cap.full || (duration && now - t0 >= duration) ||
+		    (count && cap.st.frames >= count))
 			break;
-		if (count && cap.st.frames >= count)
-			break;
-		if (cap.full)
-			break;
+		if (!quiet && now >= next) {
+			live_line(&cap, (double)(now - t0) / 1e9);
+			next += interval;
+		}
 		rc = frames_cap_poll(&cap, poll_ms(&cap, now));
 		if (rc < 0) {
 			pfc_err("%s", cap.errmsg[0] ? cap.errmsg : strerror(-rc));
 			frames_cap_close(&cap);
 			return 1;
-		}
-		now = time_mono_ns();
-		if (!quiet && now >= next) {
-			live_line(&cap, (double)(now - t0) / 1e9);
-			next += interval;
 		}
 	}
 	/* Frames already queued in the kernel. Without immediate mode they may sit in a

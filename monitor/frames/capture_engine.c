@@ -50,18 +50,30 @@ const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len)
 	return buf;
 }
 
-/* Link speed from /sys/class/net/IF/speed (Mb/s), 0 when unknown (down, RDMA
- * sniffer devices, virtual links that report -1). */
-static uint64_t if_speed_bps(const char *name)
+int frames_cap_link_speed(const char *name, uint64_t *bps)
 {
 	char v[32];
 	long mbps = -1;
+	int rc;
 
-	if (strchr(name, '/') ||
-	    hw_sysfs_readf(v, sizeof(v), "/sys/class/net/%s/speed", name) < 0 ||
-	    sscanf(v, "%ld", &mbps) != 1)
-		return 0;
-	return mbps > 0 ? (uint64_t)mbps * 1000000ull : 0;
+	if (!*name || strchr(name, '/'))
+		return -ENODEV;
+	rc = hw_sysfs_readf(v, sizeof(v), "/sys/class/net/%s/speed", name);
+	if (rc == -ENOENT || rc == -ENAMETOOLONG)
+		return -ENODEV;
+	/* the driver's answer while it knows none is EINVAL (lo, a veth that is down) */
+	if (rc < 0 || sscanf(v, "%ld", &mbps) != 1 || mbps <= 0)
+		return -ENODATA;
+	*bps = (uint64_t)mbps * 1000000ull;
+	return 0;
+}
+
+/* The speed for pcapng's if_speed and paused time, 0 when unknown. */
+static uint64_t if_speed_bps(const char *name)
+{
+	uint64_t bps = 0;
+
+	return frames_cap_link_speed(name, &bps) ? 0 : bps;
 }
 
 static int file_open(struct frames_cap *cap)

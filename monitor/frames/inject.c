@@ -16,6 +16,7 @@
 
 #include "lib/opt.h"
 #include "lib/util.h"
+#include "monitor/frames/capture_engine.h"
 #include "monitor/frames/decode.h"
 #include "monitor/frames/inject.h"
 #include "monitor/frames/pcapfile.h"
@@ -119,19 +120,43 @@ static int parse_start(const char *s, uint64_t *ns)
 	return 0;
 }
 
+static const char *const kind_names[] = {
+	[INJECT_PAUSE] = "pause", [INJECT_PFC] = "pfc", [INJECT_CNP] = "cnp",
+	[INJECT_ROCE] = "roce", [INJECT_CNP_ON_CE] = "cnp-on-ce",
+	[INJECT_PFC_ON_BACKLOG] = "pfc-on-backlog",
+};
+
 static enum inject_kind kind_parse(const char *s)
 {
-	static const char *const names[] = {
-		[INJECT_PAUSE] = "pause", [INJECT_PFC] = "pfc", [INJECT_CNP] = "cnp",
-		[INJECT_ROCE] = "roce", [INJECT_CNP_ON_CE] = "cnp-on-ce",
-		[INJECT_PFC_ON_BACKLOG] = "pfc-on-backlog",
-	};
 	unsigned i;
 
-	for (i = 1; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(s, names[i]))
+	for (i = 1; i < ARRAY_SIZE(kind_names); i++)
+		if (!strcmp(s, kind_names[i]))
 			return (enum inject_kind)i;
 	return INJECT_UNKNOWN;
+}
+
+/* How many frames --duration holds at --rate. Frame i is due at i / rate and a frame
+ * is sent when it is due before the end: -D 1s -r 10 sends at 0, 0.1, ..., 0.9 s, ten
+ * frames, the same with -w (stamps) as on the wire (the first frame at 0 s, none at 1 s).
+ */
+static uint64_t frames_in(uint64_t duration_ns, uint64_t rate)
+{
+	unsigned __int128 x = (unsigned __int128)duration_ns * rate + 999999999u;
+
+	x /= 1000000000u;
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+/* The frames a paced run sends: --count, --duration's frames at --rate, or the fewer of
+ * both; 0 = no limit (no --rate, or neither given). */
+static uint64_t frames_due(const struct inject_opts *o, uint64_t rate)
+{
+	uint64_t d = o->duration_ns && rate ? frames_in(o->duration_ns, rate) : 0;
+
+	if (!o->count)
+		return d;
+	return d && d < o->count ? d : o->count;
 }
 
 static size_t craft_one(const struct inject_opts *o, uint64_t i, uint8_t *buf, size_t cap)
@@ -162,7 +187,7 @@ static size_t craft_one(const struct inject_opts *o, uint64_t i, uint8_t *buf, s
 static int run_write(const struct inject_opts *o)
 {
 	struct pcapf_writer w;
-	uint64_t rate = o->rate ? o->rate : 1000, i, n = o->count;
+	uint64_t rate = o->rate ? o->rate : 1000, i, n = frames_due(o, rate);
 	uint8_t buf[FRAME_MAX];
 	int rc;
 
@@ -178,8 +203,6 @@ static int run_write(const struct inject_opts *o)
 			  o->append ? " (only files pfclab wrote, nanosecond pcap or pcapng)" : "");
 		return 1;
 	}
-	if (!n && o->duration_ns)
-		n = (uint64_t)((unsigned __int128)o->duration_ns * rate / 1000000000ull);
 	for (i = 0; i < n; i++) {
 		size_t len = craft_one(o, i, buf, sizeof(buf));
 		uint64_t ts = o->start_ns + (uint64_t)((unsigned __int128)i * 1000000000ull / rate);
@@ -203,8 +226,8 @@ static int run_write(const struct inject_opts *o)
 		return 1;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "pfclab inject: wrote %" PRIu64 " %s frames to %s\n", n, o->kind,
-			o->write_path);
+		fprintf(stderr, "pfclab inject: wrote %" PRIu64 " %s frame%s to %s\n", n, o->kind,
+			n == 1 ? "" : "s", o->write_path);
 	return 0;
 }
 
@@ -241,7 +264,7 @@ static int run_send(const struct inject_opts *o)
 	size_t lens[BATCH];
 	struct frames_tx tx;
 	struct inject_opts oo = *o;
-	uint64_t t0, i = 0, n = o->count, deadline;
+	uint64_t t0, i = 0, n = frames_due(o, o->rate), deadline;
 	size_t flen, hdr;
 	unsigned mtu;
 	int rc;
@@ -300,7 +323,8 @@ static int run_send(const struct inject_opts *o)
 		}
 		rc = frames_tx_send(&tx, ptrs, lens, k);
 		if (rc < 0) {
-			pfc_errno(-rc, "%s: send failed after %" PRIu64 " frames", o->ifname, i);
+			pfc_errno(-rc, "%s: send failed after %" PRIu64 " frame%s", o->ifname, i,
+				  i == 1 ? "" : "s");
 			frames_tx_close(&tx);
 			return 1;
 		}
@@ -310,20 +334,30 @@ static int run_send(const struct inject_opts *o)
 	}
 	rc = frames_tx_drain(&tx, 2000000000ull);
 	if (rc < 0) {
-		pfc_errno(-rc, "%s: send failed after %" PRIu64 " frames", o->ifname, tx.sent);
+		pfc_errno(-rc, "%s: send failed after %" PRIu64 " frame%s", o->ifname, tx.sent,
+			  tx.sent == 1 ? "" : "s");
 		frames_tx_close(&tx);
 		return 1;
 	}
 	if (rc > 0) {
-		pfc_err("%s: %d frames were still queued 2 s after the last one: the device did "
+		pfc_err("%s: %d frame%s still queued 2 s after the last one: the device did "
 			"not take them (link down or paused?); %" PRIu64 " went out", o->ifname, rc,
-			tx.sent);
+			rc == 1 ? " was" : "s were", tx.sent);
 		i = tx.sent;
 	}
+	/* A paced run that --duration ends lasts the duration: its last frame went out
+	 * one period before the end (-D 1s -r 10: at 0.9 s), and the run ends at 1 s. */
+	if (!rc && o->rate && o->duration_ns && i == n && !inject_stop &&
+	    (!o->count || frames_in(o->duration_ns, o->rate) <= o->count)) {
+		struct timespec ts = ns_timespec(deadline);
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 	if (!o->quiet)
-		fprintf(stderr, "pfclab inject: sent %" PRIu64 " %s frames on %s in %.3f s"
-			" (%" PRIu64 " queue-full retries)\n", i, o->kind, o->ifname,
-			(double)(time_mono_ns() - t0) / 1e9, tx.failed);
+		fprintf(stderr, "pfclab inject: sent %" PRIu64 " %s frame%s on %s in %.3f s"
+			" (%" PRIu64 " queue-full retr%s)\n", i, o->kind, i == 1 ? "" : "s",
+			o->ifname, (double)(time_mono_ns() - t0) / 1e9, tx.failed,
+			tx.failed == 1 ? "y" : "ies");
 	frames_tx_close(&tx);
 	return rc > 0 ? 1 : 0;
 }
@@ -341,11 +375,17 @@ static const char inject_usage[] =
 	"                  -i with a CNP to its sender, at most one per --cnp-gap per QP\n"
 	"  pfc-on-backlog  reactive: send PFC XOFF on -i when the backlog of the root\n"
 	"                  qdisc of --qdisc-dev reaches --xoff-bytes, XON below --xon-bytes\n"
+	"An option of another KIND is refused (exit 2): the message names the KINDs it\n"
+	"is for and the options of the KIND given.\n"
 	"\n";
 static const char inject_tail[] =
 	"\n"
+	"With --rate, frame i is due at i/PPS and is sent if due before --duration ends:\n"
+	"-D 1s -r 10 sends 10 frames, at 0, 0.1, ..., 0.9 s, and ends at 1 s (with -w:\n"
+	"10 frames stamped so). With -c and -D, whichever comes first ends the run.\n"
+	"\n"
 	"Examples:\n"
-	"  pfclab inject -i eth2 pfc --prio 3 --pause-time 1ms --speed 25G -c 1\n"
+	"  pfclab inject -i eth2 pfc --prio 3 --pause-time 1ms -c 1\n"
 	"  pfclab inject -i eth2 cnp --src-ip 192.0.2.2 --dst-ip 192.0.2.1 --qp 0x1a4 -r 1000 -c 100\n"
 	"  pfclab inject -i vb cnp-on-ce -D 30s\n"
 	"\n"
@@ -406,7 +446,7 @@ static int vlan_fn(void *dst, const char *v, char *why, size_t len)
 static const struct opt inject_opts_tab[] = {
 	OPT_HEADING("Where:"),
 	{ "interface", 'i', OPT_STR, .dst = &ia.o.ifname, .arg = "IF",
-	  .help = "send on IF (needs CAP_NET_RAW)" },
+	  .help = "send on IF (needs CAP_NET_RAW)", .long_alias = "iface" },
 	{ "write", 'w', OPT_STR, .dst = &ia.o.write_path, .arg = "FILE",
 	  .help = "write a pcap instead (timestamps from --start and --rate)" },
 	{ "pcapng", 0, OPT_FLAG, .dst = &ia.o.pcapng,
@@ -435,9 +475,11 @@ static const struct opt inject_opts_tab[] = {
 	{ "quanta", 0, OPT_U64, 0, 0xffff, &ia.quanta, .arg = "Q",
 	  .help = "pause time in quanta of 512 bit times (default 65535;\n0 = XON)" },
 	{ "pause-time", 0, OPT_DUR, 1, UINT64_MAX, &ia.pause_ns, .arg = "DUR",
-	  .help = "the same given as a time, at the link speed of --speed" },
+	  .help = "the pause time as a time instead of --quanta, at the\n"
+		  "link speed of -i IF (/sys/class/net/IF/speed) or --speed" },
 	{ "speed", 0, OPT_FN, .dst = &ia.speed, .fn = frames_speed_parse_fn, .arg = "RATE",
-	  .help = "link speed for --pause-time, e.g. 25G" },
+	  .help = "link speed for --pause-time, e.g. 25G (needed with -w\n"
+		  "and where IF reports none)" },
 	{ "prio", 'p', OPT_FN, .dst = &ia.o.prios, .fn = parse_prios_fn, .arg = "LIST",
 	  .help = "PFC priorities: 3, 0,3 or 0-7 (default 3)" },
 	{ "src-ip", 0, OPT_FN, .dst = &ia.o.roce.src_ip, .fn = ip_fn, .arg = "IP",
@@ -450,10 +492,11 @@ static const struct opt inject_opts_tab[] = {
 	{ "qp-count", 0, OPT_U32, 1, Q24, &ia.o.qp_count, .arg = "N",
 	  .help = "cycle through N QPs with --qp-step" },
 	{ "psn", 0, OPT_U64, 0, Q24, &ia.psn, .arg = "PSN", .help = "packet sequence number" },
-	{ "dscp", 0, OPT_U64, 0, 63, &ia.dscp, .arg = "N", .help = "DSCP of the crafted RoCEv2 frames" },
+	{ "dscp", 0, OPT_U64, 0, 63, &ia.dscp, .arg = "N",
+	  .help = "DSCP of the crafted RoCEv2 frames (cnp, roce)" },
 	{ "sport", 0, OPT_U64, 1, 0xffff, &ia.sport, .arg = "PORT", .help = "UDP source port" },
 	{ "ecn", 0, OPT_FN, .dst = &ia.o.roce.ecn, .fn = parse_ecn_fn, .arg = "ECN",
-	  .help = "not-ect|ect0|ect1|ce: ECN of roce frames (default ect0)" },
+	  .help = "not-ect|ect0|ect1|ce: ECN of cnp and roce frames\n(default ect0)" },
 	{ "ce-every", 0, OPT_U32, 1, UINT32_MAX, &ia.o.ce_every, .arg = "N",
 	  .help = "mark every Nth roce frame CE" },
 	{ "len", 0, OPT_U64, 0, 9000, &ia.len, .arg = "BYTES",
@@ -487,6 +530,167 @@ static const struct opt_cmd inject_cmd = {
 	"inject", inject_usage, inject_tail, inject_opts_tab, .extra = NULL
 };
 
+/* Which KINDs an option is for, and where (sending or writing). An option not listed
+ * is for every KIND (-i, -D, --dst-mac, -q). Giving one to another KIND is a usage
+ * error, since it would be dropped unsaid (pause --prio 5, cnp --quanta 3).
+ */
+#define KB(k)		(1u << (k))
+#define K_CRAFT		(KB(INJECT_PAUSE) | KB(INJECT_PFC) | KB(INJECT_CNP) | KB(INJECT_ROCE))
+#define K_L2		(K_CRAFT | KB(INJECT_PFC_ON_BACKLOG))	/* cnp-on-ce mirrors the CE packet */
+#define K_PAUSE		(KB(INJECT_PAUSE) | KB(INJECT_PFC) | KB(INJECT_PFC_ON_BACKLOG))
+#define K_PFC		(KB(INJECT_PFC) | KB(INJECT_PFC_ON_BACKLOG))
+#define K_BTH		(KB(INJECT_CNP) | KB(INJECT_ROCE))
+#define K_ALL		(K_CRAFT | KB(INJECT_CNP_ON_CE) | KB(INJECT_PFC_ON_BACKLOG))
+
+enum scope_where { ANY, WRITING, SENDING };
+
+static const struct inject_scope {
+	const char *name;
+	unsigned kinds;
+	enum scope_where where;
+	bool field;	/* a field of those KINDs: named when another option is refused */
+} inject_scopes[] = {
+	{ "write", K_CRAFT, ANY, false },
+	{ "pcapng", K_CRAFT, WRITING, false },
+	{ "append", K_CRAFT, WRITING, false },
+	{ "start", K_CRAFT, WRITING, false },
+	{ "snaplen", K_CRAFT, WRITING, false },
+	{ "count", K_CRAFT, ANY, false },
+	{ "rate", K_CRAFT, ANY, false },
+	{ "src-mac", K_L2, ANY, false },
+	{ "vlan", K_L2, ANY, false },
+	{ "quanta", K_PAUSE, ANY, true },
+	{ "pause-time", K_PAUSE, ANY, true },
+	{ "speed", K_PAUSE, ANY, false },
+	{ "prio", K_PFC, ANY, true },
+	{ "src-ip", K_BTH, ANY, true },
+	{ "dst-ip", K_BTH, ANY, true },
+	{ "qp", K_BTH, ANY, true },
+	{ "qp-step", K_BTH, ANY, true },
+	{ "qp-count", K_BTH, ANY, true },
+	{ "psn", K_BTH, ANY, true },
+	{ "dscp", K_BTH, ANY, true },
+	{ "sport", K_BTH, ANY, true },
+	{ "ecn", K_BTH, ANY, true },
+	{ "ce-every", KB(INJECT_ROCE), ANY, true },
+	{ "len", KB(INJECT_ROCE), ANY, true },
+	{ "cnp-gap", KB(INJECT_CNP_ON_CE), ANY, true },
+	{ "cnp-dscp", KB(INJECT_CNP_ON_CE), ANY, true },
+	{ "peer-qp", KB(INJECT_CNP_ON_CE), ANY, true },
+	{ "qdisc-dev", KB(INJECT_PFC_ON_BACKLOG), ANY, true },
+	{ "xoff-bytes", KB(INJECT_PFC_ON_BACKLOG), ANY, true },
+	{ "xon-bytes", KB(INJECT_PFC_ON_BACKLOG), ANY, true },
+	{ "poll", KB(INJECT_PFC_ON_BACKLOG), ANY, true },
+	{ "via-qdisc", K_ALL, SENDING, false },
+};
+
+static const struct inject_scope *scope_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(inject_scopes); i++)
+		if (!strcmp(inject_scopes[i].name, name))
+			return &inject_scopes[i];
+	return NULL;
+}
+
+/* Appends "a, b and c" to buf: the KINDs in mask. */
+static void list_kinds(char *buf, size_t len, unsigned mask)
+{
+	size_t off = strlen(buf), n = 0, i, total = 0;
+
+	for (i = 1; i < ARRAY_SIZE(kind_names); i++)
+		total += (mask & KB(i)) != 0;
+	for (i = 1; i < ARRAY_SIZE(kind_names) && off < len; i++) {
+		if (!(mask & KB(i)))
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					!n ? "" : n + 1 == total ? " and " : ", ", kind_names[i]);
+		n++;
+	}
+}
+
+/* Appends "--a, --b and --c" to buf: the options that are fields of KIND k, in --help's
+ * order. */
+static void list_fields(char *buf, size_t len, enum inject_kind k)
+{
+	const struct opt *t;
+	size_t off = strlen(buf), n = 0, total = 0;
+	const struct inject_scope *sc;
+
+	for (t = inject_opts_tab; t->name; t++)
+		if ((sc = scope_of(t->name)) && sc->field && (sc->kinds & KB(k)))
+			total++;
+	for (t = inject_opts_tab; t->name && off < len; t++) {
+		sc = scope_of(t->name);
+		if (!sc || !sc->field || !(sc->kinds & KB(k)))
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s--%s",
+					!n ? "" : n + 1 == total ? " and " : ", ", t->name);
+		n++;
+	}
+}
+
+/* Every option given belongs to KIND k and to sending or writing, as given: 0, or -1
+ * after one message. */
+static int check_scopes(enum inject_kind k, bool writing)
+{
+	const struct opt *t;
+	char msg[512];
+
+	for (t = inject_opts_tab; t->name; t++) {
+		const struct inject_scope *sc;
+
+		if (t->kind == OPT_TEXT || !opt_given(&inject_cmd, t->name) ||
+		    !(sc = scope_of(t->name)))
+			continue;
+		if (!(sc->kinds & KB(k))) {
+			snprintf(msg, sizeof(msg), "--%s does not apply to %s (it is for ", t->name,
+				 kind_names[k]);
+			list_kinds(msg, sizeof(msg), sc->kinds);
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "); %s takes ",
+				 kind_names[k]);
+			list_fields(msg, sizeof(msg), k);
+			pfc_err("%s", msg);
+			return -1;
+		}
+		if (sc->where == WRITING && !writing) {
+			pfc_err("--%s is for a written file: give it with -w FILE", t->name);
+			return -1;
+		}
+		if (sc->where == SENDING && writing) {
+			pfc_err("--%s is for sending on -i IF, not for -w FILE", t->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* -q gave the pause quanta before it was --quiet: "-q5", or a number where the KIND goes
+ * after -q, is such a quanta. Says so and returns true. */
+static bool old_quanta(int argc, char **argv, int first)
+{
+	uint64_t q;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "-q", 2) && argv[i][2] &&
+		    !parse_u64(argv[i] + 2, 0, UINT64_MAX, &q)) {
+			pfc_err("%s: -q is --quiet and takes no value; give the pause time as "
+				"--quanta %s", argv[i], argv[i] + 2);
+			return true;
+		}
+	if (first < 0 || !ia.o.quiet)
+		return false;
+	for (i = first; i < argc; i++)
+		if (!parse_u64(argv[i], 0, UINT64_MAX, &q)) {
+			pfc_err("'%s' is not a KIND: -q is --quiet and takes no value; give the "
+				"pause time as --quanta %s", argv[i], argv[i]);
+			return true;
+		}
+	return false;
+}
+
 /* Defaults, then the command line; returns the KIND's index, OPT_HELP or OPT_USAGE. */
 static int inject_parse(int argc, char **argv)
 {
@@ -509,6 +713,8 @@ static int inject_parse(int argc, char **argv)
 	ia.cnp_dscp = d->cnp_dscp;
 	ia.sport = d->roce.sport;
 	ia.len = d->roce.payload;
+	if (old_quanta(argc, argv, -1))
+		return OPT_USAGE;
 	first = opt_parse(&inject_cmd, argc, argv);
 	if (first < 0)
 		return first;
@@ -524,14 +730,9 @@ static int inject_parse(int argc, char **argv)
 		ia.o.peer_qp = (int64_t)ia.peer_qp;
 	ia.o.have_src_mac = opt_given(&inject_cmd, "src-mac");
 	ia.o.have_dst_mac = opt_given(&inject_cmd, "dst-mac");
+	if (old_quanta(argc, argv, first))
+		return OPT_USAGE;
 	if (first != argc - 1) {
-		uint64_t q;
-
-		if (first < argc - 1 && ia.o.quiet && !parse_u64(argv[first], 0, 0xffff, &q)) {
-			pfc_err("'%s' is not a KIND: -q is --quiet now; give the pause time as "
-				"--quanta %s", argv[first], argv[first]);
-			return OPT_USAGE;
-		}
 		pfc_err("give exactly one KIND (pause, pfc, cnp, roce, cnp-on-ce, pfc-on-backlog);"
 			" 'pfclab inject --help' explains them");
 		return OPT_USAGE;
@@ -539,31 +740,85 @@ static int inject_parse(int argc, char **argv)
 	return first;
 }
 
+/* --pause-time in quanta at the link speed of --speed, else of -i IF: 0, or the exit
+ * status after one message. */
+static int pause_quanta(struct inject_opts *o)
+{
+	uint64_t bps = ia.speed, v;
+	char dur[32];
+	int rc;
+
+	fmt_duration_ns(ia.pause_ns, dur, sizeof(dur));
+	if (opt_given(&inject_cmd, "quanta")) {
+		pfc_err("--quanta and --pause-time both set the pause time; give one");
+		return 2;
+	}
+	if (!bps && !o->ifname) {
+		pfc_err("--pause-time with -w FILE needs --speed RATE: there is no interface to "
+			"read the link speed of");
+		return 2;
+	}
+	if (!bps) {
+		rc = frames_cap_link_speed(o->ifname, &bps);
+		if (rc == -ENODEV) {
+			pfc_err("%s: no such network interface to read the link speed of for "
+				"--pause-time; see 'ip link'", o->ifname);
+			return 1;
+		}
+		if (rc) {
+			pfc_err("--pause-time %s: %s reports no link speed (/sys/class/net/%s/speed:"
+				" a virtual or down link); give it with --speed RATE", dur,
+				o->ifname, o->ifname);
+			return 2;
+		}
+	}
+	v = (uint64_t)((unsigned __int128)ia.pause_ns * bps / (512ull * 1000000000ull));
+	if (v > 0xffff) {
+		pfc_err("--pause-time %s at %g Gb/s needs %" PRIu64 " quanta; one frame carries "
+			"at most 65535 (send it repeatedly with --rate)", dur, (double)bps / 1e9, v);
+		return 2;
+	}
+	o->quanta = (uint16_t)(v ? v : 1);
+	if (!ia.speed && !o->quiet)
+		fprintf(stderr, "pfclab inject: --pause-time %s at %g Gb/s (the link speed of %s) "
+			"is %u quanta\n", dur, (double)bps / 1e9, o->ifname, o->quanta);
+	return 0;
+}
+
 int inject_main(int argc, char **argv)
 {
 	struct inject_opts o;
 	struct sigaction sa = { .sa_handler = on_signal };
-	int first = inject_parse(argc, argv);
-	uint64_t v;
+	int first = inject_parse(argc, argv), rc;
 
 	if (first < 0)
 		return first == OPT_HELP ? 0 : 2;
 	o = ia.o;
 	o.kind = argv[first];
 	o.kind_id = kind_parse(o.kind);
-	if (ia.pause_ns) {
-		if (!ia.speed) {
-			pfc_err("--pause-time needs --speed to turn time into quanta");
-			return 2;
-		}
-		v = (uint64_t)((unsigned __int128)ia.pause_ns * ia.speed / (512ull * 1000000000ull));
-		if (v > 0xffff) {
-			pfc_err("--pause-time at this speed needs %" PRIu64 " quanta; one frame "
-				"carries at most 65535 (send it repeatedly with --rate)", v);
-			return 2;
-		}
-		o.quanta = (uint16_t)(v ? v : 1);
+	if (o.kind_id == INJECT_UNKNOWN) {
+		pfc_err("'%s' is not a frame kind; give pause, pfc, cnp, roce, cnp-on-ce or "
+			"pfc-on-backlog", o.kind);
+		return 2;
 	}
+	if (check_scopes(o.kind_id, o.write_path != NULL))
+		return 2;
+	if (opt_given(&inject_cmd, "speed") && !opt_given(&inject_cmd, "pause-time")) {
+		pfc_err("--speed is the link speed for --pause-time: give it with --pause-time, "
+			"or leave it out");
+		return 2;
+	}
+	if (o.kind_id == INJECT_CNP_ON_CE || o.kind_id == INJECT_PFC_ON_BACKLOG) {
+		if (!o.ifname) {
+			pfc_err("%s needs -i IF", o.kind);
+			return 2;
+		}
+	} else if (!o.ifname == !o.write_path) {
+		pfc_err("give either -i IF (send) or -w FILE (write a capture file)");
+		return 2;
+	}
+	if (opt_given(&inject_cmd, "pause-time") && (rc = pause_quanta(&o)) != 0)
+		return rc;
 	if (!o.have_dst_mac) {
 		if (o.kind_id == INJECT_PAUSE || o.kind_id == INJECT_PFC ||
 		    o.kind_id == INJECT_PFC_ON_BACKLOG)
@@ -576,13 +831,9 @@ int inject_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (o.kind_id == INJECT_CNP_ON_CE || o.kind_id == INJECT_PFC_ON_BACKLOG) {
-		if (!o.ifname) {
-			pfc_err("%s needs -i IF", o.kind);
-			return 2;
-		}
-		if (o.kind_id == INJECT_CNP_ON_CE)
-			return inject_cnp_on_ce_run(&o);
+	if (o.kind_id == INJECT_CNP_ON_CE)
+		return inject_cnp_on_ce_run(&o);
+	if (o.kind_id == INJECT_PFC_ON_BACKLOG) {
 		if (!o.qdisc_dev) {
 			pfc_err("pfc-on-backlog needs --qdisc-dev DEV (the queue to watch)");
 			return 2;
@@ -592,15 +843,6 @@ int inject_main(int argc, char **argv)
 			return 2;
 		}
 		return inject_pfc_on_backlog_run(&o);
-	}
-	if (o.kind_id == INJECT_UNKNOWN) {
-		pfc_err("'%s' is not a frame kind; give pause, pfc, cnp, roce, cnp-on-ce or "
-			"pfc-on-backlog", o.kind);
-		return 2;
-	}
-	if (!o.ifname == !o.write_path) {
-		pfc_err("give either -i IF (send) or -w FILE (write a capture file)");
-		return 2;
 	}
 	if (o.write_path && !o.count && !o.duration_ns) {
 		pfc_err("--write needs --count or --duration");

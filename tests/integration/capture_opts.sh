@@ -4,11 +4,14 @@
 # a repeated -i is refused; -w to a full or missing target fails at the start with the
 # path and the reason; -G rotates on its period and -W limits the file count (a ring
 # with -C, a stop with -G); inject --len is checked against the interface's MTU before
-# anything is sent. Runs in namespaces made here, in about 3 s.
+# anything is sent. inject -D 1s -r 10 sends 10 frames in 1 s; --pause-time takes the
+# veth's link speed from sysfs; both commands take --iface for -i; capture -D 1s prints
+# its last counts once (summary), piped and on a terminal (tmux). Runs in namespaces
+# made here, in about 8 s.
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_opts
-plan 11
+plan 16
 need_root $name || finish
 need_cmd $name ip jq || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
@@ -140,5 +143,65 @@ if [ "$got" = "$((2 * 9074))" ]; then
 	ok "$name: inject --len 9000 -w writes two 9074-byte frames"
 else
 	fail "$name: --len 9000 -w" "review bytes '$got', want 18148: $(cat "$tmp/len.err")"
+fi
+# -D 1s -r 10: frames due at 0, 0.1, ..., 0.9 s, ten on the wire, and the run lasts 1 s;
+# --pause-time 1ms at the veth's 10 Gb/s (sysfs) is 19531 quanta; --iface is -i
+ip netns exec "$NSB" "$PFCLAB" capture --iface pfcob -q --json --pcapng -w "$tmp/rd.pcap" -D 30s \
+	>"$tmp/rd.json" 2>"$tmp/rd.err" &
+cap=$!
+defer kill "$cap"
+for _ in $(seq 100); do grep -q listening "$tmp/rd.err" && break; sleep 0.1; done
+ina inject --iface pfcoa -D 1s -r 10 pause 2>"$tmp/rd.inj"
+ina inject -i pfcoa -c 1 pfc --pause-time 1ms 2>"$tmp/pt.inj"
+sleep 0.2
+kill -INT "$cap"
+wait "$cap"
+got=$(jq -r '"\(.kinds.pause) \(.kinds.pfc)"' "$tmp/rd.json" 2>/dev/null)
+secs=$(sed -n 's/^pfclab inject: sent 10 pause frames on pfcoa in \([0-9.]*\) s .*/\1/p' "$tmp/rd.inj")
+if [ "${got%% *}" = 10 ] && [ -n "$secs" ] && awk -v s="$secs" 'BEGIN { exit !(s >= 1.0 && s < 1.2) }'; then
+	ok "$name: inject --iface -D 1s -r 10: 10 frames captured, the run lasts $secs s"
+else
+	fail "$name: inject -D 1s -r 10" "captured pause/pfc '$got'; inject said: $(cat "$tmp/rd.inj")"
+fi
+q=$("$PFCLAB" review --json "$tmp/rd.pcap" | jq -r '.pause.priorities[] | select(.kind == "pfc") | .quanta')
+if [ "${got#* }" = 1 ] && [ "$q" = 19531 ] &&
+	grep -qx "pfclab inject: --pause-time 1ms at 10 Gb/s (the link speed of pfcoa) is 19531 quanta" "$tmp/pt.inj" &&
+	grep -q "^pfclab inject: sent 1 pfc frame on pfcoa in" "$tmp/pt.inj"; then
+	ok "$name: inject --pause-time 1ms without --speed: 19531 quanta at pfcoa's 10 Gb/s from sysfs"
+else
+	fail "$name: --pause-time from sysfs" "pfc $got, quanta '$q': $(cat "$tmp/pt.inj" | tr '\n' '|')"
+fi
+# --speed still overrides the interface's
+ina inject -i pfcoa -c 1 pfc --pause-time 1ms --speed 25G >/dev/null 2>"$tmp/pt2.inj"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <"$tmp/pt2.inj")" = 1 ] &&
+	grep -q "^pfclab inject: sent 1 pfc frame on pfcoa in " "$tmp/pt2.inj"; then
+	ok "$name: inject --pause-time with --speed 25G: no sysfs note, sent"
+else
+	fail "$name: --pause-time --speed" "exit $rc: $(cat "$tmp/pt2.inj")"
+fi
+
+# capture -D 1s: the 1.0 s counts once (the summary's first line), not also as a live
+# line: stdout and stderr together, and on a terminal
+ip netns exec "$NSB" "$PFCLAB" capture -i pfcob -D 1s >"$tmp/live.out" 2>&1
+n=$(grep -c '^ *1\.0s frames' "$tmp/live.out")
+if [ "$n" = 1 ]; then
+	ok "$name: capture -D 1s (piped): the 1.0 s counts printed once"
+else
+	fail "$name: capture -D 1s (piped)" "$n lines of 1.0 s counts: $(tr '\n' '|' <"$tmp/live.out")"
+fi
+if need_cmd "$name: capture -D 1s on a terminal" tmux; then
+	sess="pfc-cap-$$"
+	tmux new-session -d -s "$sess" -x 120 -y 30 \
+		"ip netns exec $NSB $PFCLAB capture -i pfcob -D 1s; echo END; sleep 30" &&
+		defer tmux kill-session -t "$sess"
+	for _ in $(seq 50); do tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q '^END' && break; sleep 0.1; done
+	pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null)
+	n=$(grep -c '^ *1\.0s frames' <<<"$pane")
+	if grep -q '^END' <<<"$pane" && [ "$n" = 1 ] && grep -q '^drops  *pfcob' <<<"$pane"; then
+		ok "$name: capture -D 1s (terminal): the 1.0 s counts printed once"
+	else
+		fail "$name: capture -D 1s (terminal)" "$n lines of 1.0 s counts: $(sed '/^$/d' <<<"$pane" | tr '\n' '|')"
+	fi
 fi
 finish

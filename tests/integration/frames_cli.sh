@@ -4,9 +4,13 @@
 # exits 0, usage errors exit 2 with one line naming the option, unreadable input exits
 # 1 without a report, --json is valid JSON, the timeline has one CSV row per bin, review
 # refuses --json with --timeline and a bin too fine for the frames' span, a closed pipe
-# is exit 1 with one message, files are named as given.
+# is exit 1 with one message, files are named as given. inject refuses an option of
+# another KIND, --quanta with --pause-time, --speed alone, a number after -q (the old
+# quanta letter); --pause-time takes the link speed from -i IF and says where it has
+# none; -D with -r writes the frames due before the end; counts are singular for one;
+# capture and inject take --iface for --interface.
 source "$(dirname "$0")/../lib.sh"
-plan 21
+plan 41
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
@@ -48,6 +52,80 @@ expect_rc "inject needs -i or -w" 2 "either -i IF" "$PFCLAB" inject pfc
 expect_rc "inject --pause-time too long for one frame" 2 "at most 65535" \
 	"$PFCLAB" inject -w "$tmp/x.pcap" --pause-time 5ms --speed 25G pfc
 expect_rc "capture without -i" 2 "give an interface" "$PFCLAB" capture
+
+# inject: an option of another KIND is refused, naming the KINDs it is for and the
+# fields of the KIND given
+expect_rc "inject pause --prio 5: not for pause" 2 \
+	"^pfclab inject: --prio does not apply to pause (it is for pfc and pfc-on-backlog); pause takes --quanta and --pause-time$" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" pause --prio 5
+expect_rc "inject cnp --quanta 3 --prio 2: not for cnp" 2 \
+	"^pfclab inject: --quanta does not apply to cnp (it is for pause, pfc and pfc-on-backlog); cnp takes --src-ip, --dst-ip, --qp, --qp-step, --qp-count, --psn, --dscp, --sport and --ecn$" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" cnp --quanta 3 --prio 2
+expect_rc "inject roce --cnp-gap: a reactive option" 2 "^pfclab inject: --cnp-gap does not apply to roce (it is for cnp-on-ce); roce takes" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" roce --cnp-gap 1ms
+expect_rc "inject cnp-on-ce -c 5: no count in a reactive mode" 2 \
+	"^pfclab inject: --count does not apply to cnp-on-ce (it is for pause, pfc, cnp and roce); cnp-on-ce takes --cnp-gap, --cnp-dscp and --peer-qp$" \
+	"$PFCLAB" inject -i lo cnp-on-ce -c 5
+expect_rc "inject --pcapng without -w" 2 "^pfclab inject: --pcapng is for a written file: give it with -w FILE$" \
+	"$PFCLAB" inject -i lo pfc --pcapng
+expect_rc "inject --via-qdisc with -w" 2 "^pfclab inject: --via-qdisc is for sending on -i IF, not for -w FILE$" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" pfc --via-qdisc
+# the pause time once; --speed only with --pause-time
+expect_rc "inject --quanta with --pause-time" 2 "^pfclab inject: --quanta and --pause-time both set the pause time; give one$" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" pfc --pause-time 1ms --speed 25G --quanta 3
+expect_rc "inject --speed without --pause-time" 2 "^pfclab inject: --speed is the link speed for --pause-time" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" pfc --speed 25G
+# -q is --quiet: a number after it (or in it) is the old quanta letter's
+expect_rc "inject -q 5 pfc: -q is --quiet" 2 \
+	"^pfclab inject: '5' is not a KIND: -q is --quiet and takes no value; give the pause time as --quanta 5$" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" -q 5 pfc
+expect_rc "inject pfc -q 5: -q is --quiet" 2 "'5' is not a KIND: -q is --quiet" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" pfc -q 5
+expect_rc "inject -q 5 without a KIND: -q is --quiet" 2 "'5' is not a KIND: -q is --quiet" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" -q 5
+expect_rc "inject -q5 pfc: -q is --quiet" 2 \
+	"^pfclab inject: -q5: -q is --quiet and takes no value; give the pause time as --quanta 5$" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" -q5 pfc
+# --pause-time: the link speed of -i IF, else --speed; lo has none, a file no interface
+expect_rc "inject -i lo --pause-time: lo has no link speed" 2 \
+	"^pfclab inject: --pause-time 1ms: lo reports no link speed (/sys/class/net/lo/speed: a virtual or down link); give it with --speed RATE$" \
+	"$PFCLAB" inject -i lo pfc --pause-time 1ms
+expect_rc "inject -w --pause-time without --speed" 2 \
+	"^pfclab inject: --pause-time with -w FILE needs --speed RATE: there is no interface" \
+	"$PFCLAB" inject -w "$tmp/x.pcap" pfc --pause-time 1ms
+expect_rc "inject --pause-time on a missing interface exits 1" 1 "^pfclab inject: pfcnosuch0: no such network interface" \
+	"$PFCLAB" inject -i pfcnosuch0 pfc --pause-time 1ms
+# --iface is --interface, in capture as in monitor and top
+expect_rc "capture --iface is -i" 1 "pfcnosuch0" "$PFCLAB" capture --iface pfcnosuch0 -D 1s
+expect_rc "inject --iface is -i (with -w: one of them)" 2 "either -i IF" \
+	"$PFCLAB" inject --iface lo -w "$tmp/x.pcap" pfc
+h=$("$PFCLAB" capture --help; "$PFCLAB" inject --help)
+if [ "$(grep -A1 -c -- '-i, --interface IF' <<<"$h")" -eq 2 ] &&
+	[ "$(grep -A1 -- '-i, --interface IF' <<<"$h" | grep -c '^  *(also --iface)$')" -eq 2 ]; then
+	ok "frames_cli: capture and inject --help list --iface under --interface"
+else
+	fail "frames_cli: --iface in --help" "$(grep -A1 -- '--interface' <<<"$h" | tr '\n' '|')"
+fi
+# counts: one frame, two frames
+"$PFCLAB" inject -w "$tmp/one.pcap" -c 1 pfc 2>"$tmp/one.err"
+"$PFCLAB" inject -w "$tmp/two.pcap" -c 2 pfc 2>"$tmp/two.err"
+if [ "$(cat "$tmp/one.err")" = "pfclab inject: wrote 1 pfc frame to $tmp/one.pcap" ] &&
+	[ "$(cat "$tmp/two.err")" = "pfclab inject: wrote 2 pfc frames to $tmp/two.pcap" ]; then
+	ok "frames_cli: inject says '1 pfc frame', '2 pfc frames'"
+else
+	fail "frames_cli: inject plurals" "$(cat "$tmp/one.err" "$tmp/two.err" | tr '\n' '|')"
+fi
+# -D 1s -r 10: frames at 0, 0.1, ..., 0.9 s (ten); with -c, whichever ends first
+"$PFCLAB" inject -q -w "$tmp/d.pcap" -D 1s -r 10 pause
+"$PFCLAB" inject -q -w "$tmp/dc.pcap" -D 1s -r 1000 -c 5000 pause
+"$PFCLAB" inject -q -w "$tmp/df.pcap" -D 1050ms -r 10 pause
+got=$(for f in d dc df; do "$PFCLAB" review --json "$tmp/$f.pcap" |
+	jq -r '"\(.frames) \(.last_s - .first_s | . * 1000 | round)"'; done | tr '\n' ' ')
+if [ "$got" = "10 900 1000 999 11 1000 " ]; then
+	ok "frames_cli: inject -w -D 1s -r 10: 10 frames, 0 to 0.9 s (-c 5000 -r 1000: 1000; -D 1050ms: 11)"
+else
+	fail "frames_cli: inject -w -D with -r" "frames, span ms of three files: '$got' (want '10 900 1000 999 11 1000 ')"
+fi
 expect_rc "capture on a missing interface exits 1" 1 "pfcnosuch0" "$PFCLAB" capture -i pfcnosuch0 -D 1s
 
 if "$PFCLAB" review --json "$g"/*/input.pcap | jq -e '.frames > 0 and (.files | length) >= 4' >/dev/null; then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_opt_parse.c: lib/opt's parser, table-driven: every kind of bad command line gives
  * exit status 2 and one message in the one style ("pfclab CMD: --opt 'x': why"), and
- * good ones land in their destinations, aliases included.
+ * good ones land in their destinations, aliases (letters and long names) included.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -46,7 +46,7 @@ static const struct opt opts[] = {
 	  .help = "duration", .alias = "t" },
 	{ "size", 's', OPT_SIZE, 2, 1 << 20, &d.size, .arg = "SIZE", .help = "size" },
 	{ "iface", 'i', OPT_STR, .dst = &d.iface, .arg = "IFACE", .help = "interface",
-	  .flags = OPT_ONCE },
+	  .long_alias = "interface", .flags = OPT_ONCE },
 	{ "frames", 0, OPT_STR, .dst = &d.frames, .arg = "IFACE", .help = "frames",
 	  .flags = OPT_OPTIONAL },
 	{ "even", 0, OPT_FN, .dst = &d, .fn = parse_even, .arg = "X", .help = "even" },
@@ -107,6 +107,10 @@ static void test_errors(void **state)
 		  "(e.g. 64, 4K, 1M)\n" },
 		{ "--even abc", "pfclab test: --even 'abc': expected an even number of characters\n" },
 		{ "-i a -i b", "pfclab test: --iface given twice; give it once\n" },
+		/* the long alias is the option itself: named by its name, given once */
+		{ "--interface a -i b", "pfclab test: --iface given twice; give it once\n" },
+		{ "--interface", "pfclab test: --iface: needs a value (IFACE); see 'pfclab "
+		  "test --help'\n" },
 		{ "-x", "pfclab test: unknown option '-x'; see 'pfclab test --help'\n" },
 		{ "--nope", "pfclab test: unknown option '--nope'; see 'pfclab test --help'\n" },
 		{ "-p", "pfclab test: --prio: needs a value (N); see 'pfclab test --help'\n" },
@@ -159,6 +163,15 @@ static void test_values(void **state)
 	assert_null(d.frames);
 	assert_int_equal(run("--frames=va", msg, sizeof(msg)), 2);
 	assert_string_equal(d.frames, "va");
+	/* the long alias, in both forms, and an abbreviation of both (not ambiguous) */
+	assert_int_equal(run("--interface eth1", msg, sizeof(msg)), 3);
+	assert_string_equal(d.iface, "eth1");
+	assert_true(opt_given(&cmd, "iface"));
+	assert_int_equal(run("--interface=eth2", msg, sizeof(msg)), 2);
+	assert_string_equal(d.iface, "eth2");
+	assert_int_equal(run("--i eth3", msg, sizeof(msg)), 3);
+	assert_string_equal(msg, "");
+	assert_string_equal(d.iface, "eth3");
 }
 
 static void test_help(void **state)
@@ -174,7 +187,10 @@ static void test_help(void **state)
 	assert_non_null(strstr(buf, "  -D, --duration DUR     duration\n"));
 	assert_non_null(strstr(buf, "      --frames[=IFACE]   frames\n"));
 	assert_non_null(strstr(buf, "  -h, --help             this help\n"));
-	assert_null(strstr(buf, "-t"));	/* aliases are not listed */
+	assert_null(strstr(buf, "-t"));	/* letter aliases are not listed */
+	/* a long alias is, below the option's help, in the help column */
+	assert_non_null(strstr(buf, "  -i, --iface IFACE      interface\n"
+				    "                         (also --interface)\n"));
 	free(buf);
 }
 
