@@ -217,6 +217,32 @@ static size_t put_letter(char *so, size_t k, size_t len, char l, int has)
 	return k;
 }
 
+/* Whether the long-option prefix PFX (no leading "--") starts the names of two or more
+ * options (a main name or its alias): getopt_long then calls it unknown. LIST gets them. */
+static bool ambiguous(const struct opt *t, size_t n, const char *pfx, char *list, size_t len)
+{
+	size_t i, k = strlen(pfx), hits = 0, used = 0;
+
+	if (!k)
+		return false;
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *m = NULL;
+
+		if (t[i].name && !strncmp(t[i].name, pfx, k))
+			m = t[i].name;
+		else if (t[i].long_alias && !strncmp(t[i].long_alias, pfx, k))
+			m = t[i].long_alias;
+		if (!m)
+			continue;
+		hits++;
+		if (used < len)
+			used += (size_t)snprintf(list + used, len - used, "%s--%s", hits > 1 ? ", " : "",
+						 m);
+	}
+	return hits > 1;
+}
+
 /* getopt_long's tables from ours: long options return 256 + index, letters themselves. */
 static void build(const struct opt *t, size_t n, struct option *lo, char *so, size_t solen)
 {
@@ -273,7 +299,7 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv)
 			bool lng = !strncmp(arg, "--", 2) && optopt < 256;
 			int k = optopt >= 256 ? optopt - 256 :
 				optopt && !lng ? find_letter(t, n, optopt) : -1;
-			char what[64];
+			char what[64], list[200];
 
 			if (lng)
 				snprintf(what, sizeof(what), "%.*s", (int)strcspn(arg, "="), arg);
@@ -288,6 +314,8 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv)
 					k >= 0 && t[k].arg ? t[k].arg : "see --help", c->name);
 			else if (optopt >= 256)
 				say("%s takes no value; see 'pfclab %s --help'", what, c->name);
+			else if (lng && ambiguous(t, n, what + 2, list, sizeof(list)))
+				say("'%s' is ambiguous: %s; give more of the name", what, list);
 			else
 				say("unknown option '%s'; see 'pfclab %s --help'", what, c->name);
 			return OPT_USAGE;

@@ -157,9 +157,11 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 	const struct opt opts[] = {
 		{ "iface", 'i', OPT_STR, .dst = &o->iface, .arg = "IFACE",
 		  .help = "network interface: ethtool -S (ioctl), PAUSE (ethtool netlink),\n"
-			  "DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link" },
+			  "DCB PFC (RTM_GETDCB), link statistics (rtnetlink), PCI link",
+		  .long_alias = "interface" },
 		{ "rdma", 'd', OPT_FN, .dst = o, .fn = parse_rdma, .arg = "DEV[:PORT]",
-		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1" },
+		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1",
+		  .long_alias = "ib-dev" },
 		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = opt_gpu_index, .arg = "N",
 		  .help = "NVIDIA GPU N: PCIe rx/tx bytes and throughput, replays, link\n"
 			  "(NVML; bytes from its cumulative counters where supported)" },

@@ -183,7 +183,7 @@ static int psk_fn(void *dst, const char *a, char *why, size_t n)
 static const struct opt traffic_opts_tab[] = {
 	OPT_HEADING("Connection:"),
 	{ "ib-dev", 'd', OPT_STR, .dst = &P.dev, .arg = "DEV",
-	  .help = "RDMA device (e.g. mlx5_0, rxe0)" },
+	  .help = "RDMA device (e.g. mlx5_0, rxe0)", .long_alias = "rdma" },
 	{ "ib-port", 'i', OPT_U32, 1, 255, &P.ib_port, .arg = "N", .help = "device port (default 1)" },
 	{ "gid-index", 'x', OPT_FN, .dst = &P.gid_index, .fn = gid_fn, .arg = "N",
 	  .help = "GID index (default: the port's RoCEv2 IPv4 GID)" },

@@ -131,9 +131,10 @@ static int tolerance_fn(void *dst, const char *v, char *why, size_t len)
 
 static const struct opt top_opts_tab[] = {
 	{ "iface", 'i', OPT_STR, .dst = &T.iface, .arg = "IFACE",
-	  .help = "network interface (ethtool -S, PAUSE, DCB PFC, link, PCI)" },
+	  .help = "network interface (ethtool -S, PAUSE, DCB PFC, link, PCI)",
+	  .long_alias = "interface" },
 	{ "rdma", 'd', OPT_FN, .fn = rdma_fn, .arg = "DEV[:PORT]",
-	  .help = "RDMA device hw counters; port 1 by default" },
+	  .help = "RDMA device hw counters; port 1 by default", .long_alias = "ib-dev" },
 	{ "gpu", 0, OPT_FN, .dst = &T.gpu, .fn = opt_gpu_index, .arg = "N",
 	  .help = "NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)" },
 	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
@@ -159,7 +160,7 @@ static const struct opt top_opts_tab[] = {
 		  "netdev, rdma, gpu and pfclab, reached as its launcher does\n"
 		  "(local: here; ssh; slurm: srun inside the allocation);\n"
 		  "-i/-d/--gpu given here replace the file's" },
-	{ "ssh-config", 0, OPT_STR, .dst = &T.ssh_config, .arg = "FILE",
+	{ "ssh-config", 'F', OPT_STR, .dst = &T.ssh_config, .arg = "FILE",
 	  .help = "ssh -F FILE (default: your own ssh configuration); ssh runs\n"
 		  "with BatchMode=yes and connection sharing (ControlMaster)" },
 	{ "remote-pfclab", 0, OPT_STR, .dst = &T.remote_pfclab, .arg = "CMD",

@@ -4,9 +4,11 @@
 # with its effect checked: frame fields written by inject read back by tshark; review
 # --top; the front door's own words (help help, an unknown option, version's usage errors); on a veth pair between two namespaces made here: capture -f/-s/-B/-G/--speed/
 # --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
-# and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF.
+# and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF;
+# the second spellings of monitor's, top's and traffic's options (--interface, --ib-dev,
+# --rdma, -F) and the README's copy of 'pfclab top --help'.
 source "$(dirname "$0")/../lib.sh"
-plan 19
+plan 22
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -95,6 +97,54 @@ m=$("$PFCLAB" top -i eth0 --ssh-config "$tmp/q\"d/cfg" h1 </dev/null 2>&1); rc=$
 [ $rc -eq 2 ] && [[ $m == *"--ssh-config '$tmp/q\"d/cfg'"*"double quote"* ]] || q_msgs+="[top: rc $rc: $m] "
 if [ -z "$q_msgs" ]; then ok "run/top --ssh-config: a path holding a double quote is exit 2 naming it and why"
 else fail "--ssh-config with a double quote" "$q_msgs"; fi
+
+# ---- one option, two spellings (struct opt.long_alias) --------------------------------------
+# --help lists each second spelling under its option, as "(also --X)"; -F is top's letter
+a_msgs=""
+while read -r c opt also; do
+	h=$("$PFCLAB" "$c" --help 2>&1)
+	grep -A 3 -- "^  -., --$opt " <<<"$h" | grep -q "^ *(also --$also)\$" ||
+		a_msgs+="[$c --$opt: no '(also --$also)'] "
+done <<'EOF2'
+monitor iface interface
+monitor rdma ib-dev
+top iface interface
+top rdma ib-dev
+traffic ib-dev rdma
+EOF2
+"$PFCLAB" top --help | grep -q -- '^  -F, --ssh-config FILE ' || a_msgs+="[top --help: no '-F, --ssh-config'] "
+if [ -z "$a_msgs" ]; then ok "--help: monitor/top --iface (also --interface), --rdma (also --ib-dev), traffic --ib-dev (also --rdma), top -F"
+else fail "--help lists the second spellings" "$a_msgs"; fi
+# each spelling gives what the first one gives (here without the device: the same failure,
+# naming it), and a bad value is refused naming the option's main name
+same() {	# same "CMD ARGS" "A" "B" WORDS: one exit status (a failure) and message, holding WORDS
+	local c=$1 x y rx ry
+	# shellcheck disable=SC2086 # the words of $c, $2 and $3 are the arguments
+	x=$(timeout 20 "$PFCLAB" $c $2 </dev/null 2>&1); rx=$?
+	# shellcheck disable=SC2086
+	y=$(timeout 20 "$PFCLAB" $c $3 </dev/null 2>&1); ry=$?
+	[ $rx -eq $ry ] && [ $rx -ne 0 ] && [ $rx -ne 124 ] && [ "$x" = "$y" ] && [[ $x == *"$4"* ]] ||
+		s_msgs+="[$c '$2' rc $rx: $x | '$3' rc $ry: $y] "
+}
+s_msgs=""
+for c in "monitor -c 1" top; do	# top, its stdout no terminal: monitor's text, no -c
+	same "$c" "--iface pfnosuch0" "--interface pfnosuch0" pfnosuch0
+	same "$c" "--rdma pfnosuch_9" "--ib-dev pfnosuch_9" pfnosuch_9
+	same "$c" "--rdma x:0" "--ib-dev x:0" "pfclab ${c%% *}: --rdma 'x:0': "
+done
+same top "--ssh-config $tmp/no-such-config h1:eth0" "-F $tmp/no-such-config h1:eth0" \
+	"pfclab top: --ssh-config '$tmp/no-such-config': "
+same "traffic --check-mem host" "--ib-dev pfnosuch0" "--rdma pfnosuch0" pfnosuch0
+same traffic "--ib-dev" "--rdma" "pfclab traffic: --ib-dev: needs a value (DEV)"
+if [ -z "$s_msgs" ]; then
+	ok "monitor/top --interface, --ib-dev, top -F, traffic --rdma: as --iface, --rdma, --ssh-config, --ib-dev"
+else
+	fail "second spellings" "$s_msgs"
+fi
+# the Dashboard section of the README copies 'pfclab top --help' as it is
+r=$(awk '/^Usage: pfclab top /{ f = 1 } f && /^```/{ exit } f' "$PFCLAB_ROOT/README.md")
+if [ -n "$r" ] && [ "$r" = "$("$PFCLAB" top --help)" ]; then ok "README's 'pfclab top --help' copy is the help"
+else fail "README's 'pfclab top --help' copy" "$(diff <(echo "$r") <("$PFCLAB" top --help) | head -n 6 | tr '\n' '|')"; fi
 
 # ---- on a veth pair: capture options, reactive inject options, monitor --------------------
 if [ "$(id -u)" -ne 0 ]; then

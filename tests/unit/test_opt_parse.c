@@ -19,7 +19,7 @@
 struct dest {
 	bool json, quiet;
 	uint32_t prio;
-	uint64_t count, dur, size;
+	uint64_t count, dur, size, interval;
 	const char *iface, *frames;
 	int fn_calls;
 };
@@ -49,6 +49,8 @@ static const struct opt opts[] = {
 	  .long_alias = "interface", .flags = OPT_ONCE },
 	{ "frames", 0, OPT_STR, .dst = &d.frames, .arg = "IFACE", .help = "frames",
 	  .flags = OPT_OPTIONAL },
+	{ "interval", 0, OPT_DUR, 1000000, UINT64_MAX, &d.interval, .arg = "DUR",
+	  .help = "interval" },
 	{ "even", 0, OPT_FN, .dst = &d, .fn = parse_even, .arg = "X", .help = "even" },
 	OPT_END
 };
@@ -113,6 +115,9 @@ static void test_errors(void **state)
 		  "test --help'\n" },
 		{ "-x", "pfclab test: unknown option '-x'; see 'pfclab test --help'\n" },
 		{ "--nope", "pfclab test: unknown option '--nope'; see 'pfclab test --help'\n" },
+		/* a prefix of two options (a name and another's alias): said so, not "unknown" */
+		{ "--inter 1s", "pfclab test: '--inter' is ambiguous: --interface, --interval; give "
+		  "more of the name\n" },
 		{ "-p", "pfclab test: --prio: needs a value (N); see 'pfclab test --help'\n" },
 		{ "--duration", "pfclab test: --duration: needs a value (DUR); see 'pfclab test "
 		  "--help'\n" },
@@ -163,13 +168,14 @@ static void test_values(void **state)
 	assert_null(d.frames);
 	assert_int_equal(run("--frames=va", msg, sizeof(msg)), 2);
 	assert_string_equal(d.frames, "va");
-	/* the long alias, in both forms, and an abbreviation of both (not ambiguous) */
+	/* the long alias, in both forms, and an abbreviation (--i would also start
+	 * --interval: ambiguous, see test_errors) */
 	assert_int_equal(run("--interface eth1", msg, sizeof(msg)), 3);
 	assert_string_equal(d.iface, "eth1");
 	assert_true(opt_given(&cmd, "iface"));
 	assert_int_equal(run("--interface=eth2", msg, sizeof(msg)), 2);
 	assert_string_equal(d.iface, "eth2");
-	assert_int_equal(run("--i eth3", msg, sizeof(msg)), 3);
+	assert_int_equal(run("--if eth3", msg, sizeof(msg)), 3);
 	assert_string_equal(msg, "");
 	assert_string_equal(d.iface, "eth3");
 }
