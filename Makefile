@@ -226,8 +226,9 @@ FUZZ_manifest_DEPS := $(wildcard scripts/run/*.h) $(VERSION_H)
 FUZZ_manifest_FLAGS := -I$(BUILD)/gen
 # The traffic handshake above the exchange parser, over a socketpair (no RDMA device).
 FUZZ_handshake_SRCS := traffic/fuzz/fuzz_handshake.c traffic/handshake.c traffic/auth.c \
-	traffic/conn.c traffic/xchg.c
-FUZZ_handshake_DEPS := traffic/handshake.h traffic/auth.h traffic/conn.h traffic/xchg.h lib/rd.h
+	traffic/conn.c traffic/xchg.c lib/fuzz/fuzzdir.c
+FUZZ_handshake_DEPS := traffic/handshake.h traffic/auth.h traffic/conn.h traffic/xchg.h lib/rd.h \
+	lib/fuzz/fuzzdir.h
 
 # What the kernel answers the counter sources (ioctl, netlink, sysfs and /proc text).
 FUZZ_replies_SRCS := monitor/sources/fuzz/fuzz_replies.c monitor/sources/src_ethtool_ioctl.c \

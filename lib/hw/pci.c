@@ -184,10 +184,8 @@ static void config_link(struct pci_dev *d, struct hw_pci_link *l)
 
 	pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS);
 	cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
-	if (!cap || config_regs(d, cap->addr, l)) {
-		memset(l, 0, sizeof(*l));
+	if (!cap || config_regs(d, cap->addr, l))
 		return;
-	}
 	/* Extended capabilities are only visible with all 4 KiB of config space. */
 	l->ext_known = pci_find_cap(d, PCI_EXT_CAP_ID_AER, PCI_CAP_EXTENDED) ||
 		       pci_find_cap(d, PCI_EXT_CAP_ID_DSN, PCI_CAP_EXTENDED) ||
@@ -285,8 +283,6 @@ int hw_pci_fn_link(struct hw_pci_fn *f, struct hw_pci_link *l)
 	if (!setjmp(jb))
 		rc = config_regs(f->dev, f->pos, l);
 	pci_jump = saved;
-	if (rc)
-		memset(l, 0, sizeof(*l));
 	return rc;
 }
 

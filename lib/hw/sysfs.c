@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lib/hw/sysfs.h"
@@ -46,4 +47,22 @@ int hw_sysfs_readf(char *buf, size_t size, const char *fmt, ...)
 		return -ENAMETOOLONG;
 	}
 	return hw_sysfs_read(path, buf, size);
+}
+
+int hw_netdev_speed_bps(const char *name, uint64_t *bps)
+{
+	char v[32];
+	long mbps = -1;
+	int rc;
+
+	if (!*name || strchr(name, '/'))
+		return -ENODEV;
+	rc = hw_sysfs_readf(v, sizeof(v), "/sys/class/net/%s/speed", name);
+	if (rc == -ENOENT || rc == -ENAMETOOLONG)
+		return -ENODEV;
+	/* the driver's answer while it knows none is EINVAL (lo, a veth that is down) */
+	if (rc < 0 || sscanf(v, "%ld", &mbps) != 1 || mbps <= 0)
+		return -ENODATA;
+	*bps = (uint64_t)mbps * 1000000ull;
+	return 0;
 }

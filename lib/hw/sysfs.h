@@ -7,6 +7,7 @@
 #define PFCLAB_LIB_HW_SYSFS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Read path into buf (size > 0, always terminated). 0, or -errno (buf then ""). */
 int hw_sysfs_read(const char *path, char *buf, size_t size);
@@ -16,5 +17,11 @@ int hw_sysfs_read(const char *path, char *buf, size_t size);
  */
 int hw_sysfs_readf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The link speed of network interface name from /sys/class/net/NAME/speed (Mb/s), the
+ * one place pfclab reads it: 0 with *bps in bit/s; -ENODEV when there is no such network
+ * interface (RDMA sniffer devices such as mlx5_0 are none); -ENODATA when it reports no
+ * speed (lo, a link that is down, virtual devices that say -1). */
+int hw_netdev_speed_bps(const char *name, uint64_t *bps);
 
 #endif

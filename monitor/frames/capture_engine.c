@@ -50,30 +50,12 @@ const char *frames_cap_file(const struct frames_cap *cap, char *buf, size_t len)
 	return buf;
 }
 
-int frames_cap_link_speed(const char *name, uint64_t *bps)
-{
-	char v[32];
-	long mbps = -1;
-	int rc;
-
-	if (!*name || strchr(name, '/'))
-		return -ENODEV;
-	rc = hw_sysfs_readf(v, sizeof(v), "/sys/class/net/%s/speed", name);
-	if (rc == -ENOENT || rc == -ENAMETOOLONG)
-		return -ENODEV;
-	/* the driver's answer while it knows none is EINVAL (lo, a veth that is down) */
-	if (rc < 0 || sscanf(v, "%ld", &mbps) != 1 || mbps <= 0)
-		return -ENODATA;
-	*bps = (uint64_t)mbps * 1000000ull;
-	return 0;
-}
-
 /* The speed for pcapng's if_speed and paused time, 0 when unknown. */
 static uint64_t if_speed_bps(const char *name)
 {
 	uint64_t bps = 0;
 
-	return frames_cap_link_speed(name, &bps) ? 0 : bps;
+	return hw_netdev_speed_bps(name, &bps) ? 0 : bps;
 }
 
 static int file_open(struct frames_cap *cap)

@@ -66,12 +66,6 @@ struct frames_cap {
 	char errmsg[PCAP_ERRBUF_SIZE + 128];
 };
 
-/* The link speed of network interface name from /sys/class/net/NAME/speed (Mb/s), the
- * one place pfclab reads it: 0 with *bps in bit/s; -ENODEV when there is no such network
- * interface (RDMA sniffer devices such as mlx5_0 are none); -ENODATA when it reports no
- * speed (lo, a link that is down, virtual devices that say -1). */
-int frames_cap_link_speed(const char *name, uint64_t *bps);
-
 /* Opens and activates every interface; on failure cap->errmsg says why. */
 int frames_cap_open(struct frames_cap *cap, const struct frames_cap_opts *o);
 /* Waits up to timeout_ms for frames and processes what is there; returns frames

@@ -14,9 +14,9 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "lib/hw/sysfs.h"
 #include "lib/opt.h"
 #include "lib/util.h"
-#include "monitor/frames/capture_engine.h"
 #include "monitor/frames/decode.h"
 #include "monitor/frames/inject.h"
 #include "monitor/frames/pcapfile.h"
@@ -759,7 +759,7 @@ static int pause_quanta(struct inject_opts *o)
 		return 2;
 	}
 	if (!bps) {
-		rc = frames_cap_link_speed(o->ifname, &bps);
+		rc = hw_netdev_speed_bps(o->ifname, &bps);
 		if (rc == -ENODEV) {
 			pfc_err("%s: no such network interface to read the link speed of for "
 				"--pause-time; see 'ip link'", o->ifname);

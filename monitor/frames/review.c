@@ -185,7 +185,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			   const struct review_opts *opt)
 {
 	struct review_if_ecn ecn[PCAPF_MAX_IFS];
-	unsigned section = 0, cur = UINT_MAX, rsec;
+	unsigned cur = UINT_MAX, rsec;
 	struct frames_reorder ro;
 	struct pcapf_reader pr;
 	struct pcapf_rec rec;
@@ -219,6 +219,8 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		if (pr.sections != rsec) { /* a new section: new interfaces, new clocks */
 			frames_reorder_flush(&ro, st);
 			rsec = pr.sections;
+			memset(ecn, 0, sizeof(ecn));	/* interfaces described afresh */
+			cur = UINT_MAX;
 		}
 		if (rec.ifc->link != link) {
 			link = rec.ifc->link;
@@ -230,12 +232,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		frames_decode(link, rec.data, rec.caplen, rec.wirelen, &pk);
 		/* what the filter of this packet's interface dropped, for its flow; worked
 		 * out again only when the interface changes */
-		if (pk.status == FRAMES_OK && pk.kind == FRAMES_KIND_ROCE &&
-		    (rec.ifidx != cur || pr.sections != section)) {
-			if (pr.sections != section) { /* interfaces described afresh */
-				section = pr.sections;
-				memset(ecn, 0, sizeof(ecn));
-			}
+		if (pk.status == FRAMES_OK && pk.kind == FRAMES_KIND_ROCE && rec.ifidx != cur) {
 			cur = rec.ifidx;
 			st->ecn_filtered = (uint8_t)(~ecn_kept(rf, opt, &ecn[cur], &rec, &pk) &
 						     FRAMES_ECN_ALL);

@@ -473,9 +473,7 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 			review_capture(c, hdir);
 			snprintf(path, sizeof(path), "%s/review.json", hdir);
 			if (!rec_review_read(path, &rv) && h < EXP_MAX_HOSTS) {
-				r->obs.late_frames[h] = rv.late_valid ? rv.late_frames : 0;
-				r->obs.bad_timestamps[h] = rv.bad_ts_valid ? rv.bad_timestamps : 0;
-				r->obs.max_backstep_s[h] = rv.backstep_valid ? rv.max_backstep_s : 0;
+				validity_obs_review(&r->obs, h, &rv);
 			}
 			snprintf(path, sizeof(path), "%s/capture.json", hdir);
 			if (rec_capture_drops(path, &drops))

@@ -530,7 +530,7 @@ static int check_gpus(struct pctx *c, const struct exp *e)
 
 		if (!v || !opt_gpu_index(&idx, h->gpu, why, sizeof(why)))
 			continue;
-		snprintf(k, sizeof(k), "hosts.%.100s.gpu", h->name);
+		hkey(k, sizeof(k), h, "gpu");
 		if (e->monitor)
 			return sub_err(c, v->line, k, h->gpu, "monitor --gpu", why);
 		if (hw_pci_parse_bdf(h->gpu, &dom, &bus, &dev, &fn))

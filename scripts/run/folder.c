@@ -44,8 +44,7 @@ static void count_reps(const char *dir, unsigned *reps, unsigned *finished)
 			json_object *st, *f;
 			char sp[PATH_MAX];
 
-			if (strncmp(r->d_name, "rep", 3) || !r->d_name[3] ||
-			    strspn(r->d_name + 3, "0123456789") != strlen(r->d_name + 3))
+			if (!run_is_rep(r->d_name))
 				continue;
 			(*reps)++;
 			if (run_path(sp, sizeof(sp), "%s/%s/status.json", path, r->d_name))

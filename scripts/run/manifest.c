@@ -143,49 +143,16 @@ int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen)
 	return rc;
 }
 
-/* Length of the UTF-8 sequence at p (RFC 3629, section 4: no overlong forms, surrogates
- * or code points above U+10FFFF), 0 where none starts. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)	/* a NUL ends the loop: it is no continuation byte */
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /* The host's text made UTF-8 in place: every byte that starts no whole sequence (a stray
  * byte, or a character cut short by a truncation) becomes '?'. manifest.json must stay
  * JSON, which is UTF-8 (RFC 8259, section 8.1), whatever a host prints. */
 static char *utf8_clean(char *s)
 {
-	unsigned char *p = (unsigned char *)s;
+	unsigned char *p = (unsigned char *)s, *end = p + strlen(s);
 	size_t n;
 
 	while (*p) {
-		n = utf8_len(p);
+		n = rec_utf8_len(p, (size_t)(end - p));
 		if (!n) {
 			*p = '?';
 			n = 1;

@@ -519,10 +519,7 @@ int rec_traffic_read(const char *path, struct rec_traffic *t)
 	return rc;
 }
 
-/* The length of the UTF-8 character at S (N bytes left), 0 when S does not start one:
- * a bad lead byte, a missing or bad continuation, an overlong form, a surrogate or a code
- * point past U+10FFFF (RFC 3629). */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t rec_utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 	uint32_t cp;
@@ -561,7 +558,7 @@ size_t rec_text_clean(const char *in, size_t n, char *out, size_t len)
 		return 0;
 	}
 	while (i < n) {
-		l = utf8_len(s + i, n - i);
+		l = rec_utf8_len(s + i, n - i);
 		w = l ? l : 1;
 		if (o + w > len - 1) {
 			memcpy(out + keep, "...", 3);

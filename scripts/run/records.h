@@ -125,6 +125,10 @@ struct rec_traffic {
 };
 int rec_traffic_read(const char *path, struct rec_traffic *t);
 
+/* The length of the UTF-8 character at S (N bytes left), 0 when S does not start one:
+ * a bad lead byte, a missing or bad continuation, an overlong form, a surrogate or a code
+ * point past U+10FFFF (RFC 3629). */
+size_t rec_utf8_len(const unsigned char *s, size_t n);
 /* Text a host left, made fit to show on one line and to put in JSON: the N bytes of IN
  * into OUT (LEN > 4 bytes) with control characters as spaces and bytes that are not UTF-8
  * as '?', cut at a character's end with "..." when longer than LEN - 1 bytes. Returns the

@@ -170,6 +170,12 @@ bool validity_judge(const struct validity_obs *o, const struct exp *e, json_obje
  * review's reorder window, counted where they came (...): paused time and CNP gaps are
  * less reliable". */
 void validity_warn(const struct validity_obs *o, const struct exp *e, json_object *warnings);
+struct rec_review;
+/* Host H's caveats from what review found in its capture (rec_review_read); H below
+ * EXP_MAX_HOSTS. */
+void validity_obs_review(struct validity_obs *o, size_t h, const struct rec_review *rv);
+/* "rep12" and not "rep12.failed1": a repetition's folder */
+bool run_is_rep(const char *name);
 
 /* ---- exec.c ------------------------------------------------------------------------- */
 /* Run point P repetition REP once (one attempt); writes status.json. 0 ran (valid or not:

@@ -79,8 +79,7 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
-/* "rep12" and not "rep12.failed1" */
-static bool is_rep(const char *name)
+bool run_is_rep(const char *name)
 {
 	return !strncmp(name, "rep", 3) && name[3] && strspn(name + 3, "0123456789") == strlen(name + 3);
 }
@@ -748,7 +747,7 @@ static void point_reps(const struct exp *e, json_object *man, const char *ppath,
 		double dur;
 		size_t h;
 
-		if (!is_rep(rl[j]))
+		if (!run_is_rep(rl[j]))
 			continue;
 		run_path(rpath, sizeof(rpath), "%s/%s/status.json", ppath, rl[j]);
 		st = json_object_from_file(rpath);
@@ -787,11 +786,8 @@ static void point_reps(const struct exp *e, json_object *man, const char *ppath,
 			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, &rt, ho, tput, left,
 				     &rr);
 			json_object_object_add(hosts, e->hosts[h].name, ho);
-			if (h < EXP_MAX_HOSTS) {
-				obs.late_frames[h] = rr.late_valid ? rr.late_frames : 0;
-				obs.bad_timestamps[h] = rr.bad_ts_valid ? rr.bad_timestamps : 0;
-				obs.max_backstep_s[h] = rr.backstep_valid ? rr.max_backstep_s : 0;
-			}
+			if (h < EXP_MAX_HOSTS)
+				validity_obs_review(&obs, h, &rr);
 		}
 		/* the caveats, made again from the reviews as the runner made them (validity.c) */
 		warns = json_object_new_array();

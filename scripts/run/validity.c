@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "records.h"
 #include "run.h"
 
 static void note(json_object *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,4 +90,11 @@ void validity_warn(const struct validity_obs *o, const struct exp *e, json_objec
 			     "reliable", e->hosts[h].name, (unsigned long long)other,
 			     other == 1 ? "" : "s");
 	}
+}
+
+void validity_obs_review(struct validity_obs *o, size_t h, const struct rec_review *rv)
+{
+	o->late_frames[h] = rv->late_valid ? rv->late_frames : 0;
+	o->bad_timestamps[h] = rv->bad_ts_valid ? rv->bad_timestamps : 0;
+	o->max_backstep_s[h] = rv->backstep_valid ? rv->max_backstep_s : 0;
 }

@@ -29,6 +29,7 @@
 #include <linux/sockios.h>
 #include <sodium.h>
 
+#include "lib/fuzz/fuzzdir.h"
 #include "traffic/auth.h"
 #include "traffic/conn.h"
 #include "traffic/handshake.h"
@@ -125,13 +126,8 @@ static void put(struct seed *s, const struct xchg_msg *m)
 
 static void seed_write(const char *dir, const char *name, const struct seed *s)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(s->buf, 1, s->len, f) != s->len || fclose(f)) {
-		fprintf(stderr, "fuzz_handshake: cannot write %s\n", path);
+	if (fuzz_put(dir, name, s->buf, s->len)) {
+		fprintf(stderr, "fuzz_handshake: cannot write %s/%s\n", dir, name);
 		exit(1);
 	}
 }
