@@ -47,6 +47,23 @@ static void pci_quiet(char *fmt, ...)
 	(void)fmt;
 }
 
+/* fn(arg) with the error hook armed: 0, or -EIO when libpci failed inside it (pci_msg
+ * says why). fn leaves its results in arg, never in locals of this frame.
+ */
+static int pci_guarded(void (*fn)(void *arg), void *arg)
+{
+	jmp_buf jb, *volatile saved = pci_jump;
+
+	pci_jump = &jb;
+	if (setjmp(jb)) {
+		pci_jump = saved;
+		return -EIO;
+	}
+	fn(arg);
+	pci_jump = saved;
+	return 0;
+}
+
 int hw_pci_speed_from_code(int code, struct hw_pci_speed *out)
 {
 	if (code < 1 || code > GEN_MAX)
@@ -88,10 +105,19 @@ int hw_pci_parse_bdf(const char *s, unsigned int *dom, unsigned int *bus, unsign
 	return 0;
 }
 
+static void do_init(void *pacc)
+{
+	pci_init(pacc);
+}
+
+static void do_cleanup(void *pacc)
+{
+	pci_cleanup(pacc);
+}
+
 int hw_pci_open(struct hw_pci **out, char *why, size_t whylen)
 {
-	struct hw_pci *volatile p = calloc(1, sizeof(*p));
-	jmp_buf jb, *volatile saved = pci_jump;
+	struct hw_pci *p = calloc(1, sizeof(*p));
 
 	*out = NULL;
 	if (!p)
@@ -104,9 +130,7 @@ int hw_pci_open(struct hw_pci **out, char *why, size_t whylen)
 	p->pacc->error = pci_error;
 	p->pacc->warning = pci_quiet;
 	p->pacc->debug = pci_quiet;
-	pci_jump = &jb;
-	if (setjmp(jb)) {
-		pci_jump = saved;
+	if (pci_guarded(do_init, p->pacc)) {
 		snprintf(why, whylen, "libpci: %s", pci_msg);
 		/* pci_init failed before any access method was set up: nothing to clean but
 		 * the structure itself, which pci_cleanup would try to tear down further.
@@ -114,22 +138,15 @@ int hw_pci_open(struct hw_pci **out, char *why, size_t whylen)
 		free(p);
 		return -ENODEV;
 	}
-	pci_init(p->pacc);
-	pci_jump = saved;
 	*out = p;
 	return 0;
 }
 
 void hw_pci_close(struct hw_pci *p)
 {
-	jmp_buf jb, *saved = pci_jump;
-
 	if (!p)
 		return;
-	pci_jump = &jb;
-	if (!setjmp(jb))
-		pci_cleanup(p->pacc);
-	pci_jump = saved;
+	pci_guarded(do_cleanup, p->pacc);
 	free(p);
 }
 
@@ -193,27 +210,38 @@ static void config_link(struct pci_dev *d, struct hw_pci_link *l)
 	l->rebar = pci_find_cap(d, PCI_EXT_CAP_ID_REBAR, PCI_CAP_EXTENDED) != NULL;
 }
 
+/* One function's pci_dev from libpci, and what a guarded step made of it. */
+struct pci_job {
+	struct pci_access *pacc;
+	unsigned int dom, bus, dev, fn;
+	struct pci_dev *d;
+	struct hw_pci_link *l;
+	int pos;	/* the PCIe capability's offset, 0 when it has none */
+	int rc;
+};
+
+static void do_link(void *arg)
+{
+	struct pci_job *j = arg;
+
+	j->d = pci_get_dev(j->pacc, (int)j->dom, (int)j->bus, (int)j->dev, (int)j->fn);
+	if (j->d)
+		config_link(j->d, j->l);
+}
+
 int hw_pci_link_read(struct hw_pci *p, const char *bdf, struct hw_pci_link *l)
 {
-	unsigned int dom, bus, dev, fn;
-	jmp_buf jb, *saved = pci_jump;
-	struct pci_dev *volatile d = NULL;
+	struct pci_job j = { .l = l };
 
 	memset(l, 0, sizeof(*l));
-	if (hw_pci_parse_bdf(bdf, &dom, &bus, &dev, &fn))
+	if (hw_pci_parse_bdf(bdf, &j.dom, &j.bus, &j.dev, &j.fn))
 		return -EINVAL;
 	if (p) {
-		pci_jump = &jb;
-		if (!setjmp(jb)) {
-			d = pci_get_dev(p->pacc, (int)dom, (int)bus, (int)dev, (int)fn);
-			if (d)
-				config_link(d, l);
-		} else {
+		j.pacc = p->pacc;
+		if (pci_guarded(do_link, &j))
 			memset(l, 0, sizeof(*l));	/* libpci failed half way: sysfs below */
-		}
-		pci_jump = saved;
-		if (d)
-			pci_free_dev(d);
+		if (j.d)
+			pci_free_dev(j.d);
 	}
 	if (!l->valid) {
 		sysfs_speed(bdf, "current_link_speed", &l->cur);
@@ -231,71 +259,73 @@ struct hw_pci_fn {
 	int pos;	/* the PCIe capability's offset */
 };
 
+static void do_find_exp(void *arg)
+{
+	struct pci_job *j = arg;
+	struct pci_cap *cap;
+
+	j->d = pci_get_dev(j->pacc, (int)j->dom, (int)j->bus, (int)j->dev, (int)j->fn);
+	if (!j->d)
+		return;
+	pci_fill_info(j->d, PCI_FILL_IDENT | PCI_FILL_CAPS);
+	cap = pci_find_cap(j->d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+	j->pos = cap ? cap->addr : 0;
+}
+
 int hw_pci_fn_open(struct hw_pci *p, const char *bdf, struct hw_pci_fn **out)
 {
-	unsigned int dom, bus, dev, fn;
-	jmp_buf jb, *saved = pci_jump;
-	struct pci_dev *volatile d = NULL;
+	struct pci_job j = { 0 };
 	struct hw_pci_fn *f;
-	struct pci_cap *cap;
-	volatile int rc = -ENOENT;
+	int rc;
 
 	*out = NULL;
-	if (!p || hw_pci_parse_bdf(bdf, &dom, &bus, &dev, &fn))
+	if (!p || hw_pci_parse_bdf(bdf, &j.dom, &j.bus, &j.dev, &j.fn))
 		return -EINVAL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	pci_jump = &jb;
-	if (!setjmp(jb)) {
-		d = pci_get_dev(p->pacc, (int)dom, (int)bus, (int)dev, (int)fn);
-		if (d) {
-			pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CAPS);
-			cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
-			if (cap) {
-				f->pos = cap->addr;
-				rc = 0;
-			}
-		}
-	} else {
-		rc = -EIO;
-	}
-	pci_jump = saved;
+	j.pacc = p->pacc;
+	rc = pci_guarded(do_find_exp, &j);
+	if (!rc && !j.pos)
+		rc = -ENOENT;
 	if (rc) {
-		if (d)
-			pci_free_dev(d);
+		if (j.d)
+			pci_free_dev(j.d);
 		free(f);
 		return rc;
 	}
 	f->pci = p;
-	f->dev = d;
+	f->dev = j.d;
+	f->pos = j.pos;
 	*out = f;
 	return 0;
 }
 
+static void do_regs(void *arg)
+{
+	struct pci_job *j = arg;
+
+	j->rc = config_regs(j->d, j->pos, j->l);
+}
+
 int hw_pci_fn_link(struct hw_pci_fn *f, struct hw_pci_link *l)
 {
-	jmp_buf jb, *saved = pci_jump;
-	volatile int rc = -EIO;
+	struct pci_job j = { .d = f->dev, .pos = f->pos, .l = l };
 
 	memset(l, 0, sizeof(*l));
-	pci_jump = &jb;
-	if (!setjmp(jb))
-		rc = config_regs(f->dev, f->pos, l);
-	pci_jump = saved;
-	return rc;
+	return pci_guarded(do_regs, &j) ?: j.rc;
+}
+
+static void do_free_dev(void *d)
+{
+	pci_free_dev(d);
 }
 
 void hw_pci_fn_close(struct hw_pci_fn *f)
 {
-	jmp_buf jb, *saved = pci_jump;
-
 	if (!f)
 		return;
-	pci_jump = &jb;
-	if (!setjmp(jb))
-		pci_free_dev(f->dev);
-	pci_jump = saved;
+	pci_guarded(do_free_dev, f->dev);
 	free(f);
 }
 
