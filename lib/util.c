@@ -371,6 +371,19 @@ size_t pfc_split(char *s, char sep, char **f, size_t max)
 	return n;
 }
 
+bool pfc_ifname_valid(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n > 15 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]) ||
+		    (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
 bool pfc_list_has(const char *list, const char *item, size_t n)
 {
 	const char *p = list;

@@ -59,6 +59,10 @@ void fmt_duration_ns(uint64_t ns, char *buf, size_t len);
 #define PFC_NO_RDMA_KERNEL_FIX \
 	"try pfclab on this machine in the virtual lab: lab/vlab/vlab run SCRIPT (QEMU guests with Soft-RoCE, see README)"
 
+/* An interface name as the kernel takes one (dev_valid_name): 1..15 bytes, not "." or
+ * "..", no '/', ':', white space or control character. */
+bool pfc_ifname_valid(const char *s);
+
 /* Whether the comma-separated list holds the n-byte item exactly ("a,bc,d" holds "bc"). */
 bool pfc_list_has(const char *list, const char *item, size_t n);
 /* Cuts s in place at each sep into at most max fields (the last keeps any further seps),

@@ -77,20 +77,13 @@ static int parse_section(void *dst, const char *v, char *why, size_t len)
 	return -1;
 }
 
-/* --congestion-point: an interface name as the kernel takes one (dev_valid_name): 1..15
- * bytes, not "." or "..", no '/', ':' or white space. Refused here rather than reported
+/* --congestion-point: an interface name as the kernel takes one (pfc_ifname_valid).
+ * Refused here rather than reported
  * as an interface missing from the host.
  */
 static int parse_ifname(void *dst, const char *v, char *why, size_t len)
 {
-	size_t n = strlen(v), i;
-	bool ok = n > 0 && n < IFNAMSIZ && strcmp(v, ".") && strcmp(v, "..");
-
-	for (i = 0; ok && i < n; i++)
-		if (v[i] == '/' || v[i] == ':' || isspace((unsigned char)v[i]) ||
-		    (unsigned char)v[i] < 0x20 || v[i] == 0x7f)
-			ok = false;
-	if (!ok) {
+	if (!pfc_ifname_valid(v)) {
 		snprintf(why, len, "expected an interface name (1..%d characters, none of '/', "
 			 "':' or white space): the port towards the receiver, as 'ip link' "
 			 "names it", IFNAMSIZ - 1);

@@ -124,7 +124,9 @@ static bool prob_ok(const char *s)
 	return !*end && d > 0 && d <= 1;
 }
 
-static bool ifname_ok(const char *s)
+/* The netdev goes unquoted into the set-up's shell commands: besides being an interface
+ * name, only letters, digits and "-_.@". */
+static bool ifname_shell_safe(const char *s)
 {
 	size_t n = strlen(s), i;
 
@@ -159,9 +161,10 @@ static int resolve(const struct exp *e, const struct exp_point *p, struct cp_val
 	memset(v, 0, sizeof(*v));
 	/* The bottleneck sits on the host's netdev: the port towards the receiver. */
 	snprintf(v->dev, sizeof(v->dev), "%s", h->netdev ? h->netdev : "");
-	if (!ifname_ok(v->dev)) {
+	if (!ifname_shell_safe(v->dev)) {
 		snprintf(err, errlen, "%s:%d: bottleneck.host: its netdev '%s' is not an interface "
-			 "name; give the port towards the receiver", e->file, m->line, v->dev);
+			 "name the bottleneck can be set on (letters, digits and '-_.@'); give "
+			 "the port towards the receiver", e->file, m->line, v->dev);
 		return -EINVAL;
 	}
 	rc = value(e, p, m, "qdisc", v->qdisc, sizeof(v->qdisc), err, errlen);

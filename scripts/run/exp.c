@@ -343,25 +343,9 @@ static int get_host(struct pctx *c, const struct ynode *n, const char *key, size
 
 /* ---- hosts: each value as the subcommand it is passed to takes it ----------------- */
 
-/* A network interface name as the kernel takes one (dev_valid_name): 1..15 bytes, not "."
- * or "..", no '/', ':', white space or control character.
- */
-static bool ifname_ok(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > 15 || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (i = 0; i < n; i++)
-		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]) ||
-		    (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return true;
-}
-
 static int check_ifname(struct pctx *c, int line, const char *key, const char *s, const char *cmd)
 {
-	if (ifname_ok(s))
+	if (pfc_ifname_valid(s))
 		return 0;
 	return perr(c, line, key, "'%s' is not an interface name for pfclab %s (1..15 characters, "
 		    "none of '/', ':' or white space); give the interface as 'ip link' names it", s, cmd);
@@ -390,7 +374,7 @@ static const char *addr_problem(const char *s)
 		zone = strchr(a, '%');
 		if (zone)
 			*zone++ = 0;
-		if (inet_pton(AF_INET6, a, bin) != 1 || (zone && !ifname_ok(zone)))
+		if (inet_pton(AF_INET6, a, bin) != 1 || (zone && !pfc_ifname_valid(zone)))
 			return "not an IPv6 address";
 		return NULL;
 	}

@@ -171,6 +171,24 @@ static void test_split(void **state)
 	assert_string_equal(f[2], "3\t4");
 }
 
+static void test_ifname_valid(void **state)
+{
+	(void)state;
+	assert_true(pfc_ifname_valid("eth0"));
+	assert_true(pfc_ifname_valid("enp1s0f0np0"));	/* 11 */
+	assert_true(pfc_ifname_valid("abcdefghijklmno"));	/* 15 */
+	assert_true(pfc_ifname_valid("br-lab.100@x"));
+	assert_false(pfc_ifname_valid(""));
+	assert_false(pfc_ifname_valid("abcdefghijklmnop"));	/* 16 */
+	assert_false(pfc_ifname_valid("."));
+	assert_false(pfc_ifname_valid(".."));
+	assert_false(pfc_ifname_valid("a/b"));
+	assert_false(pfc_ifname_valid("eth0:1"));
+	assert_false(pfc_ifname_valid("eth 0"));
+	assert_false(pfc_ifname_valid("eth\t0"));
+	assert_false(pfc_ifname_valid("eth\x7f"));
+}
+
 static void test_ns_timespec(void **state)
 {
 	struct timespec ts = ns_timespec(1500000000ULL);
@@ -232,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_duration),
 		cmocka_unit_test(test_parse_u32_range),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_ifname_valid),
 		cmocka_unit_test(test_ns_timespec),
 		cmocka_unit_test(test_reader_bounds),
 		cmocka_unit_test(test_writer_bounds),
