@@ -4,11 +4,13 @@
  * delay), and host timestamps moved onto the runner's time axis.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
+#include "records.h"
 #include "run.h"
 
 #define CLOCK_TRIES 3
@@ -97,4 +99,15 @@ int64_t clock_to_runner(const json_object *mh, int64_t t_ns)
 	if (h1)
 		return shifted(t_ns, (double)o1);
 	return t_ns;
+}
+
+double *clock_timeline_s(const struct rec_timeline *tl, const json_object *mh, int64_t t0_ns)
+{
+	double *t = malloc((tl->n ? tl->n : 1) * sizeof(*t));
+	size_t i;
+
+	for (i = 0; t && i < tl->n; i++)
+		t[i] = ((double)clock_to_runner(mh, (int64_t)llround(tl->rows[i].v[REC_TL_TIME] * 1e9)) -
+			(double)t0_ns) / 1e9;
+	return t;
 }

@@ -4,7 +4,8 @@
  * per direction, PFC/PAUSE frames per priority, paused share per priority, CNP and ECN,
  * GPU PCIe rx/tx. Per sweep, each figure along the swept points with the spread (min..max)
  * over repetitions. Every panel's data is a file under plots/data/ (one block per series,
- * headed "# series NAME"), and the .gp scripts stay beside the PNGs.
+ * headed "# series NAME", and "# bin_s W" for a rate per bin of W seconds), and the .gp
+ * scripts stay beside the PNGs.
  */
 #include <errno.h>
 #include <limits.h>
@@ -23,6 +24,7 @@ struct series {
 	double *t, *v;
 	size_t n, cap;
 	bool points; /* draw as points (frame counts per bin), else lines */
+	double bin_s; /* a rate or share per bin of this width (its data says so), else 0 */
 };
 
 struct panel {
@@ -85,14 +87,17 @@ struct mon_ctx {
 static void mon_sample(json_object *o, void *arg)
 {
 	struct mon_ctx *m = arg;
-	json_object *ty, *w, *rates, *vals;
-	double t;
+	json_object *ty, *w, *dt, *rates, *vals;
+	double t, tr, dts;
 	char name[200];
 
 	if (!json_object_object_get_ex(o, "type", &ty) || strcmp(rec_json_str(ty), "sample") ||
 	    !json_object_object_get_ex(o, "wall_ns", &w))
 		return;
-	t = ((double)clock_to_runner(m->mh, json_object_get_int64(w)) - (double)m->t0) / 1e9;
+	t = tr = ((double)clock_to_runner(m->mh, json_object_get_int64(w)) - (double)m->t0) / 1e9;
+	/* a rate is over the interval that ended at the sample: drawn at its middle */
+	if (json_object_object_get_ex(o, "dt_ns", &dt) && rec_json_num(dt, &dts) && dts > 0)
+		tr = t - dts / 2e9;
 	if ((rates = rec_json_member(o, "rates", json_type_object))) {
 		json_object_object_foreach(rates, k, v) {
 			int prio;
@@ -103,16 +108,21 @@ static void mon_sample(json_object *o, void *arg)
 				continue;
 			if (sscanf(k, "pfc.%2[rtx].prio%d.frames", dir, &prio) == 2) {
 				snprintf(name, sizeof(name), "%s %s prio%d (NIC counter)", m->host, dir, prio);
-				series_add(series_get(&m->p[P_PFC], name, false), t, x);
+				series_add(series_get(&m->p[P_PFC], name, false), tr, x);
 			} else if (!strcmp(k, "pause.tx.frames") || !strcmp(k, "pause.rx.frames")) {
 				snprintf(name, sizeof(name), "%s %s PAUSE (NIC counter)", m->host, k + 6);
-				series_add(series_get(&m->p[P_PFC], name, false), t, x);
+				series_add(series_get(&m->p[P_PFC], name, false), tr, x);
 			} else if (sscanf(k, "pfc.rx.prio%d.pause_us", &prio) == 1) {
 				snprintf(name, sizeof(name), "%s paused prio%d (rx pause duration)", m->host, prio);
-				series_add(series_get(&m->p[P_SHARE], name, false), t, x / 1e6);
+				series_add(series_get(&m->p[P_SHARE], name, false), tr, x / 1e6);
+			} else if (!strcmp(k, "link.tx_bytes")) {
+				/* every byte the port sent, at the monitor's interval: when traffic
+				 * starts, stalls and stops, finer than traffic's reports */
+				snprintf(name, sizeof(name), "%s link tx (NIC counter)", m->host);
+				series_add(series_get(&m->p[P_TPUT], name, false), tr, x * 8 / 1e9);
 			} else if (!strcmp(k, "cnp.sent") || !strcmp(k, "cnp.handled") || !strcmp(k, "ecn.marked")) {
 				snprintf(name, sizeof(name), "%s %s (NIC counter)", m->host, k);
-				series_add(series_get(&m->p[P_CNP], name, false), t, x);
+				series_add(series_get(&m->p[P_CNP], name, false), tr, x);
 			}
 		}
 	}
@@ -132,59 +142,117 @@ static void mon_sample(json_object *o, void *arg)
 
 /* ---- capture timeline (pfclab review --timeline 10ms) -------------------------------- */
 
+/* The width frames are drawn in: the timeline's own bin, or the first of 50 ms .. 10 s
+ * that puts at most TL_PLOT_BINS over the capture's span (frame counts per 10 ms read as
+ * noise at a figure's width: one frame is 100/s). */
+#define TL_PLOT_BINS 120
+
+static double plot_bin(double bin, double span)
+{
+	static const double w[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
+	size_t i;
+
+	if (!(span / bin > TL_PLOT_BINS))
+		return bin;
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		if (w[i] > bin && span / w[i] <= TL_PLOT_BINS)
+			return w[i];
+	return w[ARRAY_SIZE(w) - 1];
+}
+
+/* One plotted bin of the timeline: the rows that fell in it, summed. */
+struct tl_acc {
+	double start;	/* s on the runner's axis */
+	size_t rows;	/* the timeline's rows in it */
+	double sum[REC_TL_N];
+	bool have[REC_TL_N];
+};
+
+static const struct { int c, panel; const char *what; } tl_counts[] = {
+	{ REC_TL_PFC, P_PFC, "PFC" }, { REC_TL_PAUSE, P_PFC, "PAUSE" },
+	{ REC_TL_CNP, P_CNP, "CNP" }, { REC_TL_CE, P_CNP, "CE" },
+};
+
+/* A plotted bin into the panels, as rates and shares over its whole width W (a capture's
+ * timeline covers it from the first frame to the last: there were none outside), at the
+ * bin's middle. Frame counts: bins without frames are left out (the points show when
+ * frames came). Paused share: for each priority that was paused at all over the capture. */
+static void tl_flush(struct panel *p, const char *host, const struct tl_acc *a, double w,
+		     const bool *paused_any)
+{
+	char name[200], bin[32];
+	double mid = a->start + w / 2;
+	struct series *s;
+	size_t k;
+
+	if (!a->rows)
+		return;
+	fmt_duration_ns((uint64_t)llround(w * 1e9), bin, sizeof(bin));
+	for (k = 0; k < ARRAY_SIZE(tl_counts); k++) {
+		if (!a->have[tl_counts[k].c] || !(a->sum[tl_counts[k].c] > 0))
+			continue;
+		snprintf(name, sizeof(name), "%s %s captured (%s bins)", host, tl_counts[k].what, bin);
+		if ((s = series_get(&p[tl_counts[k].panel], name, true))) {
+			s->bin_s = w;
+			series_add(s, mid, a->sum[tl_counts[k].c] / w);
+		}
+	}
+	for (k = 0; k < REC_TL_NPAUSED; k++) {
+		if (!paused_any[k] || !a->have[REC_TL_PAUSED0 + k])
+			continue;
+		if (k < REC_TL_NPAUSED - 1)
+			snprintf(name, sizeof(name), "%s paused prio%zu (captured frames, %s bins)",
+				 host, k, bin);
+		else
+			snprintf(name, sizeof(name), "%s paused by PAUSE (captured frames, %s bins)",
+				 host, bin);
+		if ((s = series_get(&p[P_SHARE], name, false))) {
+			s->bin_s = w;
+			series_add(s, mid, a->sum[REC_TL_PAUSED0 + k] / 1e9 / w);
+		}
+	}
+}
+
 static void timeline(struct panel *p, const char *path, const char *host, json_object *mh, int64_t t0)
 {
 	struct rec_timeline tl;
-	char name[200];
 	bool any[REC_TL_NPAUSED] = { false };
-	double *t;
+	struct tl_acc a;
+	double *t, w;
 	size_t i, k;
 
 	if (rec_timeline_read(path, &tl))
 		return;
-	/* each bin's start on the runner's clock, seconds since the point started */
-	t = malloc((tl.n ? tl.n : 1) * sizeof(*t));
-	if (!t) {
+	t = clock_timeline_s(&tl, mh, t0);
+	if (!t || !tl.n) {
+		free(t);
 		rec_timeline_free(&tl);
 		return;
 	}
+	for (i = 0; i < tl.n; i++)
+		for (k = 0; k < REC_TL_NPAUSED; k++)
+			any[k] |= tl.rows[i].have[REC_TL_PAUSED0 + k] &&
+				  tl.rows[i].v[REC_TL_PAUSED0 + k] > 0;
+	w = plot_bin(tl.bin_s, t[tl.n - 1] - t[0] + tl.bin_s);
+	memset(&a, 0, sizeof(a));
+	a.start = floor(t[0] / w) * w;
 	for (i = 0; i < tl.n; i++) {
 		const struct rec_tl_row *r = &tl.rows[i];
-		static const struct { int c, panel; const char *what; } cnt[] = {
-			{ REC_TL_PFC, P_PFC, "PFC" }, { REC_TL_PAUSE, P_PFC, "PAUSE" },
-			{ REC_TL_CNP, P_CNP, "CNP" }, { REC_TL_CE, P_CNP, "CE" },
-		};
+		double start = floor(t[i] / w) * w;
 
-		t[i] = ((double)clock_to_runner(mh, (int64_t)llround(r->v[REC_TL_TIME] * 1e9)) -
-			(double)t0) / 1e9;
-		/* frame counts: bins without frames are left out, the points show when
-		 * frames came */
-		for (k = 0; k < ARRAY_SIZE(cnt); k++) {
-			if (!r->have[cnt[k].c] || r->v[cnt[k].c] <= 0)
-				continue;
-			snprintf(name, sizeof(name), "%s %s captured", host, cnt[k].what);
-			series_add(series_get(&p[cnt[k].panel], name, true), t[i],
-				   r->v[cnt[k].c] / tl.bin_s);
+		if (start != a.start) {	/* rows are in time order; a step back starts a bin too */
+			tl_flush(p, host, &a, w, any);
+			memset(&a, 0, sizeof(a));
+			a.start = start;
 		}
-		for (k = 0; k < REC_TL_NPAUSED; k++)
-			any[k] |= r->have[REC_TL_PAUSED0 + k] && r->v[REC_TL_PAUSED0 + k] > 0;
+		a.rows++;
+		for (k = REC_TL_TIME + 1; k < REC_TL_N; k++)
+			if (r->have[k]) {
+				a.sum[k] += r->v[k];
+				a.have[k] = true;
+			}
 	}
-	/* paused share from the captured frames' pause timers: a line over every bin, for
-	 * the priorities that were paused at all */
-	for (k = 0; k < REC_TL_NPAUSED; k++) {
-		struct series *s;
-
-		if (!any[k])
-			continue;
-		if (k < REC_TL_NPAUSED - 1)
-			snprintf(name, sizeof(name), "%s paused prio%zu (captured frames)", host, k);
-		else
-			snprintf(name, sizeof(name), "%s paused by PAUSE (captured frames)", host);
-		s = series_get(&p[P_SHARE], name, false);
-		for (i = 0; i < tl.n; i++)
-			if (tl.rows[i].have[REC_TL_PAUSED0 + k])
-				series_add(s, t[i], tl.rows[i].v[REC_TL_PAUSED0 + k] / 1e9 / tl.bin_s);
-	}
+	tl_flush(p, host, &a, w, any);
 	free(t);
 	rec_timeline_free(&tl);
 }
@@ -254,7 +322,8 @@ static void tr_line(json_object *o, void *arg)
 	else
 		start = phase_time(c->phases, rec_json_str(ph), "start_s");
 	snprintf(name, sizeof(name), "%s->%s %s", c->host, peer, rec_json_str(ph));
-	series_add(series_get(&c->p[P_TPUT], name, false), start + tv, gbps);
+	/* the interval's rate at its middle: it ended at T, S long */
+	series_add(series_get(&c->p[P_TPUT], name, false), start + tv - s / 2, gbps);
 }
 
 /* ---- writing data and scripts ---------------------------------------------------------- */
@@ -299,6 +368,8 @@ static int write_panel(const char *path, const struct panel *p)
 			continue; /* an empty block would shift gnuplot's index */
 		sort_series(&p->s[i]);
 		fprintf(f, "%s# series %s\n", k++ ? "\n\n" : "", p->s[i].name);
+		if (p->s[i].bin_s > 0)
+			fprintf(f, "# bin_s %g\n", p->s[i].bin_s);
 		for (j = 0; j < p->s[i].n; j++)
 			fprintf(f, "%.6f %.9g\n", p->s[i].t[j], p->s[i].v[j]);
 	}

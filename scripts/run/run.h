@@ -128,6 +128,10 @@ int plan_print(struct run_ctx *c, FILE *f);
 int clock_measure(struct run_ctx *c, size_t h, int which);
 /* Host H's wall-clock time T_NS on the runner's axis (offset interpolated in time). */
 int64_t clock_to_runner(const json_object *manifest_host, int64_t t_ns);
+struct rec_timeline;
+/* Each bin's start of a capture timeline of host MH, on the runner's axis in seconds since
+ * T0_NS (malloc'd, tl->n values, at least one slot); NULL without memory. */
+double *clock_timeline_s(const struct rec_timeline *tl, const json_object *mh, int64_t t0_ns);
 
 /* ---- manifest.c --------------------------------------------------------------------- */
 int manifest_check_versions(struct run_ctx *c, char *err, size_t errlen);

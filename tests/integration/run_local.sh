@@ -146,15 +146,20 @@ for gp in "$dir"/plots/*.gp; do
 	gnuplot "$gp" 2>>gnuplot.err || { pok=0; why+=" $(basename "$gp")"; }
 done
 d=$dir/plots/data
-sum=$(awk '/^# series b PFC captured/ { on = 1; next } /^# series/ { on = 0 } on && NF == 2 { s += $2 * 0.01 } END { printf "%.0f", s }' "$d/p000-rep0-pfc.dat")
+# a series of captured frames is a rate per bin; its data names the bin ("# bin_s")
+series_sum() { # FILE PREFIX FORMAT: the sum of rate x bin over the series named PREFIX...
+	awk -v p="# series $2" -v fmt="$3" 'index($0, p) == 1 { on = 1; bin = 0.01; next }
+		/^# series/ { on = 0 } on && $1 == "#" && $2 == "bin_s" { bin = $3; next }
+		on && NF == 2 { s += $2 * bin } END { printf fmt, s }' "$1"
+}
+sum=$(series_sum "$d/p000-rep0-pfc.dat" "b PFC captured" %.0f)
 [ "$sum" = "$NPFC" ] || { pok=0; why+=" pfc series sums to $sum"; }
-sum=$(awk '/^# series b CNP captured/ { on = 1; next } /^# series/ { on = 0 } on && NF == 2 { s += $2 * 0.01 } END { printf "%.0f", s }' "$d/p001-rep0-cnp-ecn.dat")
+sum=$(series_sum "$d/p001-rep0-cnp-ecn.dat" "b CNP captured" %.0f)
 [ "$sum" = "$NCNP" ] || { pok=0; why+=" cnp series sums to $sum"; }
-# the paused share per 10 ms bin from b's captured frames adds up to the summary's paused
+# the paused share per bin from b's captured frames adds up to the summary's paused
 # time, less at most the end of the last pause (3.355 ms) past the last frame's bin
 ps=$(jq '.points[0].repetitions[0].hosts.b.capture.pfc.prio3.paused_s' "$dir/summary.json")
-tot=$(awk 'index($0, "# series b paused prio3 (captured frames)") == 1 { on = 1; next } /^# series/ { on = 0 }
-	on && NF == 2 { s += $2 * 0.01 } END { printf "%.6f", s }' "$d/p000-rep0-paused-share.dat")
+tot=$(series_sum "$d/p000-rep0-paused-share.dat" "b paused prio3 (captured frames" %.6f)
 awk -v a="$tot" -v b="$ps" 'BEGIN { exit !(a > 0 && a <= b + 1e-6 && a >= b - 0.0034) }' ||
 	{ pok=0; why+=" paused share series $tot s, summary $ps s"; }
 grep -q '^# series captured_pfc_frames b' "$d/sweep-pfc.dat" || { pok=0; why+=" no sweep series"; }
