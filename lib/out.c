@@ -2,9 +2,11 @@
 /* out.c: one call per field for text and JSON output, and the standard-output check. */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -19,7 +21,7 @@ static int check(FILE *f)
 
 	errno = 0;
 	if (fflush(f) == 0 && !ferror(f))
-		return 0;
+		return f == stdout ? stdout_err : 0;	/* one recorded without writing */
 	err = errno ? -errno : -EIO;
 	if (f == stdout && !stdout_err)
 		stdout_err = err;
@@ -378,6 +380,26 @@ int out_end_pretty(struct out *o)
 int out_stdout_check(void)
 {
 	return check(stdout);
+}
+
+int out_stdout_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+
+	if (stdout_err)
+		return stdout_err;
+	/* No events asked: only the ones poll always reports. A pipe's write end without a
+	 * reader is POLLERR, a stream socket closed by its peer POLLHUP; a file, a terminal
+	 * or a reader still there gives none, a closed descriptor POLLNVAL. */
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+		stdout_err = -EPIPE;
+	return stdout_err;
+}
+
+void out_stdout_failed(int err)
+{
+	if (!stdout_err && err < 0)
+		stdout_err = err;
 }
 
 static bool one_of(char c, const char *set)

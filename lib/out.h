@@ -75,6 +75,19 @@ struct json_object *out_take(struct out *o);
  * and exits 1 with a message; loops that print for long call it to stop early.
  */
 int out_stdout_check(void);
+/* Whether standard output's reader has gone (a pipe or stream socket closed at the
+ * other end), found without writing: -EPIPE, kept as out_stdout_check's error so that
+ * the front door says it once and exits 1; an error out_stdout_check already found;
+ * else 0 (a file, a terminal, a reader still there, no descriptor 1). One poll() call:
+ * for commands that run long while writing little or nothing there (capture, inject),
+ * so that they stop when whoever started them has gone, as the others stop on a write.
+ */
+int out_stdout_gone(void);
+/* Records err (-errno) as standard output's error when it was written past this layer
+ * (a capture file written to "-" through its own buffer): out_stdout_check returns it,
+ * where the stream itself may only say "an error" by then.
+ */
+void out_stdout_failed(int err);
 
 /* Fields with units and validity (review, capture). A field whose value could not be
  * read is n/a: JSON null; text "n/a" in the place and width of fmt's conversion

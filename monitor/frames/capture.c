@@ -96,13 +96,13 @@ static void render_iface(struct out *o, const struct frames_cap_if *ci)
 	out_obj_close(o);
 }
 
-/* The final summary, text or --json, each field named once (lib/out.h). */
-static int render_summary(const struct frames_cap *cap, bool json, double secs)
+/* The final summary, text or --json, each field named once (lib/out.h), on f. */
+static int render_summary(FILE *f, const struct frames_cap *cap, bool json, double secs)
 {
 	struct out o;
 	unsigned i;
 
-	out_begin(&o, json);
+	out_begin_file(&o, f, json);
 	render_counts(&o, cap, secs, cpu_seconds());
 	if (cap->o.path) {
 		out_uint(&o, "written", "written   %" PRIu64 " frame", cap->written);
@@ -117,6 +117,9 @@ static int render_summary(const struct frames_cap *cap, bool json, double secs)
 	out_obj_close(&o);
 	return out_end_report(&o);
 }
+
+/* How often the capture loop looks whether standard output's reader has gone. */
+#define LOOK_NS 10000000ull
 
 /* Wake at least every 50 ms, and in time for the next time-based rotation. */
 static int poll_ms(const struct frames_cap *cap, uint64_t now)
@@ -156,6 +159,9 @@ static const char capture_usage[] =
 static const char capture_tail[] =
 	"\n"
 	"A line 'capture: listening on ...' on stderr says capture has started.\n"
+	"With -w - the capture goes to standard output and the summary to stderr.\n"
+	"When standard output's reader goes (a closed pipe), capture stops, finishes\n"
+	"the file, prints its last counts on stderr and exits 1.\n"
 	"Exit status: 0 success (drops are reported, not an error), 1 run-time\n"
 	"failure, 2 usage error.\n";
 
@@ -288,10 +294,11 @@ int capture_main(int argc, char **argv)
 	struct frames_cap_opts o;
 	static struct frames_cap cap;
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t count, duration, interval, t0, next;
-	bool ce, roce, quiet, json;
+	uint64_t count, duration, interval, t0, next, look = 0;
+	bool ce, roce, quiet, json, to_stdout, gone = false;
 	const char *filter;
 	static char fbuf[2048];
+	double secs;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -300,6 +307,10 @@ int capture_main(int argc, char **argv)
 	rc = capture_opts(argc, argv, &a);
 	if (rc < 0)
 		return rc == OPT_HELP ? 0 : 2;
+	/* Output lost to a closed pipe is exit 1 with one message from the front door
+	 * (out_stdout_check), not death by SIGPIPE: that would leave the frames buffered
+	 * for the file unwritten. */
+	signal(SIGPIPE, SIG_IGN);
 	if (a.list)
 		return list_devices();
 	o = a.o;
@@ -321,6 +332,8 @@ int capture_main(int argc, char **argv)
 		o.snaplen = roce ? 128 : 256;
 	if (o.nifs > 1 && o.path && !o.pcapng)
 		o.pcapng = true; /* one file, several interfaces: pcapng keeps them apart */
+	/* -w -: standard output is the capture (no rotation: "-.N" are files) */
+	to_stdout = o.path && !strcmp(o.path, "-") && !o.rotate_bytes && !o.rotate_ns;
 	if (ce && o.path && !o.pcapng)
 		pfc_warn("%s: classic pcap records no filter, so pfclab review cannot tell that "
 			 "this capture keeps only CE-marked RoCEv2 packets: review it with "
@@ -341,9 +354,16 @@ int capture_main(int argc, char **argv)
 	for (;;) {
 		uint64_t now = time_mono_ns();
 
+		/* Whoever reads standard output has gone (a closed pipe, a dropped session):
+		 * nothing written there later would arrive, so stop as on Ctrl-C, which
+		 * finishes the file. Looked at without writing: the summary comes last. */
+		if (now >= look) {
+			gone = out_stdout_gone() != 0;
+			look = now + LOOK_NS;
+		}
 		/* Checked before a live line is due too: when the run ends now, the summary's
 		 * first line is that line (-D 1s printed the 1.0 s counts twice). */
-		if (stop || cap.full || (duration && now - t0 >= duration) ||
+		if (stop || gone || cap.full || (duration && now - t0 >= duration) ||
 		    (count && cap.st.frames >= count))
 			break;
 		if (!quiet && now >= next) {
@@ -352,7 +372,11 @@ int capture_main(int argc, char **argv)
 		}
 		rc = frames_cap_poll(&cap, poll_ms(&cap, now));
 		if (rc < 0) {
-			pfc_err("%s", cap.errmsg[0] ? cap.errmsg : strerror(-rc));
+			/* with -w - a failed write is standard output's: the front door says it */
+			if (to_stdout && cap.err)
+				out_stdout_failed(cap.err);
+			else
+				pfc_err("%s", cap.errmsg[0] ? cap.errmsg : strerror(-rc));
 			frames_cap_close(&cap);
 			return 1;
 		}
@@ -369,13 +393,22 @@ int capture_main(int argc, char **argv)
 			;
 	}
 	frames_cap_stats(&cap);
-	render_summary(&cap, json, (double)(time_mono_ns() - t0) / 1e9);
-	fflush(stdout);
+	secs = (double)(time_mono_ns() - t0) / 1e9;
+	render_summary(to_stdout ? stderr : stdout, &cap, json, secs);
+	/* The summary lost (a closed pipe, a full disk): its first line, the final counts,
+	 * goes to stderr as the last live line (with -w, every frame counted is in the
+	 * file once it is closed below). */
+	if (!to_stdout && out_stdout_check() && !quiet)
+		live_line(&cap, secs);
 	rc = cap.err;
-	frames_cap_close(&cap);
+	frames_cap_close(&cap);	/* flushes and closes the file, even with stdout gone */
 	if (rc || cap.err) {
-		pfc_err("%s", cap.errmsg[0] ? cap.errmsg : "writing the capture file failed");
+		if (to_stdout)
+			out_stdout_failed(rc ? rc : cap.err);
+		else
+			pfc_err("%s", cap.errmsg[0] ? cap.errmsg : "writing the capture file failed");
 		return 1;
 	}
-	return 0;
+	/* output lost: the front door says so once, and the exit status is 1 */
+	return out_stdout_check() ? 1 : 0;
 }

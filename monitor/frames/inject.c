@@ -16,6 +16,7 @@
 
 #include "lib/hw/sysfs.h"
 #include "lib/opt.h"
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/frames/decode.h"
 #include "monitor/frames/inject.h"
@@ -31,6 +32,14 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	inject_stop = 1;
+}
+
+bool inject_stdout_gone(uint64_t now, uint64_t *look)
+{
+	if (now < *look)
+		return false;
+	*look = now + INJECT_LOOK_NS;
+	return out_stdout_gone() != 0;
 }
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -222,7 +231,10 @@ static int run_write(const struct inject_opts *o)
 	else
 		pcapf_writer_close(&w);
 	if (rc) {
-		pfc_errno(-rc, "%s: write failed", o->write_path);
+		if (strcmp(o->write_path, "-"))
+			pfc_errno(-rc, "%s: write failed", o->write_path);
+		else	/* standard output's (a closed pipe): the front door says it */
+			out_stdout_failed(rc);
 		return 1;
 	}
 	if (!o->quiet)
@@ -264,9 +276,10 @@ static int run_send(const struct inject_opts *o)
 	size_t lens[BATCH];
 	struct frames_tx tx;
 	struct inject_opts oo = *o;
-	uint64_t t0, i = 0, n = frames_due(o, o->rate), deadline;
+	uint64_t t0, i = 0, n = frames_due(o, o->rate), deadline, look = 0;
 	size_t flen, hdr;
 	unsigned mtu;
+	bool gone = false;
 	int rc;
 
 	rc = frames_tx_open(&tx, o->ifname, !o->via_qdisc);
@@ -300,9 +313,19 @@ static int run_send(const struct inject_opts *o)
 
 		if (now >= deadline)
 			break;
+		/* whoever started inject has gone (a closed pipe): stop sending */
+		gone = inject_stdout_gone(now, &look);
+		if (gone)
+			break;
 		if (o->rate) {
 			uint64_t due = t0 + (uint64_t)((unsigned __int128)i * 1000000000ull / o->rate);
 
+			if (due > now + INJECT_LOOK_NS) {	/* a long wait: looked on the way */
+				struct timespec ts = ns_timespec(look);
+
+				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+				continue;
+			}
 			if (due > now) {
 				sleep_until(due);
 				now = time_mono_ns();
@@ -347,11 +370,16 @@ static int run_send(const struct inject_opts *o)
 	}
 	/* A paced run that --duration ends lasts the duration: its last frame went out
 	 * one period before the end (-D 1s -r 10: at 0.9 s), and the run ends at 1 s. */
-	if (!rc && o->rate && o->duration_ns && i == n && !inject_stop &&
+	if (!rc && o->rate && o->duration_ns && i == n && !gone &&
 	    (!o->count || frames_in(o->duration_ns, o->rate) <= o->count)) {
-		struct timespec ts = ns_timespec(deadline);
+		uint64_t now;
 
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		while (!inject_stop && (now = time_mono_ns()) < deadline &&
+		       !(gone = inject_stdout_gone(now, &look))) {
+			struct timespec ts = ns_timespec(look < deadline ? look : deadline);
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
 	}
 	if (!o->quiet)
 		fprintf(stderr, "pfclab inject: sent %" PRIu64 " %s frame%s on %s in %.3f s"
@@ -359,7 +387,7 @@ static int run_send(const struct inject_opts *o)
 			o->ifname, (double)(time_mono_ns() - t0) / 1e9, tx.failed,
 			tx.failed == 1 ? "y" : "ies");
 	frames_tx_close(&tx);
-	return rc > 0 ? 1 : 0;
+	return rc > 0 || gone ? 1 : 0;
 }
 
 static const char inject_usage[] =
@@ -383,6 +411,8 @@ static const char inject_tail[] =
 	"With --rate, frame i is due at i/PPS and is sent if due before --duration ends:\n"
 	"-D 1s -r 10 sends 10 frames, at 0, 0.1, ..., 0.9 s, and ends at 1 s (with -w:\n"
 	"10 frames stamped so). With -c and -D, whichever comes first ends the run.\n"
+	"When standard output's reader goes (a closed pipe), inject stops sending at\n"
+	"once and exits 1.\n"
 	"\n"
 	"Examples:\n"
 	"  pfclab inject -i eth2 pfc --prio 3 --pause-time 1ms -c 1\n"
@@ -830,6 +860,10 @@ int inject_main(int argc, char **argv)
 		o.count = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed pipe on standard output (-w -, the reactive modes' counts, or whoever
+	 * started inject gone) is exit 1 with one message from the front door
+	 * (out_stdout_check), not death by SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (o.kind_id == INJECT_CNP_ON_CE)
 		return inject_cnp_on_ce_run(&o);

@@ -145,7 +145,8 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 	static struct np_state np;
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct bpf_program prog;
-	uint64_t t0, deadline;
+	uint64_t t0, deadline, now, look = 0;
+	bool gone = false;
 	pcap_t *pc;
 	int rc;
 
@@ -189,7 +190,8 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 			(double)o->cnp_gap_ns / 1e3);
 	t0 = time_mono_ns();
 	deadline = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
-	while (!inject_stop && time_mono_ns() < deadline) {
+	while (!inject_stop && (now = time_mono_ns()) < deadline &&
+	       !(gone = inject_stdout_gone(now, &look))) {
 		struct pollfd pfd = { .fd = pcap_get_selectable_fd(pc), .events = POLLIN };
 
 		poll(&pfd, 1, 50);
@@ -205,7 +207,7 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 	fflush(stdout);
 	pcap_close(pc);
 	frames_tx_close(&np.tx);
-	return 0;
+	return gone ? 1 : 0;
 fail:
 	pcap_close(pc);
 	frames_tx_close(&np.tx);

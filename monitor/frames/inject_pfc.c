@@ -119,8 +119,9 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o)
 	struct mnl_socket *nl;
 	struct frames_tx tx;
 	uint64_t t0, deadline, next, last_xoff = 0, polls = 0, xoff = 0, xon = 0, errs = 0;
+	uint64_t look = 0;
 	uint32_t max_backlog = 0;
-	bool paused = false;
+	bool paused = false, gone = false;
 	int rc;
 
 	q.ifindex = (int)if_nametoindex(o->qdisc_dev);
@@ -160,8 +161,12 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o)
 
 		if (now >= deadline)
 			break;
+		gone = inject_stdout_gone(now, &look);
+		if (gone)
+			break;	/* whoever started it has gone: XON below, then exit 1 */
 		if (now < next) {
-			struct timespec ts = ns_timespec(next);
+			/* a long --poll period is cut at the next look at standard output */
+			struct timespec ts = ns_timespec(next < look ? next : look);
 
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 			continue;
@@ -201,5 +206,5 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o)
 out:
 	mnl_socket_close(nl);
 	frames_tx_close(&tx);
-	return rc ? 1 : 0;
+	return rc || gone ? 1 : 0;
 }

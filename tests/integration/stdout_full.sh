@@ -4,7 +4,8 @@
 # prints results, with its standard output on /dev/full, exits 1 with one line naming
 # the cause (the front door checks standard output once after each command, and after
 # its own usage and version). Output lost to a closed pipe is the same (exit 1, "Broken
-# pipe"), not death by SIGPIPE: checked for monitor, which prints until its end.
+# pipe"), not death by SIGPIPE: checked for monitor, which prints until its end (capture
+# and inject: frames_pipe.sh).
 source "$(dirname "$0")/../lib.sh"
 plan 11
 [ -w /dev/full ] || { skip "stdout on /dev/full" "no /dev/full"; finish; }
