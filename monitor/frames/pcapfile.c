@@ -501,6 +501,8 @@ void pcapf_map_close(struct pcapf_map *m)
 
 /* ---- writers (host byte order, as readers of both formats expect) ---- */
 
+#define PCAPF_WRITE_BUF (1u << 20)
+
 static int put(struct pcapf_writer *w, const void *p, size_t n)
 {
 	/* a writer belongs to one thread: no stream lock per record */
@@ -510,16 +512,31 @@ static int put(struct pcapf_writer *w, const void *p, size_t n)
 	return 0;
 }
 
+/* Records go out in 1 MiB writes rather than the stream's default (a page or a pipe's
+ * size): glibc takes setvbuf's size only with a buffer given. A file's own; standard
+ * output keeps its buffer (it outlives the writer). Without memory: the default. */
+static void big_buffer(struct pcapf_writer *w)
+{
+	if (w->f == stdout || !(w->buf = malloc(PCAPF_WRITE_BUF)))
+		return;
+	if (setvbuf(w->f, w->buf, _IOFBF, PCAPF_WRITE_BUF)) {
+		free(w->buf);
+		w->buf = NULL;
+	}
+}
+
 int pcapf_writer_open(struct pcapf_writer *w, const char *path, bool ng, int link,
 		      uint32_t snaplen)
 {
+	int rc;
+
 	memset(w, 0, sizeof(*w));
 	w->ng = ng;
 	w->link = link;
 	w->f = strcmp(path, "-") ? fopen(path, "wbe") : stdout;
 	if (!w->f)
 		return -errno;
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	big_buffer(w);
 	if (ng) {
 		struct {
 			uint32_t type, len, bom;
@@ -528,7 +545,7 @@ int pcapf_writer_open(struct pcapf_writer *w, const char *path, bool ng, int lin
 			uint32_t len2;
 		} __attribute__((packed)) shb = { NG_SHB, 28, NG_BOM, 1, 0, -1, 28 };
 
-		return put(w, &shb, sizeof(shb));
+		rc = put(w, &shb, sizeof(shb));
 	} else {
 		struct {
 			uint32_t magic;
@@ -538,8 +555,11 @@ int pcapf_writer_open(struct pcapf_writer *w, const char *path, bool ng, int lin
 		} hdr = { PCAP_MAGIC_NS, 2, 4, 0, 0, snaplen, (uint32_t)link };
 
 		w->nifs = 1;
-		return put(w, &hdr, sizeof(hdr));
+		rc = put(w, &hdr, sizeof(hdr));
 	}
+	if (rc)
+		pcapf_writer_close(w);
+	return rc;
 }
 
 int pcapf_writer_append(struct pcapf_writer *w, const char *path)
@@ -572,7 +592,7 @@ int pcapf_writer_append(struct pcapf_writer *w, const char *path)
 	w->f = fopen(path, "abe");
 	if (!w->f)
 		return -errno;
-	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	big_buffer(w);
 	return 0;
 }
 
@@ -695,5 +715,7 @@ int pcapf_writer_close(struct pcapf_writer *w)
 	else if (fclose(w->f))
 		rc = -errno;
 	w->f = NULL;
+	free(w->buf);
+	w->buf = NULL;
 	return rc;
 }

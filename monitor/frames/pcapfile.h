@@ -89,6 +89,7 @@ void pcapf_map_close(struct pcapf_map *m);
 
 struct pcapf_writer {
 	FILE *f;
+	char *buf;	/* the file's 1 MiB stdio buffer (glibc sizes a NULL one itself) */
 	bool ng;
 	int link;
 	unsigned nifs;
