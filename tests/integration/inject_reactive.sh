@@ -25,14 +25,16 @@ tmp=$(mktemp -d)
 defer rm -rf "$tmp"
 A() { ip netns exec "$NSA" "$@"; }
 B() { ip netns exec "$NSB" "$@"; }
+# What is signalled runs as 'ip netns exec' itself (it execs pfclab), not through A or B:
+# $! of a function run in the background is a subshell, which ignores SIGINT.
 wait_listening() { for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
 # 1. cnp-on-ce ---------------------------------------------------------------------
 N=50
-A "$PFCLAB" capture -i pfra -q --json -D 20s -c $N -w "$tmp/cnp.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
+ip netns exec "$NSA" "$PFCLAB" capture -i pfra -q --json -D 20s -c $N -w "$tmp/cnp.pcap" >"$tmp/cap.json" 2>"$tmp/cap.err" &
 cpid=$!
 defer kill $cpid
-B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -D 20s >"$tmp/np.txt" 2>&1 &
+ip netns exec "$NSB" "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 0 -D 20s >"$tmp/np.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/cap.err" listening && wait_listening "$tmp/np.txt" answering ||
@@ -53,7 +55,7 @@ else
 	fail "inject_reactive: cnp-on-ce" "captured '$got' (want '10.9.0.2 119 $N'); $(cat "$tmp/np.txt" | tail -n 1)"
 fi
 
-B "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 100ms -D 20s >"$tmp/np2.txt" 2>&1 &
+ip netns exec "$NSB" "$PFCLAB" inject -i pfrb cnp-on-ce --cnp-gap 100ms -D 20s >"$tmp/np2.txt" 2>&1 &
 npid=$!
 defer kill $npid
 wait_listening "$tmp/np2.txt" answering
@@ -76,10 +78,10 @@ fi
 # 2. pfc-on-backlog ----------------------------------------------------------------
 tc -n "$NSA" qdisc add dev pfra root tbf rate 1mbit burst 4k limit 1mb ||
 	{ fail "inject_reactive: pfc-on-backlog" "cannot add tbf"; finish; }
-B "$PFCLAB" capture -i pfrb -q --json -D 20s -w "$tmp/pfc.pcap" >"$tmp/cap2.json" 2>"$tmp/cap2.err" &
+ip netns exec "$NSB" "$PFCLAB" capture -i pfrb -q --json -D 20s -w "$tmp/pfc.pcap" >"$tmp/cap2.json" 2>"$tmp/cap2.err" &
 cpid=$!
 defer kill $cpid
-A "$PFCLAB" inject -i pfra pfc-on-backlog --qdisc-dev pfra --xoff-bytes 20000 --xon-bytes 4000 \
+ip netns exec "$NSA" "$PFCLAB" inject -i pfra pfc-on-backlog --qdisc-dev pfra --xoff-bytes 20000 --xon-bytes 4000 \
 	--prio 3 -d 20s >"$tmp/sw.txt" 2>&1 &
 spid=$!
 defer kill $spid
