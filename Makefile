@@ -212,8 +212,9 @@ FUZZ_exp_DEPS     := $(wildcard scripts/run/*.h) traffic/opts.h lib/util.h
 FUZZ_feed_SRCS    := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
 FUZZ_feed_DEPS    := $(wildcard monitor/top/*.h) lib/util.h
 FUZZ_replay_SRCS  := monitor/top/fuzz/fuzz_replay.c monitor/top/replay.c monitor/top/model.c \
-	lib/fuzz/fuzzdir.c
-FUZZ_replay_DEPS  := $(wildcard monitor/top/*.h) lib/fuzz/fuzzdir.h lib/util.h
+	monitor/top/replay_cap.c monitor/frames/timeline.c lib/fuzz/fuzzdir.c
+FUZZ_replay_DEPS  := $(wildcard monitor/top/*.h) monitor/frames/timeline.h lib/fuzz/fuzzdir.h \
+	lib/util.h
 # What a point leaves on a host; the summary and plots of a results folder made of it.
 FUZZ_records_SRCS := scripts/run/fuzz/fuzz_records.c scripts/run/records.c lib/fuzz/fuzzdir.c
 FUZZ_records_DEPS := scripts/run/records.h lib/fuzz/fuzzdir.h

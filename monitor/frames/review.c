@@ -23,6 +23,7 @@
 #include "monitor/frames/reorder.h"
 #include "monitor/frames/review.h"
 #include "monitor/frames/stats.h"
+#include "monitor/frames/timeline.h"
 
 struct review_opts {
 	uint64_t speed_bps;
@@ -336,42 +337,6 @@ static double cnp_rate(const struct frames_cnp_stats *c, bool *valid)
 {
 	*valid = c->count > 1 && c->last_ns > c->first_ns;
 	return *valid ? (double)(c->count - 1) * 1e9 / (double)(c->last_ns - c->first_ns) : 0;
-}
-
-/* The CSV; stops early when standard output fails (the front door says so). */
-static void print_timeline(const struct frames_stats *st)
-{
-	size_t i;
-	int p;
-
-	printf("time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid");
-	for (p = 0; p < FRAMES_PRIO_PAUSE; p++)
-		printf(",paused_ns_prio%d", p);
-	printf(",paused_ns_pause\n");
-	for (i = 0; i < st->bins_used; i++) {
-		const struct frames_bin *b = &st->bins[i];
-		uint64_t n = b->truncated + b->invalid, k;
-
-		if (i % 1024 == 0 && ferror(stdout))
-			break;	/* a closed pipe, a full disk */
-		for (k = 0; k < FRAMES_KIND_MAX; k++)
-			n += b->kind[k];
-		uint64_t t = st->bin_t0 + i * st->bin_ns;
-
-		printf("%" PRIu64 ".%09" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-		       t / UINT64_C(1000000000), t % UINT64_C(1000000000), n, b->kind[FRAMES_KIND_PAUSE],
-		       b->kind[FRAMES_KIND_PFC], b->kind[FRAMES_KIND_CNP], b->kind[FRAMES_KIND_ROCE],
-		       b->ce, b->kind[FRAMES_KIND_OTHER] + b->kind[FRAMES_KIND_MACCTL], b->truncated,
-		       b->invalid);
-		/* paused time needs the link speed: without it the field stays empty */
-		for (p = 0; p < FRAMES_NPRIO; p++)
-			if (st->prio[p].time_valid)
-				printf(",%" PRIu64, i < st->npaused ? st->bin_paused[i][p] : 0);
-			else
-				printf(",");
-		putchar('\n');
-	}
 }
 
 /* What a file's capture filters kept of RoCEv2 packets by ECN, for files[].ecn_filter;
@@ -767,8 +732,9 @@ int review_main(int argc, char **argv)
 		  .help = "a pause this long or longer is a storm (default 100ms)" },
 		{ "timeline", 't', OPT_DUR, 1, UINT64_MAX, &o.bin_ns, .arg = "BIN",
 		  .help = "print a CSV timeline with BIN-wide rows (e.g. 1ms) instead of\n"
-			  "the report: frames per kind, CE marks, paused ns per priority\n"
-			  "(at most 1048576 rows; not with --json)" },
+			  "the report: frames per kind, CE marks, paused ns per priority,\n"
+			  "then PFC frames per priority (pfc_prio0..7, the last columns;\n"
+			  "at most 1048576 rows; not with --json)" },
 		{ "reorder", 0, OPT_DUR, 0, UINT64_MAX, &o.reorder_ns, .arg = "DUR",
 		  .help = "put PAUSE/PFC and CNP frames back in time order where the\n"
 			  "capture's time steps back by up to DUR (default 50ms; 0: keep\n"
@@ -835,7 +801,7 @@ int review_main(int argc, char **argv)
 	if (st.oom)
 		pfc_warn("out of memory: some per-QP or timeline figures are incomplete");
 	if (o.bin_ns)
-		print_timeline(&st);
+		frames_tl_write(stdout, &st);	/* a failed stdout: the front door says so */
 	else
 		render(&st, files, nfiles, &o);
 	frames_stats_free(&st);

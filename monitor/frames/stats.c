@@ -286,6 +286,13 @@ static void bin_add(struct frames_stats *st, uint64_t ts, const struct frames_pk
 		b->kind[pk->kind]++;
 	if (pk->status == FRAMES_OK && pk->has_bth && pk->ecn == FRAMES_ECN_CE)
 		b->ce++;
+	if (pk->status == FRAMES_OK && pk->kind == FRAMES_KIND_PFC) {
+		int p;
+
+		for (p = 0; p < 8; p++)
+			if (pk->pfc_enable & (1u << p))
+				b->pfc_prio[p]++;
+	}
 }
 
 static void cnp_add(struct frames_stats *st, const struct frames_timed *ev)

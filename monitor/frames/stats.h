@@ -22,7 +22,8 @@
 #define FRAMES_NPRIO 9
 #define FRAMES_MAX_PAUSERS 64
 /* Rows of the timeline at most: a frame beyond them sets bins_over (review then refuses
- * the bin and names one that fits). 144 bytes a row (counts and paused time). */
+ * the bin and names one that fits). 208 bytes a row (counts, PFC frames per priority and
+ * paused time). */
 #define FRAMES_MAX_BINS (1u << 20)
 /* CNP inter-arrival gaps kept for the percentiles, all pairs together: 32 MiB. Past it,
  * each pair keeps a uniform sample of its gaps (the minimum stays exact), so memory
@@ -86,6 +87,8 @@ struct frames_flow_stats {
 struct frames_bin {
 	uint64_t kind[FRAMES_KIND_MAX];
 	uint64_t ce, truncated, invalid;
+	uint64_t pfc_prio[8];	/* PFC frames that name priority p (class-enable bit p), as
+				 * frames_prio_stats.frames counts them over the capture */
 };
 
 /* Pause timer of one (sender MAC, priority). */

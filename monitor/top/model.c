@@ -460,6 +460,7 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	}
 	if (!x || !(x->flags & TOP_M_VALID))
 		return;
+	c->beside = x->flags & TOP_M_BESIDE;
 	if (how == TOP_GAUGE || how == TOP_LINK_SHARE) {
 		c->value = (double)x->raw;
 		if (how == TOP_LINK_SHARE) {

@@ -27,6 +27,10 @@ enum {
 					 * another file counted over the whole run, with no
 					 * time line (a results folder's capture.json); the
 					 * snapshot's status says where it came from */
+	TOP_M_BESIDE = 1 << 4,	/* valid, on the record's time line, but read from a file
+				 * beside the record, not by its source (a results folder's
+				 * capture timeline): shown marked "*", the snapshot's status
+				 * says from where */
 };
 
 struct top_metric {
@@ -46,7 +50,9 @@ struct top_snap {
 	uint64_t interval_ns;	/* the source's sampling interval (0: unknown) */
 	size_t n, cap;
 	struct top_metric *m;
-	char status[160];	/* "" or one line: "ssh: Connection refused" */
+	char status[320];	/* "" or one line: "ssh: Connection refused" */
+	char note[240];		/* "" or a line to show apart from the status: a file beside
+				 * a record that is not used, and why */
 	bool down;		/* the source ended (ssh exited, record over) */
 };
 
@@ -85,6 +91,7 @@ struct top_cell {
 	bool has_total;
 	bool mismatch;		/* disagrees with the peer host beyond the tolerance */
 	bool nonzero;		/* worth highlighting (PFC, discards moving) */
+	bool beside;		/* from a file beside the record (TOP_M_BESIDE): marked "*" */
 	const char *unit;	/* "b/s", "/s", "%", ... */
 };
 

@@ -3,8 +3,8 @@
  * bounded field splitter) into memory and builds the snapshot of any moment, so the
  * screen of a replay is the screen of the live run. In a 'pfclab run' results folder
  * (points/pNNN/repN/HOST/monitor) the runner captures frames apart from the monitor: where
- * the record has no frame counters, the totals of HOST/capture.json come with every
- * snapshot as counts of the whole capture, without a time line (TOP_M_ELSEWHERE).
+ * the record has no frame counters, what the capture beside it gives comes with every
+ * snapshot (replay_cap.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +17,7 @@
 
 #include "lib/util.h"
 #include "monitor/top/replay.h"
+#include "monitor/top/replay_cap.h"
 
 #define MAX_RECS TOP_MAX_HOSTS
 #define MAX_COLS 4096
@@ -30,18 +31,9 @@ struct rcol {
 	unsigned bits;
 };
 
-/* A count of the capture beside the record: the metric a monitor with --frames records. */
-struct rcap {
-	char metric[MON_NAME_MAX];
-	uint64_t n;
-};
-
-#define MAX_CAP 12	/* PFC per priority, PAUSE, CNP, CE-marked RoCEv2 */
-
 struct rec {
 	char name[64];
-	struct rcap cap[MAX_CAP];
-	size_t ncap;
+	struct top_rcap *cap;	/* the capture beside the record; NULL: none */
 	uint64_t interval_ns;
 	struct rcol *col;
 	size_t ncol;
@@ -267,74 +259,13 @@ out:
 	return rc;
 }
 
-/* kinds.KEY or arr[i] of capture.json as a count: true when it is a whole number >= 0. */
-static bool jcount(json_object *o, uint64_t *v)
-{
-	if (!o || !json_object_is_type(o, json_type_int) || json_object_get_int64(o) < 0)
-		return false;
-	*v = (uint64_t)json_object_get_int64(o);
-	return true;
-}
-
-static void cap_add(struct rec *r, const char *metric, json_object *o)
-{
-	uint64_t v;
-
-	if (r->ncap < MAX_CAP && jcount(o, &v)) {
-		snprintf(r->cap[r->ncap].metric, sizeof(r->cap[0].metric), "%s", metric);
-		r->cap[r->ncap++].n = v;
-	}
-}
-
-/* A results folder's HOST/monitor record without frame counters: the frames HOST's
- * capture counted (pfclab capture --json, written beside it as HOST/capture.json). No
- * file, or one that does not parse, adds nothing: the record plays as it is.
- */
-static void cap_load(struct rec *r, const char *dir)
-{
-	static const struct { const char *kind, *metric; } kinds[] = {
-		{ "pause", "capture.pause.frames" },
-		{ "cnp", "capture.cnp.frames" },
-		{ "roce_ce", "capture.roce.ce_frames" },
-	};
-	char path[4400];
-	size_t l = strlen(dir), i;
-	json_object *c, *k, *prio;
-
-	if (strcmp(dir, "monitor") && (l < 8 || strcmp(dir + l - 8, "/monitor")))
-		return;
-	for (i = 0; i < r->ncol; i++)
-		if (!strncmp(r->col[i].name, "capture.", 8))
-			return;	/* recorded with --frames: the record's own, on its time line */
-	if (l == 7)	/* "monitor": the record in the current folder */
-		snprintf(path, sizeof(path), "capture.json");
-	else
-		snprintf(path, sizeof(path), "%.*s/capture.json", (int)(l - 8), dir);
-	c = json_object_from_file(path);
-	if (!c)
-		return;
-	if (json_object_object_get_ex(c, "pfc_frames_per_priority", &prio) &&
-	    json_object_is_type(prio, json_type_array) && json_object_array_length(prio) == 8)
-		for (i = 0; i < 8; i++) {
-			char m[MON_NAME_MAX];
-
-			snprintf(m, sizeof(m), "capture.pfc.prio%zu.frames", i);
-			cap_add(r, m, json_object_array_get_idx(prio, i));
-		}
-	if (json_object_object_get_ex(c, "kinds", &k) && json_object_is_type(k, json_type_object))
-		for (i = 0; i < ARRAY_SIZE(kinds); i++) {
-			json_object *v = NULL;
-
-			json_object_object_get_ex(k, kinds[i].kind, &v);
-			cap_add(r, kinds[i].metric, v);
-		}
-	json_object_put(c);
-}
-
-static int rec_load(struct rec *r, const char *dir, const char *name, char *err, size_t errlen)
+/* label: how notes name the folder around the record (NULL: by its path). */
+static int rec_load(struct rec *r, const char *dir, const char *name, const char *label,
+		    char *err, size_t errlen)
 {
 	char path[4400];
 	unsigned seg;
+	size_t i;
 	int rc;
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
@@ -357,12 +288,18 @@ static int rec_load(struct rec *r, const char *dir, const char *name, char *err,
 			return rc;
 		}
 	}
-	cap_load(r, dir);
-	return 0;
+	for (i = 0; i < r->ncol; i++)
+		if (!strncmp(r->col[i].name, "capture.", 8))
+			break;	/* recorded with --frames: the record's own, on its time line */
+	rc = top_rcap_load(dir, label, i < r->ncol, r->wall, r->nrow, &r->cap);
+	if (rc)
+		snprintf(err, errlen, "%s: the capture beside the record: %s", dir, strerror(-rc));
+	return rc;
 }
 
 static void rec_free(struct rec *r)
 {
+	top_rcap_free(r->cap);
 	free(r->col);
 	free(r->mono);
 	free(r->wall);
@@ -408,7 +345,8 @@ static int find_recs(struct top_replay *t, const char *root, const char *rel, in
 		l = strlen(shown);
 		if (l > 8 && !strcmp(shown + l - 8, "/monitor"))
 			shown[l - 8] = '\0';
-		rc = rec_load(&t->rec[t->n], dir, shown, err, errlen);
+		/* below the folder given, notes name HOST as shown; else by its path */
+		rc = rec_load(&t->rec[t->n], dir, shown, rel[0] ? shown : NULL, err, errlen);
 		if (rc) {
 			rec_free(&t->rec[t->n]);
 			memset(&t->rec[t->n], 0, sizeof(t->rec[0]));
@@ -522,9 +460,10 @@ int top_replay_at(const struct top_replay *t, size_t i, uint64_t at, struct top_
 	o->seq = 0;
 	o->interval_ns = r->interval_ns;
 	o->down = false;
-	snprintf(o->status, sizeof(o->status), "%s: %zu samples%s", r->name, r->nrow,
-		 r->ncap ? "; total*: the whole capture, from capture.json (not in the record)" :
-			   "");
+	snprintf(o->status, sizeof(o->status), "%s: %zu samples%s%s", r->name, r->nrow,
+		 r->cap && top_rcap_legend(r->cap)[0] ? "; " : "",
+		 r->cap ? top_rcap_legend(r->cap) : "");
+	snprintf(o->note, sizeof(o->note), "%s", r->cap ? top_rcap_note(r->cap) : "");
 	if (k < 0)
 		return 0;
 	o->seq = (uint64_t)k + 1;
@@ -561,11 +500,7 @@ int top_replay_at(const struct top_replay *t, size_t i, uint64_t at, struct top_
 				  rate))
 			return -ENOMEM;
 	}
-	for (c = 0; c < r->ncap; c++)
-		if (!top_snap_put(o, r->cap[c].metric, "frames", TOP_M_COUNTER | TOP_M_ELSEWHERE,
-				  r->cap[c].n, 0))
-			return -ENOMEM;
-	return 0;
+	return r->cap ? top_rcap_put(r->cap, (size_t)k, r->wall, o) : 0;
 }
 
 void top_replay_free(struct top_replay *t)

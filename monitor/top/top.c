@@ -170,7 +170,9 @@ static const struct opt top_opts_tab[] = {
 		  "(every record below DIR is a host, side by side, at most\n"
 		  "16: give DIR/points/p003/rep0 for one point; a host whose\n"
 		  "frames were captured apart, not in its record, shows the\n"
-		  "whole capture's counts as totals, marked *)" },
+		  "capture's seen/s and paused share from the review timeline\n"
+		  "beside it, else the whole capture's counts as totals; values\n"
+		  "from the capture are marked *)" },
 	{ "start", 0, OPT_DUR, 0, UINT64_MAX, &T.start_ns, .arg = "DUR",
 	  .help = "replay: begin DUR into the record" },
 	{ "paused", 0, OPT_FLAG, .dst = &T.paused, .help = "replay: begin paused" },
@@ -656,11 +658,38 @@ static const char *status_line(struct top_run *t, size_t sel, uint64_t now, char
 	return t->m.host[sel].snap.status;
 }
 
+/* The note line: the selected host's note, else the first host's that has one; how many
+ * other hosts have one besides.
+ */
+static const char *note_line(const struct top_run *t, size_t sel, char *buf, size_t n)
+{
+	size_t i, more = 0;
+	const char *first = t->m.host[sel].snap.note[0] ? t->m.host[sel].snap.note : NULL;
+
+	for (i = 0; i < t->m.nhost; i++) {
+		const char *nt = t->m.host[i].snap.note;
+
+		if (!nt[0] || nt == first)
+			continue;
+		if (!first)
+			first = nt;
+		else
+			more++;
+	}
+	if (!first)
+		return NULL;
+	if (!more)
+		return first;
+	snprintf(buf, n, "%s (%zu more host%s with a note: select it)", first, more,
+		 more == 1 ? "" : "s");
+	return buf;
+}
+
 static int loop(struct top_run *t)
 {
 	struct top_view_info vi = { 0 };
 	uint64_t next = time_mono_ns();
-	char msg[200] = "", sline[300];
+	char msg[200] = "", sline[400], nline[320];
 	bool color = !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
 
 	if (top_view_open(color)) {
@@ -726,6 +755,7 @@ static int loop(struct top_run *t)
 			vi.now = time_mono_ns();
 			vi.recording = any_recording(t);
 			vi.status = msg[0] ? msg : status_line(t, sel, vi.now, sline, sizeof(sline));
+			vi.note = note_line(t, sel, nline, sizeof(nline));
 			top_view_draw(&t->m, t->rows, n, &t->ui, &vi);
 		}
 		now = time_mono_ns();

@@ -97,9 +97,13 @@ static void fmt_cell(const struct top_cell *c, char *buf, size_t n)
 		double pct = c->value * 100;
 
 		snprintf(buf, n, pct > 0 && pct < 0.1 ? "%.2f%%" : "%.1f%%", pct);
+		if (c->beside && strlen(buf) + 1 > CELL_W - 1)	/* room for the mark */
+			snprintf(buf, n, "%.0f%%", pct);
 	} else {
 		top_fmt_num(c->value, buf, n);
 	}
+	if (c->beside && strlen(buf) + 1 < n)
+		strcat(buf, "*");
 	if (c->mismatch && strlen(buf) + 1 < n)
 		strcat(buf, "!");
 }
@@ -256,7 +260,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 	int pw, nshow, sparkw = 0, stride, y = 0, x, k;
 	size_t i, h, first = u->host < m->nhost ? u->host : 0;
 	char buf[512], cell[32];
-	int sec = -1;
+	int sec = -1, bottom = LINES - 1 - (vi->note && vi->note[0] && LINES > 3);
 
 	erase();
 	title_line(u, vi);
@@ -300,7 +304,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		mvaddnstr(y, 0, buf, LABEL_W - 1);
 	}
 	y++;
-	for (i = 0; i < nrows && y < LINES - 1; i++) {
+	for (i = 0; i < nrows && y < bottom; i++) {
 		const struct top_row *r = &rows[i];
 		attr_t rowattr = 0;
 
@@ -309,7 +313,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		if ((int)r->sec != sec) {
 			sec = (int)r->sec;
 			section_head(y, r->sec, show, nshow, stride);
-			if (++y >= LINES - 1)
+			if (++y >= bottom)
 				break;
 		}
 		if (r->prio >= 0 && r->prio == u->focus)
@@ -336,7 +340,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 						top_fmt_num((double)t->total, cell, sizeof(cell));
 					else
 						cell[0] = '\0';
-					if (t && t->state == TOP_CELL_ELSEWHERE &&
+					if (t && (t->state == TOP_CELL_ELSEWHERE || t->beside) &&
 					    strlen(cell) + 1 < sizeof(cell))
 						strcat(cell, "*");
 				} else {
@@ -361,6 +365,12 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		}
 		attroff(rowattr);
 		y++;
+	}
+	/* A note above the status line: something the screen lacks, and why. */
+	if (bottom < LINES - 1) {
+		attron(A_BOLD | color(PAIR_YELLOW, A_REVERSE));
+		mvaddnstr(bottom, 0, vi->note, COLS - 1);
+		attroff(A_BOLD | color(PAIR_YELLOW, A_REVERSE));
 	}
 	/* Status line. */
 	attron(A_DIM);

@@ -16,6 +16,8 @@ struct top_view_info {
 	bool recording;
 	char where[96];		/* replay: "12.0 s / 60.0 s  x2  paused" */
 	const char *status;	/* bottom line: the selected host's last message */
+	const char *note;	/* NULL, or a line above it that must be seen (a host's
+				 * snapshot note: a file beside its record not used) */
 	uint64_t now;		/* local monotonic time of this frame */
 };
 

@@ -10,7 +10,8 @@
 # that capture and every golden capture (in time order, as review's reorder window
 # feeds them), at each one's link speed and storm threshold:
 # XOFF/XON per priority, pauses, paused and longest time, storms, CNP rate and gap
-# percentiles (nearest rank), frames per kind, truncated and invalid counts, timeline.
+# percentiles (nearest rank), frames per kind, truncated and invalid counts, timeline,
+# and the timeline's PFC frames per priority summed over its rows.
 source "$(dirname "$0")/../lib.sh"
 ngold=$(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
 plan $((4 + ngold))
@@ -130,17 +131,19 @@ else
 fi
 
 # the timeline in 100 ms rows, by construction: frames, pause, pfc, cnp, roce, roce_ce,
-# other, truncated, invalid, then the paused ns of priorities 0..7 and of 802.3x PAUSE:
+# other, truncated, invalid, the paused ns of priorities 0..7 and of 802.3x PAUSE, then
+# the PFC frames that name each priority 0..7 (B's two frames name 3 and 5, C's one and
+# B's XON name 3):
 # 0-100 ms: pause 1 (1342156 ns: 65535 quanta, cut to a ns), pause 2 (50 us) and the storm
 # from 20 ms; 100-200 ms: the storm until 169 ms + 1342156 ns; 200-300 ms: priority 3
 # 3048 ns (B, refreshed after 1 us) + 1024 ns (C), priority 5 1 us (B, then XON).
 "$PFCLAB" review --speed 25G --timeline 100ms "$tmp/built.pcap" 2>&1 |
 	grep '^[0-9]' >"$tmp/timeline.csv"
 cat >"$tmp/timeline.want" <<'EOF'
-1700000000.000000000,87,87,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,81392156
-1700000000.100000000,70,70,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,70342156
-1700000000.200000000,4,0,4,0,0,0,0,0,0,0,0,0,4072,0,1000,0,0,0
-1700000000.300000000,21,0,0,6,10,4,0,3,2,0,0,0,0,0,0,0,0,0
+1700000000.000000000,87,87,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,81392156,0,0,0,0,0,0,0,0
+1700000000.100000000,70,70,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,70342156,0,0,0,0,0,0,0,0
+1700000000.200000000,4,0,4,0,0,0,0,0,0,0,0,0,4072,0,1000,0,0,0,0,0,0,4,0,2,0,0
+1700000000.300000000,21,0,0,6,10,4,0,3,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 EOF
 if diff "$tmp/timeline.want" "$tmp/timeline.csv" >"$tmp/timeline.diff"; then
 	ok "review_oracle: constructed capture: timeline rows of 100 ms"
@@ -149,7 +152,7 @@ else
 fi
 # without a link speed (a pcap carries none) no paused time can be worked out: the fields
 # of the priorities that had pause frames (3, 5, 802.3x) stay empty, the others are 0
-got=$("$PFCLAB" review --timeline 100ms "$tmp/built.pcap" 2>/dev/null | grep '^[0-9]' | cut -d, -f11- | sort -u)
+got=$("$PFCLAB" review --timeline 100ms "$tmp/built.pcap" 2>/dev/null | grep '^[0-9]' | cut -d, -f11-19 | sort -u)
 if [ "$got" = "0,0,0,,0,,0,0," ]; then
 	ok "review_oracle: constructed capture: no link speed, paused fields empty where pause frames came"
 else
@@ -268,8 +271,21 @@ for f in "$tmp/built.pcap" "$PFCLAB_ROOT"/tests/golden/*/input.pcap; do
 	# shellcheck disable=SC2086 # (the report: a --timeline in args would replace it)
 	p=$("$PFCLAB" review --json ${args/--timeline [0-9a-z]*/} "$f" | shape)
 	d=$(compare "$o" "$p" 2>&1)
+	# the timeline's PFC frames per priority (pfc_prioN), summed over its rows
+	t=$("$PFCLAB" review --timeline 1s "$f" 2>/dev/null | python3 -c '
+import csv, json, sys
+s = [0] * 8
+for row in csv.DictReader(sys.stdin):
+    for p in range(8): s[p] += int(row["pfc_prio%d" % p])
+print(json.dumps(s))')
+	d+=$(python3 -c '
+import json, sys
+o, t = json.loads(sys.argv[1])["prio"], json.loads(sys.argv[2])
+for p in range(8):
+    w = o.get(str(p), {}).get("frames", 0)
+    if t[p] != w: print("timeline pfc_prio%d: tshark %d pfclab %d" % (p, w, t[p]))' "$o" "$t" 2>&1)
 	if [ -n "$o" ] && [ -n "$p" ] && [ -z "$d" ]; then
-		ok "review_oracle/$case: tshark fields recomputed agree with review ($(echo "$o" | head -c 120)...)"
+		ok "review_oracle/$case: tshark fields recomputed agree with review and its timeline's pfc_prioN ($(echo "$o" | head -c 120)...)"
 	else
 		fail "review_oracle/$case" "$(echo "$d" | head -n 6 | tr '\n' '|')"
 	fi

@@ -7,9 +7,13 @@
 # their mono_ns. A folder holding two records plays them side by side. A point of a
 # results folder (HOST/monitor without --frames, HOST/capture.json from a capture beside
 # it, as 'pfclab run' lays them out) shows the capture's counts as whole-run totals
-# marked '*', the rates n/a. Without a terminal, --replay is exit 2 saying why.
+# marked '*', the rates n/a; with the capture's review-timeline.csv beside it (review
+# --timeline 10ms of the capture, as the runner writes it), seen/s of PFC per priority,
+# CNP and ECN-marked and the paused share, marked '*', on the record's time line, and
+# totals equal to what was injected; a timeline with a damaged line is named on the
+# screen, line and why, and left out. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
-plan 7
+plan 11
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -31,12 +35,19 @@ pt=$tmp/run2/points/p000/rep0/h2
 mkdir -p "$pt"
 ip netns exec "$NSB" "$PFCLAB" monitor -i trb -I 200ms -D 3s -q --record "$pt/monitor" 2>/dev/null &
 mon3=$!
-ip netns exec "$NSB" "$PFCLAB" capture -i trb -q --json -D 3s >"$pt/capture.json" 2>"$tmp/cap.err" &
+ip netns exec "$NSB" "$PFCLAB" capture -i trb -q --json -D 3s --ce --pcapng -w "$pt/capture.pcapng" \
+	>"$pt/capture.json" 2>"$tmp/cap.err" &
 cap=$!
 defer kill "$mon" "$mon2" "$mon3" "$cap"
 for _ in $(seq 50); do grep -qs listening "$tmp/cap.err" && break; sleep 0.1; done
 sleep 0.8
+# with the PFC on priority 3, for 0.3 s: 60 CNPs and 90 CE-marked RoCEv2 packets
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 60 -r 200 cnp &
+cnp=$!
+ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 90 -r 300 --ecn ce roce &
+ce=$!
 ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 --quanta 100 &&
+	wait "$cnp" && wait "$ce" &&
 	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 --quanta 100 ||
 	{ fail "$name: inject"; finish; }
 wait "$mon" && wait "$mon2" && wait "$mon3" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
@@ -83,6 +94,8 @@ wait_for() {
 	return 1
 }
 cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
+# the row 'ECN marked' (two words): its rx/s, seen/s and total (the columns between blank)
+ecn() { screen | awk -v c="$1" '$1 == "ECN" && $2 == "marked" { print $(c + 2); exit }'; }
 
 T send-keys -t "$S" "$PFCLAB top --replay $rec --paused; echo TOP_EXIT=\$?" Enter
 wait_for PAUSED || { fail "$name: replay starts" "$(screen | head -3)"; finish; }
@@ -126,20 +139,81 @@ T send-keys -t "$S" q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the results folder's replay" ||
 	fail "$name: q (results folder)" "$(screen | tail -2)"
 
-# The point: the capture's 120 and 30 PFC frames as totals marked '*', no rate.
+# The point without a timeline: the capture's 120 and 30 PFC frames and 60 CNPs as totals
+# marked '*', no rate.
 T send-keys -t "$S" clear Enter
 T resize-window -t "$S" -x 100 -y 30
 T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
 wait_for PAUSED && T send-keys -t "$S" G
 sleep 0.5
 got="$(cell prio3 4) $(cell prio3 5) $(cell prio5 5) $(cell prio0 5) $(cell CNP 4)"	# CNP: no paused cell
-if [ "$got" = "n/a 120* 30* 0* 0*" ] && screen | tail -1 | grep -q 'total\*: the whole capture, from capture.json'; then
-	ok "$name: a point's capture.json beside a record without frame counters: totals 120* and 30*, rates n/a"
+if [ "$got" = "n/a 120* 30* 0* 60*" ] && screen | tail -1 | grep -q 'total\*: the whole capture, from capture.json'; then
+	ok "$name: a point's capture.json beside a record without frame counters: totals 120*, 30* and 60 CNPs*, rates n/a"
 else
 	fail "$name: capture.json beside the record" "prio3 seen/s, totals prio3 prio5 prio0 CNP: '$got'; $(screen | tail -1)"
 fi
 T send-keys -t "$S" q
 wait_for 'TOP_EXIT=0' || fail "$name: q (point)" "$(screen | tail -2)"
+
+# The point with the capture's timeline, as the runner writes it: at the end, the totals
+# of what was injected, from the timeline (the first sample came before the first frame).
+"$PFCLAB" review --timeline 10ms "$pt/capture.pcapng" >"$pt/review-timeline.csv" 2>"$tmp/rev.err" ||
+	{ fail "$name: review --timeline" "$(cat "$tmp/rev.err")"; finish; }
+T send-keys -t "$S" clear Enter
+T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
+wait_for PAUSED && T send-keys -t "$S" G
+sleep 0.5
+got="$(cell prio3 5) $(cell prio5 5) $(cell prio0 5) $(cell CNP 4) $(ecn 3)"
+if [ "$got" = "120* 30* 0* 60* 90*" ] && screen | tail -1 | grep -q "\*: the capture's, from review-timeline.csv (10ms bins)"; then
+	ok "$name: a point's review-timeline.csv: totals 120*, 30*, 60 CNPs*, 90 CE-marked* from the timeline"
+else
+	fail "$name: timeline totals" "prio3 prio5 prio0 CNP ECN: '$got'; $(screen | tail -1)"
+fi
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' || fail "$name: q (timeline)" "$(screen | tail -2)"
+
+# During the burst on priority 3 (its first bin in the timeline, on the record's wall
+# clock, + 0.25 s): seen/s and the paused share of priority 3, CNP and ECN-marked seen/s
+# from the timeline, nonzero and marked '*'.
+first=$(awk -F, 'NR == 2 { print $3 }' "$pt/monitor/samples.csv")
+burst=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pfc_prio3") c = i }
+	NR > 1 && c && $c > 0 { print $1; exit }' "$pt/review-timeline.csv")
+start=$(awk -v b="$burst" -v f="$first" 'BEGIN { printf "%dms\n", (b - f / 1e9) * 1000 + 250 }')
+T send-keys -t "$S" clear Enter
+T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused --start $start; echo TOP_EXIT=\$?" Enter
+wait_for PAUSED
+sleep 0.5
+screen >"$tmp/burst.txt"
+p3=$(cell prio3 3) s3=$(cell prio3 4) sc=$(cell CNP 3) se=$(ecn 2)
+if [[ $p3 =~ ^[0-9.]+%\*$ && $p3 != 0.0%\* && $s3 =~ ^[0-9.]+[kM]?\*$ && $s3 != 0\* &&
+	$sc =~ ^[0-9.]+\*$ && $sc != 0\* && $se =~ ^[0-9.]+\*$ && $se != 0\* ]]; then
+	ok "$name: during the burst (--start $start): prio3 paused $p3 seen/s $s3, CNP $sc/s, ECN marked $se/s"
+else
+	fail "$name: during the burst (--start $start, burst at $burst, first sample $first)" \
+		"prio3 paused '$p3' seen/s '$s3', CNP '$sc', ECN '$se'; $(tr '\n' '|' <"$tmp/burst.txt")"
+fi
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' || fail "$name: q (burst)" "$(screen | tail -2)"
+
+# A damaged timeline: its line named above the status line, the timeline left out (the
+# point plays as without it), and q still ends the replay with exit 0.
+cp -r "$tmp/run2" "$tmp/run3"
+sed -i '5s/^[^,]*,/5.x,/' "$tmp/run3/points/p000/rep0/h2/review-timeline.csv"
+T send-keys -t "$S" clear Enter
+T resize-window -t "$S" -x 140 -y 30
+T send-keys -t "$S" "$PFCLAB top --replay $tmp/run3/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
+wait_for PAUSED && T send-keys -t "$S" G
+sleep 0.5
+got="$(cell prio3 4) $(cell prio3 5) $(cell CNP 4)"
+note=$(screen | tail -2 | head -1)
+if [ "$got" = "n/a 120* 60*" ] && [ "$note" = "h2/review-timeline.csv line 5: time_s '5.x' is not seconds.nanoseconds; the capture's timeline is not used" ]; then
+	ok "$name: a damaged review-timeline.csv: the note names line 5 and why, the point plays as without it"
+else
+	fail "$name: damaged timeline" "prio3 seen/s, total, CNP total: '$got'; note: '$note'"
+fi
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay with a damaged timeline (exit 0)" ||
+	fail "$name: q (damaged timeline)" "$(screen | tail -2)"
 
 out=$("$PFCLAB" top --replay "$rec" </dev/null 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && [[ $out == *"not a terminal: the replay needs one"* ]]; then

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -634,6 +635,317 @@ static void test_replay_capture_json(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A point's host folder DIR/points/p000/rep0/a as 'pfclab run' leaves it: a record
+ * without frame counters, samples at 5.000, 5.105, 5.200 and 5.305 s on the wall clock,
+ * and capture.json (cj: its text, NULL for none).
+ */
+static void point_make(const char *dir, const char *cj)
+{
+	char p[256], cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/points/p000/rep0/a/monitor", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/points/p000/rep0/a/monitor/meta.json", dir);
+	write_file(p, "{\"interval_ns\":100000000,\"columns\":[{\"name\":\"rdma.rx.packets\","
+		   "\"metric\":\"rdma.rx.packets\",\"unit\":\"packets\",\"kind\":\"counter\"}]}");
+	snprintf(p, sizeof(p), "%s/points/p000/rep0/a/monitor/samples.csv", dir);
+	write_file(p, "seq,mono_ns,wall_ns,dt_ns,overruns,gaps,rdma.rx.packets\n"
+		   "1,1000000000,5000000000,0,0,,5\n2,1105000000,5105000000,0,0,,7\n"
+		   "3,1200000000,5200000000,0,0,,9\n4,1305000000,5305000000,0,0,,9\n");
+	snprintf(p, sizeof(p), "%s/points/p000/rep0/a/capture.json", dir);
+	if (cj)
+		write_file(p, cj);
+	else
+		unlink(p);
+}
+
+/* review-timeline.csv beside it: 30 bins of 10 ms from t0 (5.000 s to 5.300 s), each
+ * with 2 PFC frames on priority 3 and 5 ms of its pause, 1 CNP and 3 CE-marked RoCEv2
+ * packets; prio: with the pfc_prioN columns; speed: paused times known (else empty);
+ * line bad (1: the header) replaced by text.
+ */
+static void tl_make(const char *dir, uint64_t t0, bool prio, bool speed, int bad,
+		    const char *text)
+{
+	char p[256];
+	FILE *f;
+	int i, q;
+
+	snprintf(p, sizeof(p), "%s/points/p000/rep0/a/review-timeline.csv", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	if (bad == 1) {
+		fprintf(f, "%s\n", text);
+	} else {
+		fputs("time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid", f);
+		for (q = 0; q < 8; q++)
+			fprintf(f, ",paused_ns_prio%d", q);
+		fputs(",paused_ns_pause", f);
+		for (q = 0; prio && q < 8; q++)
+			fprintf(f, ",pfc_prio%d", q);
+		fputc('\n', f);
+	}
+	for (i = 0; i < 30; i++) {
+		uint64_t t = t0 + (uint64_t)i * 10000000;
+
+		if (i + 2 == bad) {
+			fprintf(f, "%s\n", text);
+			continue;
+		}
+		fprintf(f, "%llu.%09llu,6,0,2,1,3,3,0,0,0", (unsigned long long)(t / S),
+			(unsigned long long)(t % S));
+		for (q = 0; q < 9; q++)
+			fprintf(f, speed ? ",%d" : ",", q == 3 ? 5000000 : 0);
+		for (q = 0; prio && q < 8; q++)
+			fprintf(f, ",%d", q == 3 ? 2 : 0);
+		fputc('\n', f);
+	}
+	fclose(f);
+}
+
+static const char *cap_json =
+	"{\"kinds\":{\"pause\":0,\"pfc\":60,\"cnp\":30,\"roce\":90,\"roce_ce\":90},"
+	"\"pfc_frames_per_priority\":[0,0,0,60,0,0,0,0]}";
+
+#define B (TOP_M_VALID | TOP_M_COUNTER | TOP_M_BESIDE)
+
+/* The screen of host a at sample k of the point in dir (model m, rows filled). */
+static size_t point_rows(const char *dir, size_t k, struct top_model *m, struct top_snap *s)
+{
+	static const uint64_t at[] = { 0, 105000000, 200000000, 305000000 };
+	char err[256];
+	struct top_replay *r = NULL;
+
+	assert_int_equal(top_replay_open(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(top_replay_nrec(r), 1);
+	top_model_init(m);
+	top_model_add_host(m, "a");
+	assert_int_equal(top_replay_at(r, 0, at[k < 4 ? k : 3], s), 0);
+	s->got_ns = 1 * S;
+	assert_int_equal(top_model_update(m, 0, s), 1);
+	top_replay_free(r);
+	return top_model_rows(m, rows, 256);
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-6 * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+/* A point with the capture's timeline beside its record: seen/s and the paused share
+ * of the capture on the record's time line (bins spread evenly over their 10 ms, summed
+ * to each sample's wall clock), marked as the capture's; capture.json's totals give way.
+ */
+static void test_replay_timeline(void **state)
+{
+	char dir[] = "/tmp/pfclab-top-tl-XXXXXX", cmd[300];
+	struct top_snap s = { 0 };
+	struct top_model m;
+	const struct top_metric *x;
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	point_make(dir, cap_json);
+	tl_make(dir, 5 * S, true, true, 0, NULL);
+	/* sample 1 at 5.105 s: 10 bins and a half */
+	n = point_rows(dir, 1, &m, &s);
+	x = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_non_null(x);
+	assert_int_equal(x->flags, B | TOP_M_RATE);
+	assert_int_equal(x->raw, 21);
+	assert_true(near(x->rate, 200));
+	x = top_snap_get(&s, "capture.pfc.prio3.paused_us");
+	assert_int_equal(x->raw, 52500);
+	assert_true(near(x->rate, 500000));
+	assert_true(near(top_snap_get(&s, "capture.cnp.frames")->rate, 100));
+	assert_true(near(top_snap_get(&s, "capture.roce.ce_frames")->rate, 300));
+	assert_int_equal(top_snap_get(&s, "capture.pfc.prio5.frames")->raw, 0);
+	assert_non_null(strstr(s.status, "*: the capture's, from review-timeline.csv (10ms bins)"));
+	assert_null(strstr(s.status, "capture.json"));	/* every total from the timeline */
+	assert_string_equal(s.note, "");
+	r = row(n, "prio3");
+	assert_int_equal(r->cell[0][2].state, TOP_CELL_OK);	/* paused */
+	assert_true(r->cell[0][2].beside);
+	assert_true(near(r->cell[0][2].value, 0.5));
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_OK);	/* seen/s */
+	assert_true(r->cell[0][3].beside);
+	assert_true(near(r->cell[0][3].value, 200));
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);	/* the NIC's: none */
+	r = row(n, "CNP");
+	assert_true(r->cell[0][3].beside && near(r->cell[0][3].value, 100));
+	r = row(n, "ECN marked");
+	assert_true(r->cell[0][3].beside && near(r->cell[0][3].value, 300));
+	r = row(n, "link");
+	assert_false(r->cell[0][0].beside);
+	top_model_free(&m);
+	/* sample 3 at 5.305 s, after the last bin: every frame, no more since 5.3 s */
+	point_rows(dir, 3, &m, &s);
+	x = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_int_equal(x->raw, 60);
+	assert_true(near(x->rate, 20 / 0.105));
+	assert_int_equal(top_snap_get(&s, "capture.cnp.frames")->raw, 30);
+	top_model_free(&m);
+	/* sample 0: the first, no rate yet */
+	point_rows(dir, 0, &m, &s);
+	assert_int_equal(top_snap_get(&s, "capture.pfc.prio3.frames")->flags, B);
+	top_model_free(&m);
+	/* no link speed: the paused times are not known, the counts are */
+	tl_make(dir, 5 * S, true, false, 0, NULL);
+	n = point_rows(dir, 2, &m, &s);
+	assert_null(top_snap_get(&s, "capture.pfc.prio3.paused_us"));
+	assert_int_equal(row(n, "prio3")->cell[0][2].state, TOP_CELL_NA);
+	assert_true(near(top_snap_get(&s, "capture.pfc.prio3.frames")->rate, 200));
+	top_model_free(&m);
+	top_snap_free(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A timeline from before its pfc_prioN columns: PFC per priority from its pfc column
+ * where capture.json counted every PFC frame on one priority (the same total), else
+ * capture.json's whole-capture totals as without a timeline.
+ */
+static void test_replay_timeline_old(void **state)
+{
+	char dir[] = "/tmp/pfclab-top-tlo-XXXXXX", cmd[300];
+	struct top_snap s = { 0 };
+	struct top_model m;
+	const struct top_metric *x;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	point_make(dir, cap_json);
+	tl_make(dir, 5 * S, false, true, 0, NULL);
+	n = point_rows(dir, 2, &m, &s);
+	x = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_int_equal(x->flags, B | TOP_M_RATE);
+	assert_int_equal(x->raw, 40);
+	assert_true(near(x->rate, 200));
+	x = top_snap_get(&s, "capture.pfc.prio0.frames");	/* none on 0 */
+	assert_int_equal(x->flags, B | TOP_M_RATE);
+	assert_int_equal(x->raw, 0);
+	assert_non_null(strstr(s.status, "all its PFC on prio 3, as capture.json counts"));
+	assert_true(row(n, "prio3")->cell[0][3].beside);
+	top_model_free(&m);
+	/* capture.json counted 61: the files disagree, per priority from capture.json */
+	point_make(dir, "{\"kinds\":{\"pause\":0,\"pfc\":61,\"cnp\":30,\"roce_ce\":90},"
+		   "\"pfc_frames_per_priority\":[0,0,0,61,0,0,0,0]}");
+	n = point_rows(dir, 2, &m, &s);
+	x = top_snap_get(&s, "capture.pfc.prio3.frames");
+	assert_int_equal(x->flags, TOP_M_COUNTER | TOP_M_ELSEWHERE);
+	assert_int_equal(x->raw, 61);
+	assert_int_equal(row(n, "prio3")->cell[0][3].state, TOP_CELL_ELSEWHERE);
+	assert_true(row(n, "prio3")->cell[0][2].beside);	/* paused: the timeline's */
+	assert_int_equal(top_snap_get(&s, "capture.cnp.frames")->flags, B | TOP_M_RATE);
+	assert_non_null(strstr(s.status, "total* of an n/a rate: the whole capture, from capture.json"));
+	top_model_free(&m);
+	top_snap_free(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A timeline that cannot be used is left out whole, with a note naming the file and the
+ * line: the point replays as without it (capture.json's totals, rates n/a).
+ */
+static void test_replay_timeline_bad(void **state)
+{
+	static const struct {
+		int line;
+		const char *text, *want;
+	} bad[] = {
+		{ 7, "1,2,3", "review-timeline.csv line 7: 3 fields where the header has 27" },
+		{ 7, "5.050000000,6,0,2,x,3,3,0,0,0,0,0,0,5000000,0,0,0,0,0,0,0,0,2,0,0,0,0",
+		  "review-timeline.csv line 7: cnp 'x' is not a count" },
+		{ 7, "5.050000000,6,0,,1,3,3,0,0,0,0,0,0,5000000,0,0,0,0,0,0,0,0,2,0,0,0,0",
+		  "review-timeline.csv line 7: pfc is empty" },
+		{ 7, "5.050000000,6,0,2,1,3,3,0,0,0,0,0,0,5000000,0,0,0,0,0,0,0,0,99999999999999999999,0,0,0,0",
+		  "review-timeline.csv line 7: pfc_prio3 '99999999999999999999' is not a count" },
+		{ 7, "5.070000000,6,0,2,1,3,3,0,0,0,0,0,0,5000000,0,0,0,0,0,0,0,0,2,0,0,0,0",
+		  "review-timeline.csv line 7: time_s 5.070000000 is not one bin (10ms) after "
+		  "the row before" },
+		{ 3, "5.000000000,6,0,2,1,3,3,0,0,0,0,0,0,5000000,0,0,0,0,0,0,0,0,2,0,0,0,0",
+		  "review-timeline.csv line 3: time_s does not step forward" },
+		{ 5, "5.03e0,6,0,2,1,3,3,0,0,0,0,0,0,5000000,0,0,0,0,0,0,0,0,2,0,0,0,0",
+		  "review-timeline.csv line 5: time_s '5.03e0' is not seconds.nanoseconds" },
+		{ 1, "time_s,frames,pfc", "review-timeline.csv line 1: no column 'pause' in the "
+		  "header: not a timeline of pfclab review" },
+		{ 1, "", "review-timeline.csv line 1: no column 'time_s'" },
+	};
+	char dir[] = "/tmp/pfclab-top-tlb-XXXXXX", cmd[300], p[256];
+	struct top_snap s = { 0 };
+	struct top_model m;
+	size_t i, n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	point_make(dir, cap_json);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		tl_make(dir, 5 * S, true, true, bad[i].line, bad[i].text);
+		n = point_rows(dir, 2, &m, &s);
+		if (!strstr(s.note, bad[i].want))
+			fail_msg("case %zu: note '%s', want '%s'", i, s.note, bad[i].want);
+		assert_non_null(strstr(s.note, "; the capture's timeline is not used"));
+		/* the file as the host is shown, under the folder given */
+		assert_true(!strncmp(s.note, "points/p000/rep0/a/review-timeline.csv ", 39));
+		assert_int_equal(top_snap_get(&s, "capture.pfc.prio3.frames")->flags,
+				 TOP_M_COUNTER | TOP_M_ELSEWHERE);
+		assert_null(top_snap_get(&s, "capture.pfc.prio3.paused_us"));
+		assert_int_equal(row(n, "CNP")->cell[0][3].state, TOP_CELL_ELSEWHERE);
+		assert_non_null(strstr(s.status, "total*: the whole capture, from capture.json"));
+		top_model_free(&m);
+	}
+	/* bins 95 s from the record (another run's) */
+	tl_make(dir, 100 * S, true, true, 0, NULL);
+	point_rows(dir, 2, &m, &s);
+	assert_non_null(strstr(s.note, "review-timeline.csv: its bins and the record's samples "
+				       "are 94.695s apart"));
+	top_model_free(&m);
+	/* a line over the bound, a NUL byte, a folder in the file's place */
+	snprintf(p, sizeof(p), "%s/points/p000/rep0/a/review-timeline.csv", dir);
+	{
+		FILE *f = fopen(p, "w");
+
+		assert_non_null(f);
+		fputs("time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid,"
+		      "paused_ns_prio0,paused_ns_prio1,paused_ns_prio2,paused_ns_prio3,"
+		      "paused_ns_prio4,paused_ns_prio5,paused_ns_prio6,paused_ns_prio7,"
+		      "paused_ns_pause\n5.000000000", f);
+		for (i = 0; i < 3000; i++)
+			fputc('0', f);
+		fputs("\n", f);
+		fclose(f);
+	}
+	point_rows(dir, 2, &m, &s);
+	assert_non_null(strstr(s.note, "line 2: longer than 2048 bytes"));
+	top_model_free(&m);
+	{
+		FILE *f = fopen(p, "w");
+
+		assert_non_null(f);
+		fwrite("time_s\0,frames\n", 1, 15, f);
+		fclose(f);
+	}
+	point_rows(dir, 2, &m, &s);
+	assert_non_null(strstr(s.note, "line 1: a NUL byte in the line"));
+	top_model_free(&m);
+	unlink(p);
+	assert_int_equal(mkdir(p, 0755), 0);
+	point_rows(dir, 2, &m, &s);
+	assert_non_null(strstr(s.note, "review-timeline.csv: not a regular file"));
+	top_model_free(&m);
+	/* no file: no note, as before */
+	rmdir(p);
+	point_rows(dir, 2, &m, &s);
+	assert_string_equal(s.note, "");
+	top_model_free(&m);
+	top_snap_free(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* What top records from a remote host, replay reads back (a metric that appears later
  * starts a second CSV segment).
  */
@@ -700,6 +1012,9 @@ int main(void)
 		cmocka_unit_test(test_remote_parse),
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_replay_capture_json),
+		cmocka_unit_test(test_replay_timeline),
+		cmocka_unit_test(test_replay_timeline_old),
+		cmocka_unit_test(test_replay_timeline_bad),
 		cmocka_unit_test(test_rec_roundtrip),
 	};
 

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fuzz_replay.c: libFuzzer target for "pfclab top --replay": every input is a record
- * folder, its meta.json the bytes before the first line "%%" and its samples.csv the rest;
- * the record is loaded and its snapshot taken at the start, the middle and the end of its
- * time line, as the replay screen takes them. A refusal must say why.
+/* fuzz_replay.c: libFuzzer target for "pfclab top --replay": every input is a results
+ * folder's host, its parts split at lines "%%": the record's meta.json and samples.csv
+ * (HOST/monitor), then, where given, the capture beside it: review-timeline.csv and
+ * capture.json (HOST). The folder is loaded and the snapshot taken at the start, the
+ * middle and the end of its time line, as the replay screen takes them. A refusal must
+ * say why.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/fuzz/fuzzdir.h"
+#include "lib/util.h"
 #include "monitor/top/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,17 +21,34 @@ static char dir[256];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *sep = memmem(data, size, "\n%%\n", 4);
-	size_t mlen = sep ? (size_t)(sep - data) + 1 : size, i, k;
+	static const char *const part[] = { "h/monitor/meta.json", "h/monitor/samples.csv",
+					    "h/review-timeline.csv", "h/capture.json" };
+	const uint8_t *p = data, *end = data + size;
 	struct top_replay *r = NULL;
 	struct top_snap s = { 0 };
-	char err[512] = "";
+	char err[512] = "", sub[300];
+	size_t i, k;
 
-	if (!dir[0] && fuzz_dir(dir, sizeof(dir), "replay"))
-		__builtin_trap();	/* no folder to work in */
-	if (fuzz_put(dir, "meta.json", data, mlen) ||
-	    fuzz_put(dir, "samples.csv", sep ? sep + 4 : data + size, sep ? size - mlen - 3 : 0))
-		return 0;
+	if (!dir[0]) {
+		if (fuzz_dir(dir, sizeof(dir), "replay"))
+			__builtin_trap();	/* no folder to work in */
+		snprintf(sub, sizeof(sub), "%s/h/monitor", dir);
+		if (pfc_mkdir_p(sub))
+			__builtin_trap();
+	}
+	for (i = 0; i < ARRAY_SIZE(part); i++) {
+		const uint8_t *sep = p ? memmem(p, (size_t)(end - p), "\n%%\n", 4) : NULL;
+		size_t len = p ? (sep ? (size_t)(sep - p) + 1 : (size_t)(end - p)) : 0;
+
+		if (!p) {	/* a part not given: no file */
+			snprintf(sub, sizeof(sub), "%s/%s", dir, part[i]);
+			unlink(sub);
+			continue;
+		}
+		if (fuzz_put(dir, part[i], p, len))
+			return 0;
+		p = sep ? sep + 4 : NULL;
+	}
 	if (top_replay_open(dir, &r, err, sizeof(err))) {
 		if (!err[0])
 			__builtin_trap();	/* refused without a reason */
