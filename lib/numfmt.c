@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/numfmt.h"
@@ -132,6 +133,190 @@ int numfmt_uint(char *buf, size_t n, uint64_t v)
 	char t[24], *s = digits_back(t + sizeof(t), v);
 
 	return put(buf, n, s, (size_t)(t + sizeof(t) - s));
+}
+
+typedef unsigned __int128 u128;
+
+/* 10^0 .. 10^17 and 5^0 .. 5^26, for exact decimal digits of a double. */
+static const uint64_t POW10[] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL,
+};
+static const uint64_t POW5[] = {
+	1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
+	9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
+	152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL,
+	95367431640625ULL, 476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL,
+	59604644775390625ULL, 298023223876953125ULL, 1490116119384765625ULL,
+};
+#define POW5_MAX 26
+
+/* The quick range of numfmt_shortest: normal doubles whose digits fit 128-bit integers. */
+#define SHORT_MIN 1e-8
+#define SHORT_MAX 1e36
+
+/* x * 2^b * 10^d, for any integer x, as x * unit / den; false where unit or den would
+ * not fit 64 bits, the room that x < 2^56 needs in 128 (then the caller asks printf).
+ */
+static bool scale(int b, int d, u128 *unit, u128 *den)
+{
+	if (d > POW5_MAX || -d > POW5_MAX)
+		return false;
+	*unit = d >= 0 ? POW5[d] : 1;	/* 10^d = 5^d 2^d */
+	*den = d >= 0 ? 1 : POW5[-d];
+	b += d;
+	if (b >= 0) {
+		if (b > 60)
+			return false;
+		*unit <<= b;
+	} else {
+		if (-b > 60)
+			return false;
+		*den <<= -b;
+	}
+	return *unit >> 64 == 0 && *den >> 64 == 0;
+}
+
+/* v = m * 2^q (2^52 <= m < 2^53) in p significant digits, as printf rounds them (the
+ * exact value to nearest, a tie to even): i (10^(p-1) <= i <= 10^p) times 10^(*e + 1 - p),
+ * *e the decimal exponent of v's first digit (a guess in; exact out). 1 when that decimal
+ * reads back as v, 0 when it does not, -1 out of range.
+ *
+ * Reads back: strtod rounds to nearest, a tie to the even mantissa, so the decimal must lie
+ * between the midpoints to v's neighbours, (m - 1/2) 2^q and (m + 1/2) 2^q (below a power
+ * of two the lower neighbour is half as far: (m - 1/4) 2^q), ends included when m is even.
+ * All of it on integers: 4m 2^(q-2) 10^d and the midpoints (4m -+ 2, 4m - 1) over one den.
+ */
+static int digits_exact(uint64_t m, int q, int p, int *e, uint64_t *out)
+{
+	u128 unit, den, num, i, r, x, lo, hi;
+	int tries, d;
+	bool even = !(m & 1);
+
+	for (tries = 0;; tries++) {	/* the guess may be one off near a power of ten */
+		d = p - 1 - *e;
+		if (tries > 2 || !scale(q - 2, d, &unit, &den))
+			return -1;
+		num = (u128)(4 * m) * unit;
+		i = num / den;
+		if (i >= POW10[p])
+			(*e)++;
+		else if (i < POW10[p - 1])
+			(*e)--;
+		else
+			break;
+	}
+	r = num - i * den;
+	if (2 * r > den || (2 * r == den && (i & 1)))
+		i++;
+	*out = (uint64_t)i;
+	x = i * den;
+	hi = num + 2 * unit;
+	lo = num - (m == 1ULL << 52 ? 1 : 2) * unit;
+	return (x > lo || (x == lo && even)) && (x < hi || (x == hi && even));
+}
+
+/* "%.<p>g" of i * 10^(e + 1 - p) (digits_exact's; i may be 10^p, a carry), sign first
+ * when minus, into t (40 bytes). */
+static size_t text_g(char *t, bool minus, uint64_t i, int p, int e)
+{
+	char dg[17], *o = t;
+	int k, j, ae;
+
+	if (i == POW10[p]) {	/* 9.99..95 rounded up: 1 and the next exponent */
+		i = POW10[p - 1];
+		e++;
+	}
+	ae = e < 0 ? -e : e;
+	for (k = p; k > 0; k--, i /= 10)
+		dg[k - 1] = (char)('0' + i % 10);
+	for (k = p; k > 1 && dg[k - 1] == '0'; k--)
+		;			/* %g drops trailing zeros */
+	if (minus)
+		*o++ = '-';
+	if (e < -4 || e >= p) {		/* d.ddde+XX, two exponent digits at least */
+		*o++ = dg[0];
+		if (k > 1) {
+			*o++ = '.';
+			memcpy(o, dg + 1, (size_t)k - 1);
+			o += k - 1;
+		}
+		*o++ = 'e';
+		*o++ = e < 0 ? '-' : '+';
+		if (ae >= 100)
+			*o++ = (char)('0' + ae / 100);
+		*o++ = (char)('0' + ae / 10 % 10);
+		*o++ = (char)('0' + ae % 10);
+	} else if (e < 0) {		/* 0.000ddd */
+		*o++ = '0';
+		*o++ = '.';
+		for (j = -1; j > e; j--)
+			*o++ = '0';
+		memcpy(o, dg, (size_t)k);
+		o += k;
+	} else {			/* ddd.ddd, or ddd000 */
+		for (j = 0; j <= e; j++)
+			*o++ = j < k ? dg[j] : '0';
+		if (k > e + 1) {
+			*o++ = '.';
+			memcpy(o, dg + e + 1, (size_t)(k - e - 1));
+			o += k - e - 1;
+		}
+	}
+	return (size_t)(o - t);
+}
+
+/* numfmt_shortest of a (SHORT_MIN <= a < SHORT_MAX) on integers, into t (40 bytes);
+ * -1 where the integers would not do (then printf does). */
+static int shortest_exact(char *t, bool minus, double a)
+{
+	int be, e = (int)floor(log10(a)), p, rc;
+	uint64_t m = (uint64_t)ldexp(frexp(a, &be), 53), i;
+
+	for (p = 15; p <= 17; p++) {
+		rc = digits_exact(m, be - 53, p, &e, &i);
+		if (rc < 0)
+			return -1;
+		if (rc > 0 || p == 17)	/* 17 digits always read back */
+			return (int)text_g(t, minus, i, p, e);
+	}
+	return -1;
+}
+
+int numfmt_shortest(char *buf, size_t n, double v)
+{
+	char t[40], *o, *s;
+	double a = fabs(v);
+	int prec, len;
+
+	if (!isfinite(v))
+		return snprintf(buf, n, "%.17g", v);
+	if (v == 0)
+		return put(buf, n, signbit(v) ? "-0" : "0", signbit(v) ? 2 : 1);
+	if (a >= SHORT_MIN && a < SHORT_MAX && (len = shortest_exact(t, signbit(v), a)) >= 0)
+		return put(buf, n, t, (size_t)len);
+	/* tiny, huge: what numfmt.h says, through printf and strtod */
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(t, sizeof(t), "%.*g", prec, v);
+		if (strtod(t, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(t, sizeof(t), "%.17g", v);
+	/* the locale's decimal point (',' or more bytes) becomes '.' */
+	for (s = o = t; *s; ) {
+		if ((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == 'e') {
+			*o++ = *s++;
+			continue;
+		}
+		*o++ = '.';
+		while (*s && !(*s >= '0' && *s <= '9'))
+			s++;
+	}
+	*o = '\0';
+	return put(buf, n, t, (size_t)(o - t));
 }
 
 struct spec {

@@ -20,6 +20,14 @@ int numfmt_fixed(char *buf, size_t n, int prec, double v);
 int numfmt_general(char *buf, size_t n, int prec, double v);
 /* "%" PRIu64 */
 int numfmt_uint(char *buf, size_t n, uint64_t v);
+/* The first of "%.15g", "%.16g" and "%.17g" that strtod reads back as v itself: the
+ * shortest of them that gives v back, where "%.17g" alone adds noise (0.1, not
+ * 0.10000000000000001; 4.86492827, not 4.8649282700000001). Always '.' as the decimal
+ * point, whatever LC_NUMERIC says. From 1e-8 to 1e36 it is worked out on 128-bit
+ * integers, exactly and without printf or strtod (faster than "%.17g" alone); outside
+ * that, through them. NaN and infinities: as "%.17g".
+ */
+int numfmt_shortest(char *buf, size_t n, double v);
 
 /* A printf format with exactly one conversion of a double (f, g) or of a uint64_t (u
  * with l or ll), e.g. " %10.3f" or "%12" PRIu64 "\n": its text with the value put in.

@@ -2,6 +2,7 @@
 /* out.c: one call per field for text and JSON output, and the standard-output check. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,6 +60,36 @@ static void text_uint(FILE *f, const char *fmt, uint64_t v)
 }
 
 #pragma GCC diagnostic pop
+
+/* A double's JSON text into t (48 bytes): numfmt_shortest's, with ".0" where it has no
+ * point and no exponent, as json-c adds it; NaN and infinities in json-c's words. Both the
+ * json-c objects (out_json_double) and the streamed form write this, so the two agree.
+ */
+static size_t json_double_text(char *t, double v)
+{
+	size_t n;
+
+	if (isnan(v))
+		return (size_t)sprintf(t, "NaN");
+	if (isinf(v))
+		return (size_t)sprintf(t, "%sInfinity", v < 0 ? "-" : "");
+	n = (size_t)numfmt_shortest(t, 40, v);
+	if (!memchr(t, '.', n) && !memchr(t, 'e', n)) {
+		memcpy(t + n, ".0", 3);
+		n += 2;
+	}
+	return n;
+}
+
+struct json_object *out_json_double(double v)
+{
+	char t[48];
+
+	if (!isfinite(v))
+		return json_object_new_double(v);
+	json_double_text(t, v);
+	return json_object_new_double_s(v, t);
+}
 
 const char *out_json_text(struct json_object *o, bool pretty)
 {
@@ -180,6 +211,14 @@ void out_begin_stream(struct out *o, FILE *f, bool json)
 	fputc('{', f);
 }
 
+/* Streamed JSON: a double, as out_json_double's object serialises. */
+static void s_double(FILE *f, double v)
+{
+	char t[48];
+
+	fwrite(t, 1, json_double_text(t, v), f);
+}
+
 /* Into the innermost object under key, or appended to the innermost array. */
 static void add(struct out *o, const char *key, struct json_object *v)
 {
@@ -197,6 +236,15 @@ static void add(struct out *o, const char *key, struct json_object *v)
 		json_object_object_add(top, key, v);
 	else
 		json_object_put(v);
+}
+
+/* A double into the JSON form under key: streamed as its text, else a json-c double. */
+static void add_double(struct out *o, const char *key, double v)
+{
+	if (!o->stream)
+		add(o, key, out_json_double(v));
+	else if (s_key(o, key))
+		s_double(o->f, v);
 }
 
 /* The text formats come from the callers, one value each, as iproute2's print_* take
@@ -230,7 +278,7 @@ void out_int(struct out *o, const char *key, const char *fmt, int64_t v)
 void out_double(struct out *o, const char *key, const char *fmt, double v)
 {
 	if (o->json)
-		add(o, key, json_object_new_double(v));
+		add_double(o, key, v);
 	else if (fmt)
 		text_double(o->f, fmt, v);
 }
@@ -475,7 +523,7 @@ void out_ns(struct out *o, const char *key, const char *fmt, uint64_t ns, double
 	if (!valid)
 		out_na_fmt(o, key, fmt);
 	else if (o->json)
-		add(o, key, json_object_new_double((double)ns / 1e9));
+		add_double(o, key, (double)ns / 1e9);
 	else if (fmt)
 		text_double(o->f, fmt, (double)ns / text_unit_ns);
 }
@@ -485,7 +533,7 @@ void out_share(struct out *o, const char *key, const char *fmt, uint64_t part, u
 	if (!whole)
 		out_na_fmt(o, key, fmt);
 	else if (o->json)
-		add(o, key, json_object_new_double((double)part / (double)whole));
+		add_double(o, key, (double)part / (double)whole);
 	else if (fmt)
 		text_double(o->f, fmt, 100.0 * (double)part / (double)whole);
 }

@@ -27,6 +27,16 @@ struct json_object;
 #define OUT_JSON_LINE	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define OUT_JSON_PRETTY	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
 
+/* A JSON double (json-c) written as the shortest decimal that reads back as v exactly
+ * (numfmt_shortest: the first of %.15g, %.16g, %.17g that does), not in json-c's 17
+ * digits: 0.1, 4.86492827, 1e+300, not 0.10000000000000001. ".0" is added where the
+ * digits alone would read as an integer (2.0, as json-c writes it), so a double stays a
+ * double. NaN and infinities as json_object_new_double makes them (json-c writes NaN,
+ * Infinity, -Infinity): callers that leave them out or write null go on doing so. NULL
+ * when out of memory. out_double, out_double_na, out_ns and out_share write their
+ * doubles so, streamed or not.
+ */
+struct json_object *out_json_double(double v);
 /* o serialised with OUT_JSON_LINE (pretty: OUT_JSON_PRETTY). */
 const char *out_json_text(struct json_object *o, bool pretty);
 /* Writes o and a newline to f and flushes; -EIO (errno kept) when f has failed. */
@@ -132,7 +142,8 @@ void out_begin_file(struct out *o, FILE *f, bool json);
  */
 void out_begin_stream(struct out *o, FILE *f, bool json);
 /* As out_double, the JSON number written with `digits` significant digits ("%.6g" for 6)
- * instead of json-c's 17; the text form is fmt's, as always.
+ * instead of the shortest text that reads back as v exactly (out_json_double); "%.6g"
+ * writes 2.0 as 2. The text form is fmt's, as always.
  */
 void out_double_digits(struct out *o, const char *key, const char *fmt, int digits, double v);
 /* JSON: whether the innermost object already holds key (so a later field can yield to an

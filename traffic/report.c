@@ -25,7 +25,7 @@ double traffic_dir_mpps(const struct traffic_dir *d)
 	return (double)d->msgs / d->secs / 1e6;
 }
 
-/* JSON doubles with 6 significant digits instead of json-c's 17. */
+/* JSON doubles with 6 significant digits, not the up to 17 that read back exactly. */
 #define DIGITS 6
 
 void traffic_report_start(FILE *f, bool json, const struct traffic_run_info *ri)

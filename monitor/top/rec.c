@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/recfile.h"
 #include "monitor/top/rec.h"
@@ -219,7 +220,7 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 				       json_object_new_uint64(m->raw) : NULL);
 		if (m->flags & TOP_M_COUNTER)
 			json_object_object_add(rates, m->name, m->flags & TOP_M_RATE ?
-					       json_object_new_double(m->rate) : NULL);
+					       out_json_double(m->rate) : NULL);
 	}
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "rates", rates);

@@ -677,7 +677,7 @@ static bool run_phase(struct point_run *r, size_t k)
 	size_t h, i;
 
 	json_object_object_add(pj, "name", json_object_new_string(ph->name));
-	json_object_object_add(pj, "start_s", json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+	json_object_object_add(pj, "start_s", out_json_double((double)(time_real_ns() - r->t0) / 1e9));
 	json_object_array_add(r->phases, pj);
 	run_log(c, "  phase %s", ph->name);
 	stopped = fg_steps(r, (int)k, PR_PRE);
@@ -708,7 +708,7 @@ static bool run_phase(struct point_run *r, size_t k)
 
 		/* when the traffic ended: its reports count time from its start (plots) */
 		json_object_object_add(pj, "traffic_end_s",
-				       json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+				       out_json_double((double)(time_real_ns() - r->t0) / 1e9));
 		if (!stopped && !done) {
 			if (!run_stop_requested && !r->obs.interrupted) {
 				bool any_lost = false;
@@ -737,7 +737,7 @@ static bool run_phase(struct point_run *r, size_t k)
 	}
 	if (!stopped)
 		stopped = fg_steps(r, (int)k, PR_POST);
-	json_object_object_add(pj, "end_s", json_object_new_double((double)(time_real_ns() - r->t0) / 1e9));
+	json_object_object_add(pj, "end_s", out_json_double((double)(time_real_ns() - r->t0) / 1e9));
 	if (run_stop_requested)
 		r->obs.interrupted = stopped = true;
 	return stopped;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "records.h"
 #include "dcqcn.h"
@@ -23,7 +24,31 @@
 
 static json_object *num(double v, bool valid)
 {
-	return valid && isfinite(v) ? json_object_new_double(v) : NULL;
+	return valid && isfinite(v) ? out_json_double(v) : NULL;
+}
+
+/* json_object_deep_copy's step for copy_doubles: a finite double made anew, the rest as
+ * json-c copies it. */
+static int copy_double(json_object *src, json_object *parent, const char *key, size_t index,
+		       json_object **dst)
+{
+	if (!json_object_is_type(src, json_type_double) || !isfinite(json_object_get_double(src)))
+		return json_c_shallow_copy_default(src, parent, key, index, dst);
+	*dst = out_json_double(json_object_get_double(src));
+	return *dst ? 2 : -1;	/* 2: its text is set, not to be copied over */
+}
+
+/* A part of a record carried into the summary (a repetition's phases), its doubles
+ * written as this pfclab writes them: json-c keeps a parsed number's text, and a folder
+ * recorded by an older pfclab holds 17 digits (0.00031678000000000001). o itself where
+ * the copy fails; NULL for NULL. */
+static json_object *copy_doubles(json_object *o)
+{
+	json_object *c = NULL;
+
+	if (!o)
+		return NULL;
+	return json_object_deep_copy(o, &c, copy_double) ? json_object_get(o) : c;
 }
 
 static json_object *count(double v, bool valid)
@@ -151,7 +176,7 @@ static json_object *paused_by_phase(const struct rec_timeline *tl, const double 
 				paused += tl->rows[j].v[col] / 1e9 * (hi - lo) / tl->bin_s;
 		}
 		one = json_object_new_object();
-		json_object_object_add(one, "duration_s", json_object_new_double(end - start));
+		json_object_object_add(one, "duration_s", out_json_double(end - start));
 		json_object_object_add(one, "paused_s", num(paused, known));
 		json_object_object_add(one, "paused_share", num(paused / (end - start), known));
 		json_object_object_add(out, name, one);
@@ -286,7 +311,7 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 		if (rec_traffic_read(path, &t) || !t.tx_valid || (!strcmp(role, "server") && t.tx_bytes == 0))
 			continue;
 		run_path(dirn, sizeof(dirn), "%s->%s", host, peer);
-		json_object_object_add(run_json_child(tput, phase), dirn, json_object_new_double(t.tx_gbps));
+		json_object_object_add(run_json_child(tput, phase), dirn, out_json_double(t.tx_gbps));
 		if (t.in_flight)
 			json_object_object_add(run_json_child(left, phase), dirn,
 					       json_object_new_int64((int64_t)t.in_flight));
@@ -358,10 +383,10 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 		run_path(mt, sizeof(mt), "pcie.gpu%s.tx_Bps", gi ? gpu : "?");
 		json_object_object_add(o, "rx_Bps_mean", NULL);
 		if (gi && rec_monitor_gauge_mean(path, mr, &v))
-			json_object_object_add(o, "rx_Bps_mean", json_object_new_double(v));
+			json_object_object_add(o, "rx_Bps_mean", out_json_double(v));
 		json_object_object_add(o, "tx_Bps_mean", NULL);
 		if (gi && rec_monitor_gauge_mean(path, mt, &v))
-			json_object_object_add(o, "tx_Bps_mean", json_object_new_double(v));
+			json_object_object_add(o, "tx_Bps_mean", out_json_double(v));
 	}
 	json_object_object_add(mon, "gpu_pcie", o);
 	json_object_object_add(ho, "counters", mon);
@@ -404,10 +429,10 @@ static void spread_add(json_object *agg, const char *key, double v)
 		json_object_object_add(agg, key, o);
 	}
 	json_object_object_add(o, "n", json_object_new_int(n));
-	json_object_object_add(o, "sum", json_object_new_double(sum));
-	json_object_object_add(o, "mean", json_object_new_double(sum / n));
-	json_object_object_add(o, "min", json_object_new_double(mn));
-	json_object_object_add(o, "max", json_object_new_double(mx));
+	json_object_object_add(o, "sum", out_json_double(sum));
+	json_object_object_add(o, "mean", out_json_double(sum / n));
+	json_object_object_add(o, "min", out_json_double(mn));
+	json_object_object_add(o, "max", out_json_double(mx));
 }
 
 /* the figures a point's spread is given for: throughput per phase and direction, and per
@@ -764,9 +789,9 @@ static void point_reps(const struct exp *e, json_object *man, const char *ppath,
 		json_object_object_add(rep, "reasons", x ? json_object_get(x) : json_object_new_array());
 		json_object_object_add(rep, "errors", errors_of(st));
 		json_object_object_add(rep, "phases",
-				       json_object_get(rec_json_member(st, "phases", json_type_array)));
+				       copy_doubles(rec_json_member(st, "phases", json_type_array)));
 		dur = point_duration(st);
-		json_object_object_add(rep, "duration_s", json_object_new_double(dur));
+		json_object_object_add(rep, "duration_s", out_json_double(dur));
 		hosts = json_object_new_object();
 		tput = json_object_new_object();
 		left = json_object_new_object();

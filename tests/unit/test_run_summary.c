@@ -91,7 +91,8 @@ static void rep_folder(const char *root, int rep, double gbytes, bool valid)
 	assert_int_equal(pfc_mkdir_p(d), 0);
 	snprintf(d, sizeof(d), "%s/points/p000/rep%d", root, rep);
 	snprintf(s, sizeof(s), "{\"finished\":true,\"valid\":%s,\"reasons\":[%s],\"attempt\":0,"
-		 "\"t0_wall_ns\":1000000000,\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0}]}",
+		 "\"t0_wall_ns\":1000000000,\"phases\":[{\"name\":\"x\",\"start_s\":0,\"end_s\":2.0,"
+		 "\"traffic_end_s\":1.8999999999999999}]}",
 		 valid ? "true" : "false", valid ? "" : "\"interrupted\"");
 	put(d, "status.json", s);
 	/* host a's monitor: cnp.sent 100/s over 0.5 s then 300/s over 1 s = 350 CNPs; a reset
@@ -180,6 +181,13 @@ static void test_summary(void **state)
 	assert_int_equal(system(path), 0);
 	snprintf(path, sizeof(path), "test \"$(grep -c 'in flight' %s/summary.txt)\" = 1", root);
 	assert_int_equal(system(path), 0);
+	/* the phases as status.json has them, doubles in the fewest digits that read back (an
+	 * older pfclab wrote 17), integers as integers */
+	snprintf(path, sizeof(path), "grep -q '\"traffic_end_s\":1.9$' %s/summary.json && "
+		 "grep -q '\"start_s\":0,$' %s/summary.json", root, root);
+	assert_int_equal(system(path), 0);
+	x = get(sum, "points/0/repetitions/0/phases/0");
+	assert_true(json_object_get_double(get(x, "traffic_end_s")) == 1.9);
 	/* host b recorded nothing: its figures are n/a */
 	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/cnp_sent"));
 	json_object_put(sum);
