@@ -247,7 +247,7 @@ bool rec_capture_drops(const char *path, uint64_t *drops)
 
 /* A count a host wrote: a finite number, not negative, within int64 (so a sum of them is
  * checked against that bound before it is written as JSON). */
-static bool rec_count(json_object *o, double *v)
+bool rec_json_count(json_object *o, double *v)
 {
 	return rec_json_num(o, v) && *v >= 0 && *v < 9.2e18;
 }
@@ -260,7 +260,7 @@ static void count_add(json_object *file, const char *key, uint64_t *sum, bool *v
 	json_object *x = NULL;
 	double v;
 
-	if (!json_object_object_get_ex(file, key, &x) || !rec_count(x, &v))
+	if (!json_object_object_get_ex(file, key, &x) || !rec_json_count(x, &v))
 		return;
 	if ((double)*sum + v >= 9.2e18) {
 		*broken = true;
@@ -323,14 +323,14 @@ static void review_flows(json_object *flows, struct rec_review *r)
 		json_object *f = json_object_array_get_idx(flows, i), *x, *na;
 
 		if (json_object_object_get_ex(f, "ce", &x) && ce_ok) {
-			ce_ok = rec_count(x, &v);
+			ce_ok = rec_json_count(x, &v);
 			ce += ce_ok ? v : 0;
 		}
 		if (!share_ok)
 			continue;
 		json_object_object_get_ex(f, "ce_share", &x);
 		if (rec_json_num(x, &v) && json_object_object_get_ex(f, "packets", &x) &&
-		    rec_count(x, &pk) && json_object_object_get_ex(f, "ce", &x) && rec_count(x, &v) &&
+		    rec_json_count(x, &pk) && json_object_object_get_ex(f, "ce", &x) && rec_json_count(x, &v) &&
 		    v <= pk) {
 			share_ce += v;
 			share_pk += pk;

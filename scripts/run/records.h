@@ -19,6 +19,8 @@
 const char *rec_json_str(json_object *o);
 /* true with a finite number (integer or not) in *v; */
 bool rec_json_num(json_object *o, double *v);
+/* o as a count: a number from 0 up to what int64 holds. */
+bool rec_json_count(json_object *o, double *v);
 /* an array's length, 0 for anything else; */
 size_t rec_json_len(json_object *o);
 /* the member key of o where it has type t, else NULL (absent, null or another type). */

@@ -129,7 +129,7 @@ static json_object *count_of(json_object *o, const char *key)
 	double v;
 
 	json_object_object_get_ex(o, key, &x);
-	return rec_json_num(x, &v) && v >= 0 && v < 9.2e18 ? json_object_new_int64((int64_t)v) : NULL;
+	return rec_json_count(x, &v) ? json_object_new_int64((int64_t)v) : NULL;
 }
 
 /* Where the point's phases lie for one host: the phases (status.json), the host's clock
@@ -190,20 +190,16 @@ static bool timeline_placed(const char *hdir, const struct rep_time *rt, struct 
 			    double **t)
 {
 	char path[PATH_MAX];
-	size_t i;
 
 	*t = NULL;
 	run_path(path, sizeof(path), "%s/review-timeline.csv", hdir);
 	if (!rt->have_t0 || !rec_json_len(rt->phases) || rec_timeline_read(path, tl))
 		return false;
-	*t = malloc((tl->n ? tl->n : 1) * sizeof(**t));
+	*t = clock_timeline_s(tl, rt->mh, rt->t0);
 	if (!*t) {
 		rec_timeline_free(tl);
 		return false;
 	}
-	for (i = 0; i < tl->n; i++)
-		(*t)[i] = ((double)clock_to_runner(rt->mh, (int64_t)llround(tl->rows[i].v[REC_TL_TIME] * 1e9)) -
-			   (double)rt->t0) / 1e9;
 	return true;
 }
 
