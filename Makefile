@@ -216,11 +216,13 @@ FUZZ_replay_SRCS  := monitor/top/fuzz/fuzz_replay.c monitor/top/replay.c monitor
 FUZZ_replay_DEPS  := $(wildcard monitor/top/*.h) monitor/frames/timeline.h lib/fuzz/fuzzdir.h \
 	lib/util.h
 # What a point leaves on a host; the summary and plots of a results folder made of it.
-FUZZ_records_SRCS := scripts/run/fuzz/fuzz_records.c scripts/run/records.c lib/fuzz/fuzzdir.c
-FUZZ_records_DEPS := scripts/run/records.h lib/fuzz/fuzzdir.h
+# The timeline's reader (monitor/frames/timeline.c) is theirs too: records.c reads with it.
+FUZZ_records_SRCS := scripts/run/fuzz/fuzz_records.c scripts/run/records.c \
+	monitor/frames/timeline.c lib/fuzz/fuzzdir.c
+FUZZ_records_DEPS := scripts/run/records.h monitor/frames/timeline.h lib/fuzz/fuzzdir.h
 FUZZ_results_SRCS := scripts/run/fuzz/fuzz_results.c scripts/run/summary.c scripts/run/plots.c \
-	scripts/run/records.c scripts/run/dcqcn.c lib/fuzz/fuzzdir.c
-FUZZ_results_DEPS := $(wildcard scripts/run/*.h) lib/fuzz/fuzzdir.h
+	scripts/run/records.c monitor/frames/timeline.c scripts/run/dcqcn.c lib/fuzz/fuzzdir.c
+FUZZ_results_DEPS := $(wildcard scripts/run/*.h) monitor/frames/timeline.h lib/fuzz/fuzzdir.h
 # What a host answers the manifest probe and `pfclab version` before a run.
 FUZZ_manifest_SRCS := scripts/run/fuzz/fuzz_manifest.c scripts/run/manifest.c
 FUZZ_manifest_DEPS := $(wildcard scripts/run/*.h) $(VERSION_H)

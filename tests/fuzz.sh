@@ -72,7 +72,7 @@ fuzz_seed_records() {
 		echo '0.990000000,1,0,1,0,0,0,0,0,0,0,0,0,84460,0,0,0,0,0'
 		echo '1.000000000,15,0,7,0,8,8,0,0,0,0,0,0,10000000,0,0,0,0,0'
 		echo '1.010000000,3,1,1,1,0,0,0,0,0,0,0,0,10000000,0,0,0,0,2500000'
-		echo '2.990000000,2,0,1,1,0,0,0,0,0,,,,5000000,,,,,'
+		echo '1.020000000,2,0,1,1,0,0,0,0,0,,,,5000000,,,,,'
 	} >"$c/review-timeline-paused.csv"
 	echo '{"files":[{"reordered":"5","late_frames":-1,"bad_timestamps":1e999,"max_backstep_s":null,"ecn_filter":5},7,{"reordered":9e18,"late_frames":9e18}],"ecn_flows":[{"ce_share":"x","ce_share_na":3,"packets":null},{"ce_share":1,"packets":1,"ce":2}]}' \
 		>"$c/review-wrong-types.json"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* timeline.h: review's timeline CSV (pfclab review --timeline BIN): its columns, the
- * writer, and a reader for what takes the file back (top --replay of a results folder).
+ * writer, and the one reader for what takes the file back (top --replay of a results
+ * folder; the runner's summary and plots, through rec_timeline_read).
  *
  * One row per bin, from the bin of the earliest frame to the bin of the latest, empty
  * bins too, so row i starts at row 0's time + i x BIN:

@@ -2,6 +2,7 @@
 /* records.c: readers of monitor, capture, review and traffic records left in a point's host
  * folder. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/util.h"
+#include "monitor/frames/timeline.h"
 #include "records.h"
 
 const char *rec_json_str(json_object *o)
@@ -378,89 +380,80 @@ int rec_review_read(const char *path, struct rec_review *r)
 	return rc;
 }
 
-/* The column a timeline header names, -1 for one the runner does not use. */
-static int tl_column(const char *name)
+/* A bin's start from the reader (ns) as seconds: the double nearest to the decimal the
+ * file holds, as strtod reads "s.nnnnnnnnn". t_ns / 1e9 would round twice where t_ns (a
+ * wall clock's, past 2^53 ns) is no double already. */
+static double tl_seconds(uint64_t t_ns)
 {
-	static const char *const fixed[] = { "time_s", "pause", "pfc", "cnp", "roce_ce" };
-	int prio;
-	char end;
-	size_t i;
+	char s[32];
 
-	for (i = 0; i < ARRAY_SIZE(fixed); i++)
-		if (!strcmp(name, fixed[i]))
-			return (int)i;
-	if (!strcmp(name, "paused_ns_pause"))
-		return REC_TL_PAUSED0 + REC_TL_NPAUSED - 1;
-	if (sscanf(name, "paused_ns_prio%d%c", &prio, &end) == 1 && prio >= 0 &&
-	    prio < REC_TL_NPAUSED - 1)
-		return REC_TL_PAUSED0 + prio;
-	return -1;
+	snprintf(s, sizeof(s), "%" PRIu64 ".%09" PRIu64, t_ns / 1000000000u, t_ns % 1000000000u);
+	return strtod(s, NULL);
 }
 
-int rec_timeline_read(const char *path, struct rec_timeline *tl)
+/* A row of the reader as the runner keeps it: the columns it uses, a paused time left
+ * empty (no link speed) not known. */
+static void tl_row_put(struct rec_tl_row *o, const struct frames_tl_row *row)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *fld[64];
-	int col[64];
-	size_t cap = 0, rcap = 0, n, i;
+	static const int col[REC_TL_PAUSED0] = {
+		[REC_TL_TIME] = FRAMES_TL_TIME, [REC_TL_PAUSE] = FRAMES_TL_PAUSE,
+		[REC_TL_PFC] = FRAMES_TL_PFC, [REC_TL_CNP] = FRAMES_TL_CNP, [REC_TL_CE] = FRAMES_TL_CE,
+	};
+	int k, c;
+
+	_Static_assert(REC_TL_NPAUSED == FRAMES_NPRIO, "a paused time per priority and PAUSE");
+	memset(o, 0, sizeof(*o));
+	o->v[REC_TL_TIME] = tl_seconds(row->t_ns);
+	o->have[REC_TL_TIME] = true;
+	for (k = REC_TL_TIME + 1; k < REC_TL_N; k++) {
+		c = k < REC_TL_PAUSED0 ? col[k] : FRAMES_TL_PAUSED0 + (k - REC_TL_PAUSED0);
+		if (row->have & (UINT64_C(1) << c)) {
+			o->v[k] = (double)row->v[c];
+			o->have[k] = true;
+		}
+	}
+}
+
+int rec_timeline_read(const char *path, struct rec_timeline *tl, char *err, size_t errlen)
+{
+	struct frames_tl_reader r;
+	struct frames_tl_row row;
 	struct rec_tl_row *nr;
-	bool stepped = false;
+	size_t cap = 0;
+	int rc;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->bin_s = 0.01;
-	if (!f)
-		return -errno;
-	if (getline(&line, &cap, f) <= 0) { /* header */
-		free(line);
-		fclose(f);
-		return 0;
+	snprintf(err, errlen, "%s", "");
+	rc = frames_tl_open(&r, path);
+	if (rc) {
+		snprintf(err, errlen, "%s", r.err);	/* empty for -ENOENT */
+		return rc;
 	}
-	line[strcspn(line, "\r\n")] = 0;
-	n = pfc_split(line, ',', fld, ARRAY_SIZE(fld));
-	for (i = 0; i < n; i++)
-		col[i] = tl_column(fld[i]);
-	while (getline(&line, &cap, f) > 0 && tl->n < REC_TL_MAX_ROWS) {
-		struct rec_tl_row r;
-		size_t m;
-		char *e;
-
-		memset(&r, 0, sizeof(r));
-		line[strcspn(line, "\r\n")] = 0;
-		m = pfc_split(line, ',', fld, ARRAY_SIZE(fld));
-		for (i = 0; i < m && i < n; i++) {
-			double v;
-
-			if (col[i] < 0 || !*fld[i])
-				continue;
-			v = strtod(fld[i], &e);
-			if (*e || !isfinite(v) || (col[i] == REC_TL_TIME ? fabs(v) >= 9.2e9 : v < 0))
-				continue;
-			r.v[col[i]] = v;
-			r.have[col[i]] = true;
-		}
-		if (!r.have[REC_TL_TIME])
-			continue;
-		if (tl->n == rcap) {
-			size_t nc = rcap ? 2 * rcap : 256;
+	while ((rc = frames_tl_next(&r, &row)) == 1) {
+		if (tl->n == cap) {
+			size_t nc = cap ? 2 * cap : 256;
 
 			nr = realloc(tl->rows, nc * sizeof(*nr));
-			if (!nr)
+			if (!nr) {
+				rc = -ENOMEM;
+				snprintf(err, errlen, "line %" PRIu64 ": out of memory", r.line);
 				break;
+			}
 			tl->rows = nr;
-			rcap = nc;
+			cap = nc;
 		}
-		tl->rows[tl->n++] = r;
+		tl_row_put(&tl->rows[tl->n++], &row);
 	}
-	free(line);
-	fclose(f);
-	/* the bin: review writes one row per bin, so the smallest step between rows */
-	for (i = 1; i < tl->n; i++) {
-		double d = tl->rows[i].v[REC_TL_TIME] - tl->rows[i - 1].v[REC_TL_TIME];
-
-		if (d > 0 && (!stepped || d < tl->bin_s))
-			tl->bin_s = d;
-		stepped |= d > 0;
+	frames_tl_close(&r);
+	if (rc) {
+		if (rc != -ENOMEM)
+			snprintf(err, errlen, "%s", r.err);
+		rec_timeline_free(tl);
+		return rc;
 	}
+	if (r.bin_ns)
+		tl->bin_s = (double)r.bin_ns / 1e9;
 	return 0;
 }
 

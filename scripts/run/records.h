@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* records.h: readers for what a point leaves in a host's folder: the monitor record
  * (monitor/samples.jsonl), the capture summary (capture.json), the traffic JSON lines, the
- * review JSON and its timeline. Unreadable values are n/a (valid = false), never 0.
+ * review JSON and its timeline. Unreadable values are n/a (valid = false), never 0; the
+ * timeline, whose lines are checked one by one, is read whole or refused with the line.
  */
 #ifndef PFCLAB_RUN_RECORDS_H
 #define PFCLAB_RUN_RECORDS_H
@@ -54,31 +55,34 @@ void rec_review_scan(json_object *rv, struct rec_review *r);
 /* From the file PATH: 0, -ENOENT absent or -EINVAL not a JSON object (r gives nothing). */
 int rec_review_read(const char *path, struct rec_review *r);
 
-/* review-timeline.csv (pfclab review --timeline BIN): one row per bin, its columns found
- * by name in the header: the bin's start (time_s, seconds on the host's clock), the frames
- * of each kind, and the paused time in the bin of priorities 0..7 and of 802.3x PAUSE
- * (paused_ns_prioN, paused_ns_pause; empty where review had no link speed to time them). */
+/* review-timeline.csv (pfclab review --timeline BIN): one row per bin, read through
+ * review's own reader (monitor/frames/timeline.h), which checks every line: the bin's
+ * start (time_s, seconds on the host's clock), the frames of each kind, and the paused
+ * time in the bin of priorities 0..7 and of 802.3x PAUSE (paused_ns_prioN,
+ * paused_ns_pause; empty where review had no link speed to time them). */
 enum {
 	REC_TL_TIME, REC_TL_PAUSE, REC_TL_PFC, REC_TL_CNP, REC_TL_CE,
 	REC_TL_PAUSED0,		/* then the paused time of priorities 1..7 and of PAUSE */
 };
 #define REC_TL_NPAUSED 9	/* priorities 0..7 and 802.3x PAUSE */
 #define REC_TL_N (REC_TL_PAUSED0 + REC_TL_NPAUSED)
-/* review refuses a timeline longer than this; rows past it are not read */
-#define REC_TL_MAX_ROWS (1u << 20)
 
 struct rec_tl_row {
 	double v[REC_TL_N];
-	bool have[REC_TL_N];	/* an empty, missing or unreadable field (not a finite number,
-				 * a negative count, a time past 64-bit nanoseconds): not known */
+	bool have[REC_TL_N];	/* false only for a paused time left empty: not known */
 };
 struct rec_timeline {
-	struct rec_tl_row *rows;	/* those with a time, in file order */
+	struct rec_tl_row *rows;	/* every row, in file (and time) order */
 	size_t n;
-	double bin_s;	/* the bin: the smallest step forward between rows; 0.01 when none */
+	double bin_s;	/* the file's bin (one row to the next); 0.01 with fewer than 2 rows */
 };
-/* 0 (rows that find no memory are left out), or -errno when PATH cannot be opened. */
-int rec_timeline_read(const char *path, struct rec_timeline *tl);
+/* The timeline at PATH, whole or not at all: 0 with every row in TL (none for a header
+ * alone). Otherwise TL holds nothing: -ENOENT no such file (ERR empty); -EINVAL not a
+ * regular file, no header of review's timeline or a malformed line, -EFBIG, -E2BIG, -EIO
+ * or another -errno as the reader gives them, and -ENOMEM; ERR (ERRLEN bytes) the
+ * reader's text, safe to show: "line 17: 14 fields where the header has 19" for a line,
+ * what is wrong ("not a regular file") for the file. */
+int rec_timeline_read(const char *path, struct rec_timeline *tl, char *err, size_t errlen);
 void rec_timeline_free(struct rec_timeline *tl);
 
 /* A traffic file's name, "traffic-<phase>-<client|server>-<peer>.jsonl" (the last role

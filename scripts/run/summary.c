@@ -185,16 +185,31 @@ static json_object *paused_by_phase(const struct rec_timeline *tl, const double 
 }
 
 /* The capture's timeline (review-timeline.csv) with each bin's start on the runner's
- * clock in *T (freed by the caller); false when there is none to place. */
-static bool timeline_placed(const char *hdir, const struct rep_time *rt, struct rec_timeline *tl,
-			    double **t)
+ * clock in *T (freed by the caller); false when there is none to place. A timeline that
+ * is there but cannot be read whole is not placed in part: NA (LEN bytes) names it as
+ * HREL (the host's folder in the results folder) gives it, with the line and why
+ * ("points/p000/rep0/a/review-timeline.csv line 17: 14 fields where the header has
+ * 19"); empty otherwise. */
+static bool timeline_placed(const char *hdir, const char *hrel, const struct rep_time *rt,
+			    struct rec_timeline *tl, double **t, char *na, size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[256], raw[PATH_MAX + 300];
+	int rc;
 
 	*t = NULL;
-	run_path(path, sizeof(path), "%s/review-timeline.csv", hdir);
-	if (!rt->have_t0 || !rec_json_len(rt->phases) || rec_timeline_read(path, tl))
+	na[0] = '\0';
+	if (!rt->have_t0 || !rec_json_len(rt->phases))
 		return false;
+	run_path(path, sizeof(path), "%s/review-timeline.csv", hdir);
+	rc = rec_timeline_read(path, tl, why, sizeof(why));
+	if (rc) {
+		if (rc != -ENOENT) {	/* absent: nothing to say, as for a point without capture */
+			run_path(raw, sizeof(raw), "%s/review-timeline.csv%s %s", hrel,
+				 strncmp(why, "line ", 5) ? ":" : "", why[0] ? why : strerror(-rc));
+			rec_text_clean(raw, strlen(raw), na, len);
+		}
+		return false;
+	}
 	*t = clock_timeline_s(tl, rt->mh, rt->t0);
 	if (!*t) {
 		rec_timeline_free(tl);
@@ -205,10 +220,10 @@ static bool timeline_placed(const char *hdir, const struct rep_time *rt, struct 
 
 /* The capture's frames on this host, from its review.json, into cap; what review says of
  * the capture's time order into RR (validity_warn's figures). */
-static void review_summary(const char *hdir, double dur, const struct rep_time *rt,
-			   json_object *cap, struct rec_review *rr)
+static void review_summary(const char *hdir, const char *hrel, double dur,
+			   const struct rep_time *rt, json_object *cap, struct rec_review *rr)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], na[512];
 	struct rec_timeline tl;
 	double *t = NULL;
 	bool placed;
@@ -223,7 +238,7 @@ static void review_summary(const char *hdir, double dur, const struct rep_time *
 		json_object_object_add(cap, "review", json_object_new_string("n/a: no review.json"));
 		return;
 	}
-	placed = timeline_placed(hdir, rt, &tl, &t);
+	placed = timeline_placed(hdir, hrel, rt, &tl, &t, na, sizeof(na));
 	pfc = json_object_new_object();
 	if ((kinds = rec_json_member(rv, "kinds", json_type_object))) {
 		json_object_object_add(cap, "pfc_frames", count_of(kinds, "pfc"));
@@ -279,6 +294,9 @@ static void review_summary(const char *hdir, double dur, const struct rep_time *
 		json_object_object_add(pfc, key, one);
 	}
 	json_object_object_add(cap, "pfc", pfc);
+	/* by_phase is null throughout: say why where the timeline is there but unusable */
+	if (na[0])
+		json_object_object_add(cap, "by_phase_na", json_object_new_string(na));
 	if (placed)
 		rec_timeline_free(&tl);
 	free(t);
@@ -315,9 +333,9 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 	free_list(files, nf);
 }
 
-static void host_summary(const char *hdir, const char *host, const char *gpu, double dur,
-			 const struct rep_time *rt, json_object *ho, json_object *tput,
-			 json_object *left, struct rec_review *rr)
+static void host_summary(const char *hdir, const char *hrel, const char *host,
+			 const char *gpu, double dur, const struct rep_time *rt, json_object *ho,
+			 json_object *tput, json_object *left, struct rec_review *rr)
 {
 	static const char *const names[] = {
 		"pfc.tx.prio0.frames", "pfc.tx.prio1.frames", "pfc.tx.prio2.frames", "pfc.tx.prio3.frames",
@@ -387,7 +405,7 @@ static void host_summary(const char *hdir, const char *host, const char *gpu, do
 	json_object_object_add(mon, "gpu_pcie", o);
 	json_object_object_add(ho, "counters", mon);
 
-	review_summary(hdir, dur, rt, cap, rr);
+	review_summary(hdir, hrel, dur, rt, cap, rr);
 	{
 		uint64_t drops;
 
@@ -660,6 +678,8 @@ static void text_rep(FILE *f, json_object *rep)
 			json_object_object_foreach(pfc, k2, e2)
 				text_by_phase(f, k2, rec_json_member(e2, "by_phase", json_type_object));
 		}
+		if ((x = rec_json_member(cap, "by_phase_na", json_type_string)))
+			fprintf(f, "      paused by phase n/a: %s\n", json_object_get_string(x));
 		text_time_order(f, cap);
 		fprintf(f, "      CNP            sent %s handled %s (counters), captured %s\n",
 			na_int(mon, "cnp_sent", b1, sizeof(b1)), na_int(mon, "cnp_handled", b2, sizeof(b2)),
@@ -750,10 +770,11 @@ static json_object *errors_of(json_object *st)
 	return out;
 }
 
-/* The repetitions of one point (folder ppath) into reps; the valid ones also into agg.
- * MAN: the run's manifest (the hosts' clocks), or NULL. */
+/* The repetitions of one point (folder ppath, named pname under points/) into reps; the
+ * valid ones also into agg. MAN: the run's manifest (the hosts' clocks), or NULL. */
 static void point_reps(const struct exp *e, json_object *man, const char *ppath,
-		       json_object *reps, json_object *agg, size_t *valid_n, size_t *total_n)
+		       const char *pname, json_object *reps, json_object *agg, size_t *valid_n,
+		       size_t *total_n)
 {
 	json_object *x;
 	char **rl;
@@ -798,14 +819,15 @@ static void point_reps(const struct exp *e, json_object *man, const char *ppath,
 		memset(&obs, 0, sizeof(obs));
 		for (h = 0; h < e->nhosts; h++) {
 			json_object *ho = json_object_new_object();
-			char hdir[PATH_MAX];
+			char hdir[PATH_MAX], hrel[PATH_MAX];
 			struct rec_review rr;
 
 			rt.mh = rec_json_member(rec_json_member(man, "hosts", json_type_object),
 						e->hosts[h].name, json_type_object);
 			run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
-			host_summary(hdir, e->hosts[h].name, e->hosts[h].gpu, dur, &rt, ho, tput, left,
-				     &rr);
+			run_path(hrel, sizeof(hrel), "points/%s/%s/%s", pname, rl[j], e->hosts[h].name);
+			host_summary(hdir, hrel, e->hosts[h].name, e->hosts[h].gpu, dur, &rt, ho, tput,
+				     left, &rr);
 			json_object_object_add(hosts, e->hosts[h].name, ho);
 			if (h < EXP_MAX_HOSTS)
 				validity_obs_review(&obs, h, &rr);
@@ -874,7 +896,7 @@ int summary_make(const char *dir, char *err, size_t errlen)
 				json_object_object_add(vals, e->sweep[j].name, json_object_new_string(ep.values[j]));
 			json_object_object_add(pj, "values", vals);
 		}
-		point_reps(e, man, ppath, reps, agg, &valid_n, &total_n);
+		point_reps(e, man, ppath, pts[i], reps, agg, &valid_n, &total_n);
 		json_object_object_add(pj, "repetitions", reps);
 		json_object_object_add(pj, "over_valid_repetitions", agg);
 		json_object_array_add(points, pj);

@@ -3,8 +3,9 @@
  * summary arithmetic on a small constructed results folder (monitor rates x intervals,
  * captured PFC per priority and paused share of the point and per phase, throughput from
  * traffic summaries, spread over repetitions, n/a where nothing was read); review's time
- * order and ECN figures and its timeline read as data; the error line of a failed process
- * and the failed processes in the summary.
+ * order and ECN figures read as data, its timeline read whole or refused with the line
+ * (and the summary saying so); the error line of a failed process and the failed
+ * processes in the summary.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/util.h"
@@ -443,14 +445,13 @@ static void test_validity_warn(void **state)
 	exp_free(e);
 }
 
-/* review.json's time order and ECN figures and the timeline, read as data: members of the
- * wrong type or out of range are absent, counts summed over files, filters that differ
- * "mixed", a share n/a with review's reason. */
+/* review.json's time order and ECN figures, read as data: members of the wrong type or
+ * out of range are absent, counts summed over files, filters that differ "mixed", a share
+ * n/a with review's reason. */
 static void test_records_review(void **state)
 {
 	char root[] = "/tmp/run-review-XXXXXX", path[600];
 	struct rec_review r;
-	struct rec_timeline tl;
 	json_object *o;
 
 	(void)state;
@@ -517,38 +518,113 @@ static void test_records_review(void **state)
 	assert_int_equal(rec_review_read(path, &r), 0);
 	assert_int_equal(r.late_frames, 4);
 
-	/* the timeline: columns by name; unreadable fields not known; rows without a time
-	 * left out; the bin the smallest step forward */
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
+/* review's timeline header up to paused_ns_pause, as every review has written it */
+#define TL_HEAD "time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid," \
+	"paused_ns_prio0,paused_ns_prio1,paused_ns_prio2,paused_ns_prio3,paused_ns_prio4," \
+	"paused_ns_prio5,paused_ns_prio6,paused_ns_prio7,paused_ns_pause"
+
+/* The timeline, read through review's own reader: a valid file exactly (times as the
+ * decimal in the file, counts, a paused time left empty not known, the file's bin); a
+ * malformed one refused whole with the reader's line and reason, nothing kept. */
+static void test_records_timeline(void **state)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		const char *err;
+	} bad[] = {
+		{ TL_HEAD "\n1.000000000,1,0,1,0,0,0,0,0,0,0,0,0,100,0,0,0,0,\n"
+		  "1.010000000,1,0,1,0,0,0,0,0,0,0,0,0,100\n", -EINVAL,
+		  "line 3: 14 fields where the header has 19" },
+		{ TL_HEAD "\n1.0,1,0,1e999,0,0,0,0,0,0,0,0,0,100,0,0,0,0,\n", -EINVAL,
+		  "line 2: pfc '1e999' is not a count" },
+		{ TL_HEAD "\n1.0,1,0,1,0,0,0,0,0,0,0,0,0,-5,0,0,0,0,\n", -EINVAL,
+		  "line 2: paused_ns_prio3 '-5' is not a count" },
+		{ TL_HEAD "\nabc,1,0,1,0,0,0,0,0,0,0,0,0,5,0,0,0,0,\n", -EINVAL,
+		  "line 2: time_s 'abc' is not seconds.nanoseconds" },
+		{ TL_HEAD "\n1.0,1,0,,0,0,0,0,0,0,0,0,0,5,0,0,0,0,\n", -EINVAL,
+		  "line 2: pfc is empty" },
+		{ TL_HEAD "\n1.0,1,0,1,0,0,0,0,0,0,0,0,0,x,0,0,0,0,\n", -EINVAL,
+		  "line 2: paused_ns_prio3 'x' is not a count" },
+		{ TL_HEAD "\n1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		  "1.5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		  "1.2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n", -EINVAL,
+		  "line 4: time_s 1.200000000 is not one bin (500ms) after the row before" },
+		{ TL_HEAD "\n1.5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		  "1.5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n", -EINVAL,
+		  "line 3: time_s does not step forward from the row before (review writes one "
+		  "row per bin, in order)" },
+		/* a header that lacks what review writes: not its timeline */
+		{ "time_s,frames,pfc,paused_ns_prio3,paused_ns_pause\n1.0,1,2,100,\n", -EINVAL,
+		  "line 1: no column 'pause' in the header: not a timeline of pfclab review" },
+		{ "", -EINVAL, "empty: no header line" },
+	};
+	char root[] = "/tmp/run-timeline-XXXXXX", path[600], err[256];
+	struct rec_timeline tl;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
 	snprintf(path, sizeof(path), "%s/t.csv", root);
+	/* a wall-clock time (past 2^53 ns, so no double holds it), an empty paused time, a
+	 * column added later, a CRLF line end */
 	put(root, "t.csv",
-	    "time_s,frames,pfc,paused_ns_prio3,paused_ns_prio9,paused_ns_prio3x,paused_ns_pause\n"
-	    "1.0,1,2,100,7,7,\n"
-	    "1.0,1,1e999,-5,7,7,5\n"
-	    "abc,1,1,1,1,1,1\n"
-	    ",1,1,1,1,1,1\n"
-	    "1e10,1,1,1,1,1,1\n"
-	    "1.5,1,3,200\n"
-	    "1.2,0,0,x,0,0,0,9,9,9\n");
-	assert_int_equal(rec_timeline_read(path, &tl), 0);
-	assert_int_equal(tl.n, 4);
-	assert_float_equal(tl.bin_s, 0.5, 1e-9);	/* 1.0 -> 1.5; 1.5 -> 1.2 is back */
-	assert_true(tl.rows[0].have[REC_TL_PFC]);
-	assert_float_equal(tl.rows[0].v[REC_TL_PAUSED0 + 3], 100, 0);
+	    TL_HEAD ",pfc_prio0,later\n"
+	    "1795700874.310000000,3,1,2,4,0,5,0,0,0,0,0,0,250000000,0,0,0,0,,0,x\n"
+	    "1795700874.320000000,0,0,0,0,0,0,0,0,0,0,0,0,18446744073709551615,0,0,0,0,7,0,\r\n");
+	assert_int_equal(rec_timeline_read(path, &tl, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(tl.n, 2);
+	assert_true(tl.bin_s == 0.01);	/* the file's bin, not a difference of doubles */
+	assert_true(tl.rows[0].have[REC_TL_TIME]);
+	assert_true(tl.rows[0].v[REC_TL_TIME] == strtod("1795700874.31", NULL));
+	assert_true(tl.rows[1].v[REC_TL_TIME] == strtod("1795700874.32", NULL));
+	assert_true(tl.rows[0].v[REC_TL_PAUSE] == 1 && tl.rows[0].have[REC_TL_PAUSE]);
+	assert_true(tl.rows[0].v[REC_TL_PFC] == 2 && tl.rows[0].have[REC_TL_PFC]);
+	assert_true(tl.rows[0].v[REC_TL_CNP] == 4 && tl.rows[0].have[REC_TL_CNP]);
+	assert_true(tl.rows[0].v[REC_TL_CE] == 5 && tl.rows[0].have[REC_TL_CE]);
+	assert_true(tl.rows[0].v[REC_TL_PAUSED0 + 3] == 250000000);
+	assert_true(tl.rows[0].have[REC_TL_PAUSED0 + 0]);		/* 0 is a time */
 	assert_false(tl.rows[0].have[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1]);	/* empty */
-	assert_false(tl.rows[1].have[REC_TL_PFC]);				/* 1e999 */
-	assert_false(tl.rows[1].have[REC_TL_PAUSED0 + 3]);			/* -5 */
-	assert_float_equal(tl.rows[1].v[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1], 5, 0);
-	assert_false(tl.rows[2].have[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1]);	/* missing */
-	assert_false(tl.rows[3].have[REC_TL_PAUSED0 + 3]);			/* x */
-	assert_false(tl.rows[3].have[REC_TL_CNP]);				/* no column */
+	assert_true(tl.rows[1].v[REC_TL_PAUSED0 + 3] == 18446744073709551615.0);
+	assert_true(tl.rows[1].v[REC_TL_PAUSED0 + REC_TL_NPAUSED - 1] == 7);
 	rec_timeline_free(&tl);
-	put(root, "t.csv", "");
-	assert_int_equal(rec_timeline_read(path, &tl), 0);
+	/* a header alone (no frame captured) and a single row: the bin is 10 ms */
+	put(root, "t.csv", TL_HEAD "\n");
+	assert_int_equal(rec_timeline_read(path, &tl, err, sizeof(err)), 0);
 	assert_int_equal(tl.n, 0);
-	assert_float_equal(tl.bin_s, 0.01, 0);
+	assert_true(tl.bin_s == 0.01);
 	rec_timeline_free(&tl);
+	put(root, "t.csv", TL_HEAD "\n2.5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+	assert_int_equal(rec_timeline_read(path, &tl, err, sizeof(err)), 0);
+	assert_int_equal(tl.n, 1);
+	assert_true(tl.bin_s == 0.01);
+	assert_true(tl.rows[0].v[REC_TL_TIME] == 2.5);
+	rec_timeline_free(&tl);
+	/* malformed: refused whole with the reader's text, never read in part */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int rc;
+
+		put(root, "t.csv", bad[i].text);
+		rc = rec_timeline_read(path, &tl, err, sizeof(err));
+		if (rc != bad[i].rc || strcmp(err, bad[i].err))
+			fail_msg("case %zu: rc %d '%s', want %d '%s'", i, rc, err, bad[i].rc, bad[i].err);
+		assert_null(tl.rows);
+		assert_int_equal(tl.n, 0);
+	}
+	/* a folder where the file belongs; no file at all (nothing to say) */
+	snprintf(path, sizeof(path), "%s/dir.csv", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(rec_timeline_read(path, &tl, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "not a regular file");
 	snprintf(path, sizeof(path), "%s/none.csv", root);
-	assert_int_equal(rec_timeline_read(path, &tl), -ENOENT);
+	assert_int_equal(rec_timeline_read(path, &tl, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "");
+	assert_int_equal(tl.n, 0);
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
 }
@@ -557,16 +633,16 @@ static void test_records_review(void **state)
  * per host the time-order figures and the CE share; per priority the paused share of the
  * point (labelled so in summary.txt) and per phase from the timeline, a bin across a
  * phase's edge shared by overlap; the warnings under the repetition, which stays valid. */
-static void test_summary_review(void **state)
+/* A results folder in root whose host a reviewed a capture with PFC on priority 3 and
+ * one 802.3x PAUSE, in phases a (0-1.25 s) and b (1.25-2.5 s); its timeline is the
+ * caller's. Time zero at 1 s on the runner's clock; host a's clock 0.25 s ahead. */
+static void review_folder(char *root)
 {
-	char root[] = "/tmp/run-sumrev-XXXXXX", path[900], d[600];
-	json_object *sum, *x;
+	char d[600];
 
-	(void)state;
 	results_root(root);
 	rep_folder(root, 0, 1.0, true);
 	snprintf(d, sizeof(d), "%s/points/p000/rep0", root);
-	/* time zero at 1 s on the runner's clock; host a's clock 0.25 s ahead (manifest) */
 	put(d, "status.json",
 	    "{\"finished\":true,\"valid\":true,\"reasons\":[],\"attempt\":0,\"t0_wall_ns\":1000000000,"
 	    "\"phases\":[{\"name\":null,\"start_s\":0,\"end_s\":1},{\"name\":\"c\",\"start_s\":0,\"end_s\":0},"
@@ -580,18 +656,32 @@ static void test_summary_review(void **state)
 	    "\"ecn_flows\":[{\"packets\":100,\"ce\":10,\"ce_share\":0.1},{\"packets\":300,\"ce\":30,\"ce_share\":0.1}],"
 	    "\"pause\":{\"priorities\":[{\"priority\":3,\"kind\":\"pfc\",\"frames\":12,\"xoff\":10,\"xon\":2,\"paused_s\":0.925},"
 	    "{\"priority\":\"all\",\"kind\":\"pause\",\"frames\":1,\"xoff\":1,\"xon\":0,\"paused_s\":null}]}}\n");
+}
+
+/* The summary of a capture whose time stepped back and whose pauses fall in two phases:
+ * per host the time-order figures and the CE share; per priority the paused share of the
+ * point (labelled so in summary.txt) and per phase from the timeline, a bin across a
+ * phase's edge shared by overlap; the warnings under the repetition, which stays valid. */
+static void test_summary_review(void **state)
+{
+	char root[] = "/tmp/run-sumrev-XXXXXX", path[900], d[600];
+	json_object *sum, *x;
+
+	(void)state;
+	review_folder(root);
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a", root);
 	/* bins of 0.5 s from 1.25 s on the host's clock; on the point's axis 0-0.5 (nothing), 0.5-1.0
 	 * (0.25 s, phase a), 1.0-1.5 (0.1 s, half in a and half in b), 1.5-2.0, 2.0-2.5
 	 * (0.075 s, b), 2.5-3.0 (0.5 s, after the point): a 0.3 s of 1.25, b 0.125 s of 1.25;
 	 * PAUSE never timed (no link speed): n/a per phase */
 	put(d, "review-timeline.csv",
-	    "time_s,frames,pause,pfc,cnp,roce,roce_ce,other,truncated,invalid,paused_ns_prio3,paused_ns_pause\n"
-	    "1.25,0,0,0,0,0,0,0,0,0,0,\n"
-	    "1.75,1,0,1,0,0,0,0,0,0,250000000,\n"
-	    "2.25,1,0,1,0,0,0,0,0,0,100000000,\n"
-	    "2.75,0,0,0,0,0,0,0,0,0,0,\n"
-	    "3.25,1,0,1,0,0,0,0,0,0,75000000,\n"
-	    "3.75,1,0,1,0,0,0,0,0,0,500000000,\n");
+	    TL_HEAD "\n"
+	    "1.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+	    "1.75,1,0,1,0,0,0,0,0,0,0,0,0,250000000,0,0,0,0,\n"
+	    "2.25,1,0,1,0,0,0,0,0,0,0,0,0,100000000,0,0,0,0,\n"
+	    "2.75,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+	    "3.25,1,0,1,0,0,0,0,0,0,0,0,0,75000000,0,0,0,0,\n"
+	    "3.75,1,0,1,0,0,0,0,0,0,0,0,0,500000000,0,0,0,0,\n");
 	sum = summarised(root);
 	x = get(sum, "points/0/repetitions/0/hosts/a/capture");
 	assert_int_equal(json_object_get_int(get(x, "reordered")), 452);
@@ -652,6 +742,63 @@ static void test_summary_review(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A timeline that is there but malformed is not used in part: the paused share per phase
+ * is n/a (null, never 0) with one line naming the file, its line and why; the point's
+ * figures from review.json stay. A missing timeline says nothing. */
+static void test_summary_bad_timeline(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *na;
+	} cases[] = {
+		{ TL_HEAD "\n"
+		  "1.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n"
+		  "1.75,1,0,1,0,0,0,0,0,0,0,0,0,250000000,0,0,0,0,\n"
+		  "2.25,1,0,1,0,0,0,0,0,0,0,0,0,100000000\n"
+		  "2.75,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\n",
+		  "points/p000/rep0/a/review-timeline.csv line 4: 14 fields where the header has 19" },
+		{ "", "points/p000/rep0/a/review-timeline.csv: empty: no header line" },
+	};
+	char root[] = "/tmp/run-sumtl-XXXXXX", path[600], d[600], line[1400];
+	json_object *sum, *x;
+	size_t i;
+
+	(void)state;
+	review_folder(root);
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a", root);
+	snprintf(path, sizeof(path), "%s/summary.txt", root);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		put(d, "review-timeline.csv", cases[i].text);
+		sum = summarised(root);
+		x = get(sum, "points/0/repetitions/0/hosts/a/capture");
+		assert_string_equal(json_object_get_string(get(x, "by_phase_na")), cases[i].na);
+		assert_non_null(get(x, "pfc/prio3"));
+		assert_null(get(x, "pfc/prio3/by_phase"));
+		assert_null(get(x, "pfc/pause/by_phase"));
+		assert_float_equal(json_object_get_double(get(x, "pfc/prio3/paused_share")), 0.37, 1e-9);
+		assert_null(get(sum, "points/0/repetitions/0/hosts/b/capture/by_phase_na"));
+		json_object_put(sum);
+		snprintf(line, sizeof(line), "      paused by phase n/a: %s", cases[i].na);
+		if (!has_line(path, line))
+			fail_msg("case %zu: summary.txt has no line '%s'", i, line);
+		snprintf(line, sizeof(line), "test \"$(grep -c '(by phase)$' %s)\" = 0", path);
+		assert_int_equal(system(line), 0);
+	}
+	/* no timeline: by_phase null as before, nothing said */
+	snprintf(line, sizeof(line), "%s/review-timeline.csv", d);
+	assert_int_equal(unlink(line), 0);
+	sum = summarised(root);
+	x = get(sum, "points/0/repetitions/0/hosts/a/capture");
+	assert_null(get(x, "by_phase_na"));
+	assert_false(json_object_object_get_ex(x, "by_phase_na", NULL));
+	assert_null(get(x, "pfc/prio3/by_phase"));
+	json_object_put(sum);
+	snprintf(line, sizeof(line), "test \"$(grep -c 'by phase' %s)\" = 0", path);
+	assert_int_equal(system(line), 0);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 /* host clock 2 s ahead at the start, 2.01 s at the end: a host time in the middle moves by
  * the interpolated offset; outside the run the nearest measured one applies */
 static void test_clock(void **state)
@@ -677,7 +824,9 @@ int main(void)
 		cmocka_unit_test(test_validity),
 		cmocka_unit_test(test_validity_warn),
 		cmocka_unit_test(test_records_review),
+		cmocka_unit_test(test_records_timeline),
 		cmocka_unit_test(test_summary_review),
+		cmocka_unit_test(test_summary_bad_timeline),
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_records_malformed),

@@ -4,8 +4,10 @@
  * record's samples.jsonl, a capture.json, a review.json, a review timeline CSV and a
  * traffic JSON-lines file, and each reader reads it. Nothing may crash, leak or overflow
  * (UBSan checks the conversions of numbers from the file), and a value it calls valid
- * must be a finite number (a count within int64, a share within 0..1).
+ * must be a finite number (a count within int64, a share within 0..1); a timeline is
+ * read whole, rows in time order, or refused with the reader's text and nothing kept.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,10 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rec_traffic t;
 	struct rec_review rv;
 	struct rec_timeline tl;
-	char path[320];
+	char path[320], err[256];
 	uint64_t drops;
 	double mean;
 	size_t i;
+	int rc;
 
 	if (!dir[0] && fuzz_dir(dir, sizeof(dir), "records"))
 		__builtin_trap();	/* no folder to work in */
@@ -58,16 +61,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    !memchr(rv.ce_share_na, 0, sizeof(rv.ce_share_na)))
 		__builtin_trap();
 	snprintf(path, sizeof(path), "%s/timeline.csv", dir);
-	if (!rec_timeline_read(path, &tl)) {
+	rc = rec_timeline_read(path, &tl, err, sizeof(err));
+	if (rc) {
+		/* refused whole, with the reader's text */
+		if (tl.rows || tl.n || !memchr(err, 0, sizeof(err)) || (rc != -ENOMEM && !err[0]))
+			__builtin_trap();
+	} else {
 		if (!(tl.bin_s > 0) || !isfinite(tl.bin_s))
 			__builtin_trap();
 		for (i = 0; i < tl.n; i++) {
 			size_t k;
 
-			if (!tl.rows[i].have[REC_TL_TIME])
+			if (!tl.rows[i].have[REC_TL_TIME] ||
+			    (i && !(tl.rows[i].v[REC_TL_TIME] >= tl.rows[i - 1].v[REC_TL_TIME])))
 				__builtin_trap();
 			for (k = 0; k < REC_TL_N; k++)
-				if (tl.rows[i].have[k] && !isfinite(tl.rows[i].v[k]))
+				if (tl.rows[i].have[k] && !(isfinite(tl.rows[i].v[k]) && tl.rows[i].v[k] >= 0))
 					__builtin_trap();
 		}
 		rec_timeline_free(&tl);
