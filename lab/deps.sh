@@ -14,7 +14,7 @@ PKGS=(
 	perftest tshark tcpdump iproute2 ethtool pciutils xz-utils
 	libyaml-dev libsodium-dev
 	openssh-server openssh-client slurmctld slurmd slurm-client munge
-	tmux valgrind python3
+	tmux valgrind python3 locales
 	btop
 )
 

@@ -85,6 +85,15 @@ run_units() { # $1 = folder of the binaries, $2 = label prefix
 }
 
 if want unit; then
+	# A comma-decimal locale for the checks that numbers are written with '.' whatever
+	# the locale (test_out_double): built from the locales package's sources into the
+	# build folder, which the test reaches through LOCPATH; the system's are not touched.
+	if command -v localedef >/dev/null && [ -e /usr/share/i18n/locales/de_DE ] &&
+		{ [ -e "$build/locale/de_DE.UTF-8/LC_NUMERIC" ] ||
+		  { mkdir -p "$build/locale" &&
+		    localedef -i de_DE -f UTF-8 "$build/locale/de_DE.UTF-8" >"$logs/localedef.log" 2>&1; }; }; then
+		PFCLAB_TEST_LOCPATH=$(cd "$build/locale" && pwd) && export PFCLAB_TEST_LOCPATH
+	fi
 	run_units "$build/tests" unit
 	run_units "$build/asan/tests" asan
 fi
