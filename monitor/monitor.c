@@ -172,7 +172,8 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			  "10ms, or the sampling interval up to 50ms when that is longer;\n"
 			  "then less often, up to 50ms, while one read costs over 0.05 ms\n"
 			  "of CPU (the driver spins: ~0.4 ms on an H100), to keep the\n"
-			  "reads within 1% of a core. A value given here is kept" },
+			  "reads within 0.5% of a core where 50ms allows (an H100's\n"
+			  "come to ~1% at 50ms). A value given here is kept" },
 		{ "frames", 0, OPT_STR, .dst = &o->frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
 		  .help = "also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
 			  "IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
@@ -300,12 +301,18 @@ static const char *col_name(const struct mon_ctx *x, const struct mon_col *c)
 /* "#12 3.000104s dt 10.021 ms (2 intervals missed: ...)", and the text note ("" when
  * none) before the line's end.
  */
+/* The text's " 3.000104s": the sample's time, seconds to the microsecond. */
+static void text_time(struct out *o, const struct mon_sample *s)
+{
+	out_text(o, " %" PRIu64 ".%06" PRIu64 "s", (uint64_t)(s->mono_ns / 1000000000ULL),
+		 (uint64_t)((s->mono_ns / 1000) % 1000000));
+}
+
 static void sample_head(struct out *o, const struct mon_sample *s, const char *note)
 {
 	out_uint(o, "seq", "#%" PRIu64, s->seq);
 	out_uint(o, "mono_ns", NULL, s->mono_ns);
-	out_text(o, " %" PRIu64 ".%06" PRIu64 "s", (uint64_t)(s->mono_ns / 1000000000ULL),
-		 (uint64_t)((s->mono_ns / 1000) % 1000000));
+	text_time(o, s);
 	out_uint(o, "wall_ns", NULL, s->wall_ns);
 	out_uint(o, "dt_ns", NULL, s->dt_ns);
 	out_text(o, " dt %.3f ms", s->dt_ns / 1e6);
@@ -412,12 +419,12 @@ static void text_quiet(struct mon_ctx *x, struct out *o, const struct mon_sample
 		return;
 	if (x->unshown == 1)
 		sample_head(o, s, ": no change");
-	else
-		out_text(o, "#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s: no change in the last %"
-			 PRIu64 " samples (%.3f s)\n", s->seq,
-			 (uint64_t)(s->mono_ns / 1000000000ULL),
-			 (uint64_t)((s->mono_ns / 1000) % 1000000), x->unshown,
-			 (double)(s->mono_ns - x->shown_ns) / 1e9);
+	else {
+		out_text(o, "#%" PRIu64, s->seq);
+		text_time(o, s);
+		out_text(o, ": no change in the last %" PRIu64 " samples (%.3f s)\n",
+			 x->unshown, (double)(s->mono_ns - x->shown_ns) / 1e9);
+	}
 	x->unshown = 0;
 	x->shown_ns = s->mono_ns;
 }
@@ -439,16 +446,16 @@ static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 		any = listed(x, &c[i], &s->v[i]);
 	out_begin(&o, x->o.json);
 	if (!o.json && s->seq == 1) {
-		out_text(&o, "#%" PRIu64 " %" PRIu64 ".%06" PRIu64 "s baseline: %zu values read; "
-			 "each interval lists those that change\n",
-			 s->seq, (uint64_t)(s->mono_ns / 1000000000ULL),
-			 (uint64_t)((s->mono_ns / 1000) % 1000000), baseline_read(x, s));
+		out_text(&o, "#%" PRIu64, s->seq);
+		text_time(&o, s);
+		out_text(&o, " baseline: %zu values read; each interval lists those that "
+			 "change\n", baseline_read(x, s));
 	} else if (any || o.json) {
 		sample_head(&o, s, "");
-	} else if (!s->gap_mask) {
-		text_quiet(x, &o, s, false);
 	}
-	if (o.json || s->seq == 1 || any || s->gap_mask) {	/* this sample has its lines */
+	if (!o.json && s->seq != 1 && !any && !s->gap_mask) {
+		text_quiet(x, &o, s, false);	/* nothing to list: said once a second */
+	} else {				/* this sample has its lines */
 		x->unshown = 0;
 		x->shown_ns = s->mono_ns;
 	}

@@ -45,6 +45,8 @@ struct mon_engine {
 	uint64_t t0_ns;
 	uint64_t ticks;		/* periods of the schedule passed (timer expirations) */
 	uint64_t end_ns;	/* 0: no end */
+	uint64_t end_before;	/* with an end: ticks before it (end_ns / interval) */
+	uint64_t end_tick;	/* and the first tick at or past it */
 	bool waited;		/* mon_engine_wait was called: no baseline any more */
 	bool end_armed;		/* the timer is the one-shot of the last tick */
 	bool ended;		/* the last tick was waited for */
@@ -351,6 +353,8 @@ int mon_engine_set_end(struct mon_engine *e, uint64_t end_ns)
 	if (e->tfd >= 0)
 		return -EBUSY;
 	e->end_ns = end_ns;
+	e->end_before = end_ns / e->cfg.interval_ns;
+	e->end_tick = e->end_before + (end_ns % e->cfg.interval_ns != 0);
 	return 0;
 }
 
@@ -361,9 +365,7 @@ bool mon_engine_ended(const struct mon_engine *e)
 
 int64_t mon_engine_wait(struct mon_engine *e)
 {
-	uint64_t exp, iv = e->cfg.interval_ns, missed;
-	/* the first tick at or past the end */
-	uint64_t last = e->end_ns / iv + (e->end_ns % iv != 0);
+	uint64_t exp, missed;
 	ssize_t n;
 
 	if (e->ended)
@@ -380,12 +382,12 @@ int64_t mon_engine_wait(struct mon_engine *e)
 	}
 	missed = exp - 1;
 	e->ticks += exp;
-	if (e->end_ns && e->ticks >= last) {
+	if (e->end_ns && e->ticks >= e->end_tick) {
 		/* at or past the end: this tick stands for it, and only the ticks before
 		 * it were missed */
-		missed -= e->ticks - last;
+		missed -= e->ticks - e->end_tick;
 		e->ended = true;
-	} else if (e->end_ns && e->ticks == e->end_ns / iv) {
+	} else if (e->end_ns && e->ticks == e->end_before) {
 		/* the end falls before the next tick: one more, exactly at the end */
 		struct itimerspec its = { .it_value = ns_timespec(e->t0_ns + e->end_ns) };
 
