@@ -195,7 +195,15 @@ def frame(t, src, p, q):
 # review feeds PAUSE/PFC and CNP frames to its summary in time order where the file
 # steps back (its reorder window, --reorder, 50 ms; every golden capture steps back by
 # less, the virtual lab ones by up to 5.3 ms), equal times in file order: a stable sort
-rows = sorted((line.rstrip("\n").split("\t") for line in sys.stdin), key=lambda f: ns(f[0]))
+rows = [line.rstrip("\n").split("\t") for line in sys.stdin]
+# the sort stands for the reorder window of review only where no step back reaches it
+back, top = 0, None
+for f in rows:
+    top = ns(f[0]) if top is None else max(top, ns(f[0]))
+    back = max(back, top - ns(f[0]))
+if back >= 50 * 10**6:
+    sys.exit("oracle: the file steps back by %d ns, past the 50 ms reorder window of review" % back)
+rows.sort(key=lambda f: ns(f[0]))
 for f in rows:
     t, wl, cl = ns(f[0]), int(f[1]), int(f[2])
     op, bth = f[4], f[15]
@@ -269,7 +277,7 @@ for f in "$tmp/built.pcap" "$PFCLAB_ROOT"/tests/golden/*/input.pcap; do
 	st=$(storm_of "$args")
 	o=$(oracle "$f" "${sp:-0}" "${st:-0.1}")
 	# shellcheck disable=SC2086 # (the report: a --timeline in args would replace it)
-	p=$("$PFCLAB" review --json ${args/--timeline [0-9a-z]*/} "$f" | shape)
+	p=$("$PFCLAB" review --json $(sed 's/--timeline [^ ]*//' <<<"$args") "$f" | shape)
 	d=$(compare "$o" "$p" 2>&1)
 	# the timeline's PFC frames per priority (pfc_prioN), summed over its rows
 	t=$("$PFCLAB" review --timeline 1s "$f" 2>/dev/null | python3 -c '

@@ -13,25 +13,27 @@ pcap=$PFCLAB_ROOT/tests/golden/cnp_qps/input.pcap
 want="writing standard output: No space left on device"
 ns=
 if [ "$(id -u)" -eq 0 ]; then setup_ns ns; fi
-while IFS='|' read -r name cmd; do
+# each row: name|who (the message's prefix: the front door's own output says "pfclab",
+# a command's "pfclab COMMAND")|command
+while IFS='|' read -r name who cmd; do
 	[[ $cmd == *'$ns'* && -z $ns ]] && { skip "$name > /dev/full" "needs root for a namespace"; continue; }
 	err=$(eval "$cmd" 2>&1 >/dev/full); rc=$?
-	if [ $rc -eq 1 ] && [ "$(grep -cE "^pfclab( [a-z]+)?: $want\$" <<<"$err")" -eq 1 ]; then
+	if [ $rc -eq 1 ] && [ "$(grep -cxF "$who: $want" <<<"$err")" -eq 1 ]; then
 		ok "$name > /dev/full: exit 1, '$want'"
 	else
 		fail "$name > /dev/full: exit 1, '$want'" "rc $rc: $(tail -n 2 <<<"$err" | tr '\n' ' ')"
 	fi
 done <<'EOF2'
---help|"$PFCLAB" --help
---version|"$PFCLAB" --version
-help help|"$PFCLAB" help help
-version|"$PFCLAB" version
-review|"$PFCLAB" review "$pcap"
-review --json|"$PFCLAB" review --json "$pcap"
-doctor --json|"$PFCLAB" doctor --json
-monitor --json|ip netns exec "$ns" "$PFCLAB" monitor -i lo -c 3 -I 10ms --sources link --json
-capture -j|ip netns exec "$ns" "$PFCLAB" capture -i lo -c 1 -D 100ms -j
-traffic --json|"$PFCLAB" traffic --check-mem host --json
+--help|pfclab|"$PFCLAB" --help
+--version|pfclab|"$PFCLAB" --version
+help help|pfclab|"$PFCLAB" help help
+version|pfclab version|"$PFCLAB" version
+review|pfclab review|"$PFCLAB" review "$pcap"
+review --json|pfclab review|"$PFCLAB" review --json "$pcap"
+doctor --json|pfclab doctor|"$PFCLAB" doctor --json
+monitor --json|pfclab monitor|ip netns exec "$ns" "$PFCLAB" monitor -i lo -c 3 -I 10ms --sources link --json
+capture -j|pfclab capture|ip netns exec "$ns" "$PFCLAB" capture -i lo -c 1 -D 100ms -j
+traffic --json|pfclab traffic|"$PFCLAB" traffic --check-mem host --json
 EOF2
 # monitor into a pipe closed after its first line: it stops at once, exit 1, one line
 if [ -n "$ns" ]; then
