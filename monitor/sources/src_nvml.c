@@ -313,38 +313,36 @@ static void tick_slow(struct nvml_priv *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* One round of the byte counters; with ADAPT, the cadence follows what a read costs. */
+static void tick_fast(struct nvml_priv *p, bool adapt)
+{
+	uint64_t c0, cost;
+
+	if (p->mode == PCIE_THROUGHPUT) {
+		tick_throughput(p);
+		return;
+	}
+	c0 = thread_cpu_now();
+	tick_fields(p);
+	cost = thread_cpu_now() - c0;
+	if (adapt && p->adaptive && p->rx.have) {
+		p->read_cost_ns = p->read_cost_ns ? (p->read_cost_ns * 7 + cost) / 8 : cost;
+		p->cadence_ns = src_nvml_cadence_adapt(p->read_cost_ns, p->base_ns,
+			src_nvml_cadence_max(p->rx.value_type, link_gen(p)));
+	}
+}
+
+/* The first round was read in nvml_init: each pass sleeps to the next round first. */
 static void *reader(void *arg)
 {
 	struct nvml_priv *p = arg;
 	uint64_t next = p->first_read_ns, last_slow = p->first_read_ns;
-	bool first = true;	/* that round was read in nvml_init: sleep first */
 
 	for (;;) {
 		struct timespec ts;
 		uint64_t now;
 		bool stop;
 
-		if (first) {
-			first = false;
-		} else if (p->mode != PCIE_THROUGHPUT) {
-			uint64_t c0 = thread_cpu_now(), cost;
-
-			tick_fields(p);
-			cost = thread_cpu_now() - c0;
-			if (p->adaptive && p->rx.have) {
-				p->read_cost_ns = p->read_cost_ns ?
-					(p->read_cost_ns * 7 + cost) / 8 : cost;
-				p->cadence_ns = src_nvml_cadence_adapt(p->read_cost_ns, p->base_ns,
-					src_nvml_cadence_max(p->rx.value_type, link_gen(p)));
-			}
-		} else {
-			tick_throughput(p);
-		}
-		now = time_mono_ns();
-		if (now - last_slow >= SLOW_PERIOD_NS) {
-			tick_slow(p);
-			last_slow = now;
-		}
 		/* Fixed cadence; after a late round, start again from now (no catch-up burst). */
 		next += p->cadence_ns;
 		now = time_mono_ns();
@@ -359,6 +357,12 @@ static void *reader(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (stop)
 			break;
+		tick_fast(p, true);
+		now = time_mono_ns();
+		if (now - last_slow >= SLOW_PERIOD_NS) {
+			tick_slow(p);
+			last_slow = now;
+		}
 	}
 	return NULL;
 }
@@ -516,10 +520,7 @@ static int nvml_init(struct mon_src *s)
 	/* A first round here, before the thread: the monitor's baseline sample, taken as soon
 	 * as the sources are open, has the GPU's values too. */
 	p->first_read_ns = time_mono_ns();
-	if (p->mode != PCIE_THROUGHPUT)
-		tick_fields(p);
-	else
-		tick_throughput(p);
+	tick_fast(p, false);
 	tick_slow(p);
 	if (pthread_create(&p->thr, NULL, reader, p)) {
 		snprintf(s->err, sizeof(s->err), "starting the NVML reader thread");
