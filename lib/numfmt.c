@@ -12,9 +12,13 @@
 
 #define MAX_DIGITS 12	/* decimals the quick way writes at most */
 
+/* 10^0 .. 10^17: decimals of the quick way (up to MAX_DIGITS) and exact decimal digits
+ * of a double (numfmt_shortest: up to 17). */
 static const uint64_t P10[] = {
 	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
 	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL,
 };
 
 /* Powers of ten as doubles, 1e-4 .. 1e9, for the exponent of %g. */
@@ -137,13 +141,7 @@ int numfmt_uint(char *buf, size_t n, uint64_t v)
 
 typedef unsigned __int128 u128;
 
-/* 10^0 .. 10^17 and 5^0 .. 5^26, for exact decimal digits of a double. */
-static const uint64_t POW10[] = {
-	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
-	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-	100000000000000000ULL,
-};
+/* 5^0 .. 5^26 (and P10 above), for exact decimal digits of a double. */
 static const uint64_t POW5[] = {
 	1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
 	9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
@@ -201,9 +199,9 @@ static int digits_exact(uint64_t m, int q, int p, int *e, uint64_t *out)
 			return -1;
 		num = (u128)(4 * m) * unit;
 		i = num / den;
-		if (i >= POW10[p])
+		if (i >= P10[p])
 			(*e)++;
-		else if (i < POW10[p - 1])
+		else if (i < P10[p - 1])
 			(*e)--;
 		else
 			break;
@@ -225,8 +223,8 @@ static size_t text_g(char *t, bool minus, uint64_t i, int p, int e)
 	char dg[17], *o = t;
 	int k, j, ae;
 
-	if (i == POW10[p]) {	/* 9.99..95 rounded up: 1 and the next exponent */
-		i = POW10[p - 1];
+	if (i == P10[p]) {	/* 9.99..95 rounded up: 1 and the next exponent */
+		i = P10[p - 1];
 		e++;
 	}
 	ae = e < 0 ? -e : e;

@@ -444,6 +444,14 @@ int out_stdout_gone(void)
 	return stdout_err;
 }
 
+int out_stdout_gone_every(uint64_t now_ns, uint64_t *next_ns)
+{
+	if (now_ns < *next_ns)
+		return 0;
+	*next_ns = now_ns + OUT_STDOUT_LOOK_NS;
+	return out_stdout_gone();
+}
+
 void out_stdout_failed(int err)
 {
 	if (!stdout_err && err < 0)

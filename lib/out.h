@@ -93,6 +93,13 @@ int out_stdout_check(void);
  * so that they stop when whoever started them has gone, as the others stop on a write.
  */
 int out_stdout_gone(void);
+/* out_stdout_gone, rate-limited for loops that call it on every turn: looks when now_ns
+ * (CLOCK_MONOTONIC) has reached *next_ns, then moves *next_ns to now_ns +
+ * OUT_STDOUT_LOOK_NS (start it at 0 to look on the first call). Returns
+ * out_stdout_gone's value when it looked, else 0.
+ */
+#define OUT_STDOUT_LOOK_NS 10000000ull	/* 10 ms */
+int out_stdout_gone_every(uint64_t now_ns, uint64_t *next_ns);
 /* Records err (-errno) as standard output's error when it was written past this layer
  * (a capture file written to "-" through its own buffer): out_stdout_check returns it,
  * where the stream itself may only say "an error" by then.

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/hw/sysfs.h"
+#include "lib/util.h"
 
 int hw_sysfs_read(const char *path, char *buf, size_t size)
 {
@@ -55,7 +56,7 @@ int hw_netdev_speed_bps(const char *name, uint64_t *bps)
 	long mbps = -1;
 	int rc;
 
-	if (!*name || strchr(name, '/'))
+	if (!pfc_ifname_valid(name))	/* no such interface can exist: no path built */
 		return -ENODEV;
 	rc = hw_sysfs_readf(v, sizeof(v), "/sys/class/net/%s/speed", name);
 	if (rc == -ENOENT || rc == -ENAMETOOLONG)

@@ -118,9 +118,6 @@ static int render_summary(FILE *f, const struct frames_cap *cap, bool json, doub
 	return out_end_report(&o);
 }
 
-/* How often the capture loop looks whether standard output's reader has gone. */
-#define LOOK_NS 10000000ull
-
 /* Wake at least every 50 ms, and in time for the next time-based rotation. */
 static int poll_ms(const struct frames_cap *cap, uint64_t now)
 {
@@ -357,10 +354,7 @@ int capture_main(int argc, char **argv)
 		/* Whoever reads standard output has gone (a closed pipe, a dropped session):
 		 * nothing written there later would arrive, so stop as on Ctrl-C, which
 		 * finishes the file. Looked at without writing: the summary comes last. */
-		if (now >= look) {
-			gone = out_stdout_gone() != 0;
-			look = now + LOOK_NS;
-		}
+		gone = out_stdout_gone_every(now, &look) != 0;
 		/* Checked before a live line is due too: when the run ends now, the summary's
 		 * first line is that line (-D 1s printed the 1.0 s counts twice). */
 		if (stop || gone || cap.full || (duration && now - t0 >= duration) ||
@@ -372,11 +366,14 @@ int capture_main(int argc, char **argv)
 		}
 		rc = frames_cap_poll(&cap, poll_ms(&cap, now));
 		if (rc < 0) {
-			/* with -w - a failed write is standard output's: the front door says it */
-			if (to_stdout && cap.err)
+			/* With -w - a failed write is standard output's: the front door says it,
+			 * once. The run still ends as promised: the kernel's queue drained and
+			 * counted, the final counts on stderr, exit 1 (rc = cap.err below). */
+			if (to_stdout && cap.err) {
 				out_stdout_failed(cap.err);
-			else
-				pfc_err("%s", cap.errmsg[0] ? cap.errmsg : strerror(-rc));
+				break;
+			}
+			pfc_err("%s", cap.errmsg[0] ? cap.errmsg : strerror(-rc));
 			frames_cap_close(&cap);
 			return 1;
 		}

@@ -34,14 +34,6 @@ static void on_signal(int sig)
 	inject_stop = 1;
 }
 
-bool inject_stdout_gone(uint64_t now, uint64_t *look)
-{
-	if (now < *look)
-		return false;
-	*look = now + INJECT_LOOK_NS;
-	return out_stdout_gone() != 0;
-}
-
 static int parse_mac(const char *s, uint8_t mac[6])
 {
 	unsigned v[6];
@@ -314,13 +306,13 @@ static int run_send(const struct inject_opts *o)
 		if (now >= deadline)
 			break;
 		/* whoever started inject has gone (a closed pipe): stop sending */
-		gone = inject_stdout_gone(now, &look);
+		gone = out_stdout_gone_every(now, &look) != 0;
 		if (gone)
 			break;
 		if (o->rate) {
 			uint64_t due = t0 + (uint64_t)((unsigned __int128)i * 1000000000ull / o->rate);
 
-			if (due > now + INJECT_LOOK_NS) {	/* a long wait: looked on the way */
+			if (due > now + OUT_STDOUT_LOOK_NS) {	/* a long wait: looked on the way */
 				struct timespec ts = ns_timespec(look);
 
 				clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
@@ -375,7 +367,7 @@ static int run_send(const struct inject_opts *o)
 		uint64_t now;
 
 		while (!inject_stop && (now = time_mono_ns()) < deadline &&
-		       !(gone = inject_stdout_gone(now, &look))) {
+		       !(gone = out_stdout_gone_every(now, &look) != 0)) {
 			struct timespec ts = ns_timespec(look < deadline ? look : deadline);
 
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
@@ -696,9 +688,9 @@ static int check_scopes(enum inject_kind k, bool writing)
 	return 0;
 }
 
-/* -q gave the pause quanta before it was --quiet: "-q5", or a number where the KIND goes
- * after -q, is such a quanta. Says so and returns true. */
-static bool old_quanta(int argc, char **argv, int first)
+/* -q gave the pause quanta before it was --quiet. Before parsing: "-q5" (before any
+ * "--") is such a quanta. Says so and returns true. */
+static bool old_quanta_arg(int argc, char **argv)
 {
 	uint64_t q;
 	int i;
@@ -710,7 +702,17 @@ static bool old_quanta(int argc, char **argv, int first)
 				"--quanta %s", argv[i], argv[i] + 2);
 			return true;
 		}
-	if (first < 0 || !ia.o.quiet)
+	return false;
+}
+
+/* After parsing, with -q given: a number among the operands (from first on), where the
+ * KIND goes after -q, is such a quanta. Says so and returns true. */
+static bool old_quanta_operand(int argc, char **argv, int first)
+{
+	uint64_t q;
+	int i;
+
+	if (!ia.o.quiet)
 		return false;
 	for (i = first; i < argc; i++)
 		if (!parse_u64(argv[i], 0, UINT64_MAX, &q)) {
@@ -743,7 +745,7 @@ static int inject_parse(int argc, char **argv)
 	ia.cnp_dscp = d->cnp_dscp;
 	ia.sport = d->roce.sport;
 	ia.len = d->roce.payload;
-	if (old_quanta(argc, argv, -1))
+	if (old_quanta_arg(argc, argv))
 		return OPT_USAGE;
 	first = opt_parse(&inject_cmd, argc, argv);
 	if (first < 0)
@@ -760,7 +762,7 @@ static int inject_parse(int argc, char **argv)
 		ia.o.peer_qp = (int64_t)ia.peer_qp;
 	ia.o.have_src_mac = opt_given(&inject_cmd, "src-mac");
 	ia.o.have_dst_mac = opt_given(&inject_cmd, "dst-mac");
-	if (old_quanta(argc, argv, first))
+	if (old_quanta_operand(argc, argv, first))
 		return OPT_USAGE;
 	if (first != argc - 1) {
 		pfc_err("give exactly one KIND (pause, pfc, cnp, roce, cnp-on-ce, pfc-on-backlog);"

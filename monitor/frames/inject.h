@@ -54,11 +54,4 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o);
 /* Set by SIGINT/SIGTERM: reactive loops end and print their counts. */
 extern volatile int inject_stop;
 
-/* Whether standard output's reader has gone (a closed pipe: lib/out.h's out_stdout_gone),
- * looked at when now reaches *look and then every 10 ms (*look is moved on). A run that
- * finds it stops sending at once and returns 1; the front door says why, once.
- */
-#define INJECT_LOOK_NS 10000000ull
-bool inject_stdout_gone(uint64_t now, uint64_t *look);
-
 #endif

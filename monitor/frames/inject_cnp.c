@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/out.h"
 #include "lib/util.h"
 #include "monitor/frames/craft.h"
 #include "monitor/frames/decode.h"
@@ -191,7 +192,7 @@ int inject_cnp_on_ce_run(const struct inject_opts *o)
 	t0 = time_mono_ns();
 	deadline = o->duration_ns ? t0 + o->duration_ns : UINT64_MAX;
 	while (!inject_stop && (now = time_mono_ns()) < deadline &&
-	       !(gone = inject_stdout_gone(now, &look))) {
+	       !(gone = out_stdout_gone_every(now, &look) != 0)) {
 		struct pollfd pfd = { .fd = pcap_get_selectable_fd(pc), .events = POLLIN };
 
 		poll(&pfd, 1, 50);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/out.h"
 #include "lib/rd.h"
 #include "lib/util.h"
 #include "monitor/frames/craft.h"
@@ -161,7 +162,7 @@ int inject_pfc_on_backlog_run(const struct inject_opts *o)
 
 		if (now >= deadline)
 			break;
-		gone = inject_stdout_gone(now, &look);
+		gone = out_stdout_gone_every(now, &look) != 0;
 		if (gone)
 			break;	/* whoever started it has gone: XON below, then exit 1 */
 		if (now < next) {

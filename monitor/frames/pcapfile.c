@@ -220,9 +220,6 @@ static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
 	if (frac >= 1000000000u / pr->ifs[0].ts_mul)
 		pr->bad_frac++; /* counted; the time is still sec + frac as written */
 	rec->ts_ns = (uint64_t)sec * 1000000000ull + (uint64_t)frac * pr->ifs[0].ts_mul;
-	if (rec->ts_ns < pr->last_ts[0])
-		pr->backwards++;
-	pr->last_ts[0] = rec->ts_ns;
 	rec->ifidx = 0;
 	rec->ifc = &pr->ifs[0];
 	return 1;
@@ -325,9 +322,6 @@ static uint64_t ts_to_ns(struct pcapf_reader *pr, unsigned ifidx, uint64_t ts)
 		pr->ts_overflow++;
 		ns = UINT64_MAX;
 	}
-	if ((uint64_t)ns < pr->last_ts[ifidx])
-		pr->backwards++;
-	pr->last_ts[ifidx] = (uint64_t)ns;
 	return (uint64_t)ns;
 }
 
@@ -375,7 +369,6 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 				return fail(pr, "section header with an unknown byte-order magic");
 			pr->nifs = 0;
 			pr->sections++;
-			memset(pr->last_ts, 0, sizeof(pr->last_ts)); /* new interfaces, new clocks */
 		} else if (pr->le) {
 			type = __builtin_bswap32(type);
 		}

@@ -42,11 +42,8 @@ struct pcapf_reader {
 	int read_err;     /* -errno of a failed read() */
 	/* Records whose timestamps cannot be right, counted for one warning per file. */
 	uint64_t bad_frac;   /* pcap: fraction >= 1 s (us >= 1e6, ns >= 1e9) */
-	uint64_t backwards;  /* earlier than the record before it (same interface); review
-			      * counts steps back against the newest time itself (reorder.h) */
 	uint64_t ts_overflow;/* pcapng: timestamp * if_tsresol beyond 64-bit ns */
 	uint64_t bad_tsresol;/* pcapng: interfaces with an if_tsresol beyond 10^-19 s or 2^-63 s */
-	uint64_t last_ts[PCAPF_MAX_IFS];
 	bool cut_short;   /* the file ends inside a record */
 	bool ng;
 	bool le;          /* byte order of the current section / file */
