@@ -169,24 +169,31 @@ struct unit {
 	uint64_t mult;
 };
 
+/* The multiplier of the unit NAME (any case) in UNITS: 0, or -EINVAL for no such unit. */
+static int unit_find(const char *name, const struct unit *units, size_t n, uint64_t *mult)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcasecmp(name, units[i].name)) {
+			*mult = units[i].mult;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int parse_with_units(const char *s, const struct unit *units, size_t n,
 			    uint64_t dflt_mult, uint64_t min, uint64_t max, uint64_t *out)
 {
 	const char *end;
 	uint64_t v, mult = dflt_mult;
-	size_t i;
 	int rc = parse_num(s, &v, &end);
 
 	if (rc)
 		return rc;
-	if (*end) {
-		for (i = 0; i < n; i++)
-			if (!strcasecmp(end, units[i].name))
-				break;
-		if (i == n)
-			return -EINVAL;
-		mult = units[i].mult;
-	}
+	if (*end && unit_find(end, units, n, &mult))
+		return -EINVAL;
 	if (mult && v > UINT64_MAX / mult)
 		return -ERANGE;
 	v *= mult;
@@ -256,7 +263,7 @@ int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t 
 {
 	const char *p = s, *frac = NULL;
 	uint64_t whole = 0, mult = 1000000000ULL, part = 0, v;
-	size_t i, nfrac = 0;
+	size_t nfrac = 0;
 	bool big = false;
 	int rc;
 
@@ -278,14 +285,8 @@ int parse_duration_ns(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t 
 		while (nfrac && frac[nfrac - 1] == '0')
 			nfrac--;
 	}
-	if (*p) {
-		for (i = 0; i < ARRAY_SIZE(dur_units); i++)
-			if (!strcasecmp(p, dur_units[i].name))
-				break;
-		if (i == ARRAY_SIZE(dur_units))
-			return -EINVAL;
-		mult = dur_units[i].mult;
-	}
+	if (*p && unit_find(p, dur_units, ARRAY_SIZE(dur_units), &mult))
+		return -EINVAL;
 	rc = dur_fraction(frac, nfrac, mult, &part);
 	if (rc == -EDOM)
 		return rc;

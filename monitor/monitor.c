@@ -178,7 +178,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "also capture PAUSE/PFC, CNP and CE-marked RoCEv2 frames on\n"
 			  "IFACE (default: the -i interface; mlx5_0-style RDMA sniffer\n"
 			  "names work) and count them per interval beside the counters" },
-		{ "interval", 'I', OPT_DUR, 100000ULL, 3600000000000ULL, &o->interval_ns,
+		{ "interval", 'I', OPT_DUR, MON_INTERVAL_MIN_NS, MON_INTERVAL_MAX_NS, &o->interval_ns,
 		  .arg = "DUR", .help = "sampling interval, 100us to 1h (default 1s): 500us, 10ms,\n"
 					"1.5s" },
 		{ "count", 'c', OPT_U64, 1, UINT64_MAX, &o->count, .arg = "N",

@@ -53,6 +53,11 @@ const char *frames_tl_name(int c);
  */
 bool frames_tl_write(FILE *f, const struct frames_stats *st);
 
+/* The bin `pfclab run` has review cut each capture's timeline into (review --timeline,
+ * the text fmt_duration_ns makes of it: "10ms"), and the bin a reader of the runner's
+ * timelines takes where a file has too few rows to tell its own. */
+#define FRAMES_TL_RUN_BIN_NS 10000000ULL
+
 /* Reading one back. Every line is checked: field count equal to the header's, counts
  * in decimal digits within 64 bits, an empty field only in a paused_ns column, time_s
  * one bin after the row before. A reader that failed stays failed.

@@ -20,9 +20,6 @@
 #include "monitor/frames/timeline.h"
 #include "monitor/top/replay_cap.h"
 
-/* A bin when the timeline has a single row: the runner's (pfclab review --timeline 10ms). */
-#define RUN_BIN_NS 10000000ull
-
 #define MAX_TOT 12	/* PFC per priority, PAUSE, CNP, CE-marked RoCEv2 */
 
 /* The timeline's columns put on the samples, and the metric each one is (the metrics a
@@ -247,8 +244,9 @@ static int tl_load(struct top_rcap *c, const char *path, const char *shown,
 		pending = true;
 		cur ^= 1;
 	}
+	/* r.bin_ns is 0 for a timeline of a single row: the runner's bin then */
 	if (!rc && pending)
-		bin_place(c, s, nrow, &p, run, &row[cur ^ 1], r.bin_ns ? r.bin_ns : RUN_BIN_NS);
+		bin_place(c, s, nrow, &p, run, &row[cur ^ 1], r.bin_ns ? r.bin_ns : FRAMES_TL_RUN_BIN_NS);
 	for (; p < nrow; p++)
 		memcpy(c->cum + s[p].k * NTL, run, sizeof(run));
 	frames_tl_close(&r);
@@ -259,7 +257,7 @@ static int tl_load(struct top_rcap *c, const char *path, const char *shown,
 	}
 	if (!r.rows)
 		return 1;	/* a header alone: the capture kept no frame */
-	c->bin_ns = r.bin_ns ? r.bin_ns : RUN_BIN_NS;
+	c->bin_ns = r.bin_ns ? r.bin_ns : FRAMES_TL_RUN_BIN_NS;
 	c->pfc_total = run[NTL - 1];
 	/* rows 0 .. rows - 1 were checked to fit 64 bits; the end of the last may not */
 	end = r.t0 + (r.rows - 1) * c->bin_ns;

@@ -4,7 +4,6 @@
  * delay), and host timestamps moved onto the runner's time axis.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +106,6 @@ double *clock_timeline_s(const struct rec_timeline *tl, const json_object *mh, i
 	size_t i;
 
 	for (i = 0; t && i < tl->n; i++)
-		t[i] = ((double)clock_to_runner(mh, (int64_t)llround(tl->rows[i].v[REC_TL_TIME] * 1e9)) -
-			(double)t0_ns) / 1e9;
+		t[i] = ((double)clock_to_runner(mh, (int64_t)tl->rows[i].t_ns) - (double)t0_ns) / 1e9;
 	return t;
 }

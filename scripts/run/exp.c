@@ -17,14 +17,14 @@
 #include "lib/util.h"
 #include "monitor/frames/capture_engine.h"
 #include "monitor/frames/review.h"
+#include "monitor/monitor.h"
 #include "traffic/opts.h"
 
-/* pfclab monitor --interval's range (its option table in monitor/monitor.c). */
-#define MON_INTERVAL_MIN_NS 100000ull
-#define MON_INTERVAL_MAX_NS 3600000000000ull
+/* pfclab monitor --interval's range (MON_INTERVAL_MIN_NS..MAX_NS), in words. */
 #define MON_INTERVAL_WANT "a duration from 100us to 1h (e.g. 500us, 10ms, 30s)"
 /* How long a phase may last. */
-#define PHASE_MAX_NS (7 * 24 * 3600ull * 1000000000ull)
+#define PHASE_MAX_DAYS 7ull
+#define PHASE_MAX_NS (PHASE_MAX_DAYS * 24 * 3600ull * 1000000000ull)
 
 struct pctx {
 	const struct exp *e;
@@ -236,24 +236,23 @@ static int get_uint(struct pctx *c, const struct ynode *n, const char *key, uint
 	return rc;
 }
 
-static int get_dur(struct pctx *c, const struct ynode *n, const char *key, uint64_t min_ns,
-		   char **str, uint64_t *ns)
+static int get_dur(struct pctx *c, const struct ynode *n, const char *key, uint64_t *ns)
 {
 	char *s;
 	int rc = get_str(c, n, key, &s);
 
 	if (rc)
 		return rc;
-	if (parse_duration_ns(s, min_ns, PHASE_MAX_NS, ns)) {
+	rc = parse_duration_ns(s, 0, PHASE_MAX_NS, ns);
+	if (rc == -ERANGE)
+		rc = perr(c, n->line, key, "'%s' is longer than %llu days", s,
+			  (unsigned long long)PHASE_MAX_DAYS);
+	else if (rc == -EDOM)
+		rc = perr(c, n->line, key, "'%s' is not a whole number of nanoseconds", s);
+	else if (rc)
 		rc = perr(c, n->line, key, "'%s' is not a duration; give e.g. 500ms, 10s or 2m", s);
-		free(s);
-		return rc;
-	}
-	if (str)
-		*str = s;
-	else
-		free(s);
-	return 0;
+	free(s);
+	return rc;
 }
 
 /* A scalar or a list of scalars into a string array. */
@@ -1008,7 +1007,7 @@ static int parse_phase(struct pctx *c, const struct ynode *m, size_t idx, struct
 		if (ph->has_traffic)
 			return perr(c, v->line, k, "a traffic phase lasts as long as its traffic; "
 				    "set traffic.duration instead");
-		rc = get_dur(c, v, k, 0, NULL, &ph->duration_ns);
+		rc = get_dur(c, v, k, &ph->duration_ns);
 		if (rc)
 			return rc;
 	}

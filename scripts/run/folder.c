@@ -22,6 +22,21 @@ static const char *const run_marks[] = { "manifest.json", "experiment.yaml", "ru
 static const char *const run_files[] = { "manifest.json", "experiment.yaml", "run.log", "points",
 					 "summary.json", "summary.txt", "plots" };
 
+bool run_rep_finished(const char *repdir)
+{
+	char path[PATH_MAX];
+	json_object *st, *f;
+	bool done;
+
+	if (run_path(path, sizeof(path), "%s/status.json", repdir))
+		return false;
+	st = json_object_from_file(path);
+	f = rec_json_member(st, "finished", json_type_boolean);
+	done = f && json_object_get_boolean(f);
+	json_object_put(st);
+	return done;
+}
+
 /* Repetition folders under DIR/points (repN, not the repN.failedK kept beside) and how
  * many of them say "finished": true. */
 static void count_reps(const char *dir, unsigned *reps, unsigned *finished)
@@ -41,19 +56,13 @@ static void count_reps(const char *dir, unsigned *reps, unsigned *finished)
 		    run_path(path, sizeof(path), "%s/points/%s", dir, p->d_name) || !(rd = opendir(path)))
 			continue;
 		while ((r = readdir(rd))) {
-			json_object *st, *f;
-			char sp[PATH_MAX];
+			char rp[PATH_MAX];
 
 			if (!run_is_rep(r->d_name))
 				continue;
 			(*reps)++;
-			if (run_path(sp, sizeof(sp), "%s/%s/status.json", path, r->d_name))
-				continue;
-			st = json_object_from_file(sp);
-			f = rec_json_member(st, "finished", json_type_boolean);
-			if (f && json_object_get_boolean(f))
+			if (!run_path(rp, sizeof(rp), "%s/%s", path, r->d_name) && run_rep_finished(rp))
 				(*finished)++;
-			json_object_put(st);
 		}
 		closedir(rd);
 	}

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cpoint.h"
+#include "lib/util.h"
+#include "monitor/frames/timeline.h"
 #include "run.h"
 
 const char *plan_role_name(enum plan_role r)
@@ -475,8 +477,9 @@ int plan_print(struct run_ctx *c, FILE *f)
 {
 	const struct exp *e = c->e;
 	size_t np = exp_point_count(e), i, h, k, j;
-	char err[EXP_ERR_LEN], dir[1024];
+	char err[EXP_ERR_LEN], dir[1024], bin[32];
 
+	fmt_duration_ns(FRAMES_TL_RUN_BIN_NS, bin, sizeof(bin));
 	fprintf(f, "# pfclab run --dry-run: %s, launcher %s, %zu point%s x %u repetition%s, retries %u\n",
 		e->name, c->lops->name, np, np == 1 ? "" : "s", e->reps, e->reps == 1 ? "" : "s",
 		e->retries);
@@ -535,7 +538,8 @@ int plan_print(struct run_ctx *c, FILE *f)
 		if (!c->lops->writes_results)
 			fprintf(f, "  copy each host's folder back (tar over the launcher)\n");
 		fprintf(f, "  review, on this host: %s review --json capture.pcapng > review.json; "
-			"%s review --timeline 10ms capture.pcapng > review-timeline.csv\n", c->self, c->self);
+			"%s review --timeline %s capture.pcapng > review-timeline.csv\n", c->self, c->self,
+			bin);
 		plan_free(&pl);
 		exp_point_free(&p);
 	}

@@ -177,17 +177,17 @@ static const struct { int c, panel; const char *what; } tl_counts[] = {
  * timeline covers it from the first frame to the last: there were none outside), at the
  * bin's middle. Frame counts: bins without frames are left out (the points show when
  * frames came). Paused share: for each priority that was paused at all over the capture. */
+/* BIN: W (seconds) as text, for the series' names */
 static void tl_flush(struct panel *p, const char *host, const struct tl_acc *a, double w,
-		     const bool *paused_any)
+		     const char *bin, const bool *paused_any)
 {
-	char name[200], bin[32];
+	char name[200];
 	double mid = a->start + w / 2;
 	struct series *s;
 	size_t k;
 
 	if (!a->rows)
 		return;
-	fmt_duration_ns((uint64_t)llround(w * 1e9), bin, sizeof(bin));
 	for (k = 0; k < ARRAY_SIZE(tl_counts); k++) {
 		if (!a->have[tl_counts[k].c] || !(a->sum[tl_counts[k].c] > 0))
 			continue;
@@ -219,6 +219,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 	bool any[REC_TL_NPAUSED] = { false };
 	struct tl_acc a;
 	double *t, w;
+	char bin[32];
 	size_t i, k;
 
 	/* one that cannot be read whole is left out, as a missing one: the summary names
@@ -236,6 +237,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 			any[k] |= tl.rows[i].have[REC_TL_PAUSED0 + k] &&
 				  tl.rows[i].v[REC_TL_PAUSED0 + k] > 0;
 	w = plot_bin(tl.bin_s, t[tl.n - 1] - t[0] + tl.bin_s);
+	fmt_duration_ns((uint64_t)llround(w * 1e9), bin, sizeof(bin));
 	memset(&a, 0, sizeof(a));
 	a.start = floor(t[0] / w) * w;
 	for (i = 0; i < tl.n; i++) {
@@ -243,7 +245,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 		double start = floor(t[i] / w) * w;
 
 		if (start != a.start) {	/* rows are in time order; a step back starts a bin too */
-			tl_flush(p, host, &a, w, any);
+			tl_flush(p, host, &a, w, bin, any);
 			memset(&a, 0, sizeof(a));
 			a.start = start;
 		}
@@ -254,7 +256,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 				a.have[k] = true;
 			}
 	}
-	tl_flush(p, host, &a, w, any);
+	tl_flush(p, host, &a, w, bin, any);
 	free(t);
 	rec_timeline_free(&tl);
 }

@@ -348,10 +348,8 @@ static void review_flows(json_object *flows, struct rec_review *r)
 	if (!n)
 		snprintf(r->ce_share_na, sizeof(r->ce_share_na), "no RoCEv2 packets captured");
 	r->share_valid = share_ok && n && share_pk > 0 && share_pk < 9.2e18;
-	if (r->share_valid) {
-		r->packets = (uint64_t)share_pk;
+	if (r->share_valid)
 		r->ce_share = share_ce / share_pk;
-	}
 }
 
 void rec_review_scan(json_object *rv, struct rec_review *r)
@@ -403,6 +401,7 @@ static void tl_row_put(struct rec_tl_row *o, const struct frames_tl_row *row)
 
 	_Static_assert(REC_TL_NPAUSED == FRAMES_NPRIO, "a paused time per priority and PAUSE");
 	memset(o, 0, sizeof(*o));
+	o->t_ns = row->t_ns;
 	o->v[REC_TL_TIME] = tl_seconds(row->t_ns);
 	o->have[REC_TL_TIME] = true;
 	for (k = REC_TL_TIME + 1; k < REC_TL_N; k++) {
@@ -423,7 +422,7 @@ int rec_timeline_read(const char *path, struct rec_timeline *tl, char *err, size
 	int rc;
 
 	memset(tl, 0, sizeof(*tl));
-	tl->bin_s = 0.01;
+	tl->bin_s = (double)FRAMES_TL_RUN_BIN_NS / 1e9;
 	snprintf(err, errlen, "%s", "");
 	rc = frames_tl_open(&r, path);
 	if (rc) {

@@ -44,7 +44,7 @@ struct rec_review {
 	bool reordered_valid, late_valid, bad_ts_valid, backstep_valid;
 	char ecn_filter[16];
 	bool has_flows;		/* ecn_flows[] is there (else ce is n/a) */
-	uint64_t ce, packets;
+	uint64_t ce;
 	bool ce_valid;
 	double ce_share;
 	bool share_valid;
@@ -68,13 +68,15 @@ enum {
 #define REC_TL_N (REC_TL_PAUSED0 + REC_TL_NPAUSED)
 
 struct rec_tl_row {
-	double v[REC_TL_N];
+	uint64_t t_ns;		/* the bin's start exactly as the file gives it (ns) */
+	double v[REC_TL_N];	/* v[REC_TL_TIME]: t_ns in seconds, for the summary's figures */
 	bool have[REC_TL_N];	/* false only for a paused time left empty: not known */
 };
 struct rec_timeline {
 	struct rec_tl_row *rows;	/* every row, in file (and time) order */
 	size_t n;
-	double bin_s;	/* the file's bin (one row to the next); 0.01 with fewer than 2 rows */
+	double bin_s;	/* the file's bin (one row to the next); with fewer than 2 rows the
+			 * runner's (FRAMES_TL_RUN_BIN_NS, 10 ms) */
 };
 /* The timeline at PATH, whole or not at all: 0 with every row in TL (none for a header
  * alone). Otherwise TL holds nothing: -ENOENT no such file (ERR empty); -EINVAL not a

@@ -336,20 +336,6 @@ static void latest_link(const char *parent, const char *id)
 		unlink(tmp);
 }
 
-static bool rep_done(const char *repdir)
-{
-	char path[PATH_MAX];
-	json_object *st, *f;
-	bool done = false;
-
-	run_path(path, sizeof(path), "%s/status.json", repdir);
-	st = run_json_read(path);
-	if (st && json_object_object_get_ex(st, "finished", &f))
-		done = json_object_get_boolean(f);
-	json_object_put(st);
-	return done;
-}
-
 /* an earlier attempt's folder is kept beside: repN.failedK / repN.interruptedK */
 static void set_aside(const char *repdir, const char *why)
 {
@@ -521,7 +507,7 @@ static void run_points(struct run_ctx *c)
 			bool valid = false;
 
 			run_path(repdir, sizeof(repdir), "%s/points/%s/rep%u", c->dir, p.id, rep);
-			if (c->o.resume && rep_done(repdir)) {
+			if (c->o.resume && run_rep_finished(repdir)) {
 				run_log(c, "point %s repetition %u: finished before; skipped", p.id, rep);
 				continue;
 			}
@@ -573,6 +559,8 @@ static int folder_check(struct run_ctx *c, const char *parent)
 	if (c->o.resume)
 		return 0;
 	rc = run_folder_holds(dir, what, sizeof(what));
+	if (rc == -EEXIST && c->o.out && c->o.force)
+		snprintf(c->replaced, sizeof(c->replaced), "%s", what);
 	if (rc == -EEXIST && c->o.out && !c->o.force) {
 		pfc_err("%s already holds %s; give a new folder, --resume %s to run what did not "
 			"finish there, or --force to replace it", dir, what, dir);
@@ -601,10 +589,10 @@ static int folder_check(struct run_ctx *c, const char *parent)
  */
 static int run_folder(struct run_ctx *c, const char *parent)
 {
-	char path[PATH_MAX], err[PATH_MAX + 400], what[300] = "";
+	char path[PATH_MAX], err[PATH_MAX + 400];
 	int rc = 0;
 
-	if (c->o.out && c->o.force && run_folder_holds(c->o.out, what, sizeof(what)) == -EEXIST)
+	if (c->replaced[0])
 		rc = run_folder_clear(c->o.out, err, sizeof(err));
 	if (!rc && !c->o.resume && !c->o.out) {
 		struct stat st;
@@ -633,8 +621,8 @@ static int run_folder(struct run_ctx *c, const char *parent)
 	}
 	run_path(path, sizeof(path), "%s/run.log", c->dir);
 	c->log = fopen(path, "a");
-	if (what[0])
-		run_log(c, "--force: %s removed from %s", what, c->dir);
+	if (c->replaced[0])
+		run_log(c, "--force: %s removed from %s", c->replaced, c->dir);
 	return 0;
 }
 

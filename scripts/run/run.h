@@ -64,6 +64,9 @@ struct run_ctx {
 	const char *status;	/* "running", "complete", "interrupted", "host-lost", "failed" */
 	unsigned invalid_points;
 	json_object *manifest;	/* manifest.json as it grows */
+	/* with --force, the run folder_check found in --out DIR ("the run exp-... (status
+	 * complete; ...)"), which run_folder removes and logs; empty when there is none */
+	char replaced[300];
 };
 
 /* ---- launchers (launch_local.c, launch_ssh.c, launch_slurm.c) ----------------------- */
@@ -178,8 +181,6 @@ struct rec_review;
 /* Host H's caveats from what review found in its capture (rec_review_read); H below
  * EXP_MAX_HOSTS. */
 void validity_obs_review(struct validity_obs *o, size_t h, const struct rec_review *rv);
-/* "rep12" and not "rep12.failed1": a repetition's folder */
-bool run_is_rep(const char *name);
 
 /* ---- exec.c ------------------------------------------------------------------------- */
 /* Run point P repetition REP once (one attempt); writes status.json. 0 ran (valid or not:
@@ -194,6 +195,8 @@ void exec_cleanup_hosts(struct run_ctx *c);
 int summary_make(const char *dir, char *err, size_t errlen);
 /* (Re)make DIR/plots from DIR/summary.json and the records; -ENOENT without gnuplot. */
 int plots_make(const char *dir, char *err, size_t errlen);
+/* "rep12" and not "rep12.failed1": a repetition's folder (summary.c) */
+bool run_is_rep(const char *name);
 
 /* ---- folder.c: the results folder ------------------------------------------------- */
 /* Whether DIR holds a run already (manifest.json, experiment.yaml, run.log or points/):
@@ -208,6 +211,9 @@ int run_folder_parent_check(const char *dir, char *err, size_t errlen);
 /* DIR made (0755) unless it is a folder already; the folders above it are never made:
  * -ENOENT (with ERR) when its parent is missing. 0, or -errno with ERR. */
 int run_folder_make(const char *dir, char *err, size_t errlen);
+/* Whether the repetition folder REPDIR finished: its status.json says "finished": true (a
+ * JSON boolean; a missing or unreadable status.json, or another type, is not finished). */
+bool run_rep_finished(const char *repdir);
 
 /* ---- small helpers (run.c) ---------------------------------------------------------- */
 void run_log(struct run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -590,7 +590,8 @@ static void text_rep(FILE *f, json_object *rep)
 		fprintf(f, ")");
 	}
 	json_object_object_get_ex(rep, "duration_s", &x);
-	fprintf(f, ", %.1f s\n", json_object_get_double(x));
+	dur = json_object_get_double(x);
+	fprintf(f, ", %.1f s\n", dur);
 	x = rec_json_member(rep, "errors", json_type_array);
 	for (i = 0; i < rec_json_len(x) && i < REC_ERRORS_SHOWN; i++) {
 		char line[REC_ERR_LINE + 400];
@@ -622,8 +623,6 @@ static void text_rep(FILE *f, json_object *rep)
 	}
 	if (!json_object_object_get_ex(rep, "hosts", &hosts))
 		return;
-	json_object_object_get_ex(rep, "duration_s", &x);
-	dur = json_object_get_double(x);
 	json_object_object_foreach(hosts, hn, ho) {
 		json_object *mon = NULL, *cap = NULL, *pfc, *txf, *rxf, *share, *g;
 		int p;
@@ -829,8 +828,7 @@ static void point_reps(const struct exp *e, json_object *man, const char *ppath,
 			host_summary(hdir, hrel, e->hosts[h].name, e->hosts[h].gpu, dur, &rt, ho, tput,
 				     left, &rr);
 			json_object_object_add(hosts, e->hosts[h].name, ho);
-			if (h < EXP_MAX_HOSTS)
-				validity_obs_review(&obs, h, &rr);
+			validity_obs_review(&obs, h, &rr);
 		}
 		/* the caveats, made again from the reviews as the runner made them (validity.c) */
 		warns = json_object_new_array();

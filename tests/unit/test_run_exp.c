@@ -32,6 +32,10 @@ static void test_errors(void **state)
 		  "byte to 64M" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 10 s\n",
 		  "exp.yaml:5: phases[0].duration: '10 s' is not a duration; give e.g. 500ms, 10s or 2m" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 169h\n",
+		  "exp.yaml:5: phases[0].duration: '169h' is longer than 7 days" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1.5ns\n",
+		  "exp.yaml:5: phases[0].duration: '1.5ns' is not a whole number of nanoseconds" },
 		{ "name: t\nhost:\n  a: {netdev: va}\n",
 		  "exp.yaml:2: experiment: unknown key 'host'; known keys: name, description, launcher, hosts, "
 		  "monitor, capture, sweep, repetitions, retries, phases, bottleneck" },
