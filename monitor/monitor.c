@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/hw/gpu.h"
 #include "lib/out.h"
 #include "lib/opt.h"
 #include "lib/util.h"
@@ -68,7 +69,7 @@ static void on_signal(int sig)
 }
 
 static const char monitor_usage[] =
-"Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu N] [--interval 10ms]\n"
+"Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu G] [--interval 10ms]\n"
 "                      [--count N] [--duration 30s] [--record DIR] [--json] [--raw]\n"
 "                      [--frames[=IFACE]] [--all]\n"
 "\n"
@@ -137,7 +138,7 @@ static int check_opts(const struct mon_opts *o)
 		return 1;
 	}
 	if (!o->iface && !o->rdma && o->gpu < 0) {
-		pfc_err("nothing to monitor: give -i IFACE, -d RDMADEV and/or --gpu N");
+		pfc_err("nothing to monitor: give -i IFACE, -d RDMADEV and/or --gpu G");
 		return 2;
 	}
 	if (o->all && !o->json) {
@@ -162,9 +163,11 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "rdma", 'd', OPT_FN, .dst = o, .fn = parse_rdma, .arg = "DEV[:PORT]",
 		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1",
 		  .long_alias = "ib-dev" },
-		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = opt_gpu_index, .arg = "N",
-		  .help = "NVIDIA GPU N: PCIe rx/tx bytes and throughput, replays, link\n"
-			  "(NVML; bytes from its cumulative counters where supported)" },
+		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = hw_gpu_opt, .arg = "G",
+		  .help = "NVIDIA GPU G, an index as nvidia-smi -L numbers them or a\n"
+			  "PCI address (0000:17:00.0 or 17:00.0): PCIe rx/tx bytes and\n"
+			  "throughput, replays, link (NVML; bytes from its cumulative\n"
+			  "counters where supported)" },
 		{ "gpu-interval", 0, OPT_DUR, 1000000ULL, 60000000ULL, &o->gpu_interval_ns,
 		  .arg = "DUR",
 		  .help = "how often the NVML reader thread reads, on its own cadence:\n"

@@ -265,7 +265,8 @@ static const struct opt traffic_opts_tab[] = {
 	{ "mem", 0, OPT_FN, .dst = &P.mem, .fn = mem_fn, .arg = "TYPE",
 	  .help = "buffer memory (default host; the types are listed below)" },
 	{ "gpu", 0, OPT_STR, .dst = &P.gpu, .arg = "G",
-	  .help = "GPU index or PCI bus id (default 0)" },
+	  .help = "GPU: an index as nvidia-smi -L numbers them, or a PCI\n"
+		  "address (0000:17:00.0 or 17:00.0); default 0" },
 	{ "hugepages", 0, OPT_FLAG, .dst = &P.hugepages,
 	  .help = "host memory from 2 MiB pages when available" },
 	{ "numa", 0, OPT_FN, .dst = &P.numa_node, .fn = numa_fn, .arg = "N",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/hw/cuda.h"
+#include "lib/hw/gpu.h"
 
 static struct cuda_api api;
 static int api_state;		/* 0 not tried, 1 loaded, <0 -errno */
@@ -117,9 +118,9 @@ const struct cuda_api *cuda_api_load(int *err, char *why, size_t whylen)
 int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 {
 	const struct cuda_api *a;
-	char buf[160];
+	char buf[200], bdf[HW_BDF_LEN];
 	cu_result r;
-	int err = 0, n = 0;
+	int err = 0, n = 0, ordinal;
 	char *end;
 	long idx;
 
@@ -132,7 +133,24 @@ int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 	if (!sel || !*sel)
 		sel = "0";
 	idx = strtol(sel, &end, 10);
-	if (*end == '\0' && end != sel) {
+	ordinal = -1;
+	if (*end == '\0' && end != sel && hw_gpu_list(NULL, 0) > 0) {
+		/* GPU N as nvidia-smi and the monitor number them (PCI order), not CUDA's
+		 * fastest-first order, so that one index names one GPU for every tool */
+		ordinal = hw_gpu_find(sel, bdf, sizeof(bdf), buf, sizeof(buf));
+		if (ordinal < 0) {
+			snprintf(why, whylen, "GPU %s: %s", sel, buf);
+			return ordinal;
+		}
+		r = a->device_get_by_pci_bus_id(&g->dev, bdf);
+		if (r != CU_SUCCESS) {
+			snprintf(why, whylen, "GPU %s (%s): CUDA does not see it: %s (is "
+				 "CUDA_VISIBLE_DEVICES set?)", sel, bdf,
+				 cuda_result_str(a, r, buf, sizeof(buf)));
+			return -ENODEV;
+		}
+	} else if (*end == '\0' && end != sel) {
+		/* no NVIDIA GPU in sysfs (a container without /sys/bus/pci): CUDA's order */
 		if (idx < 0 || idx >= n) {
 			snprintf(why, whylen, "GPU %s does not exist: CUDA sees %d GPU%s (0..%d)", sel,
 				 n, n == 1 ? "" : "s", n - 1);
@@ -149,7 +167,9 @@ int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 	}
 	a->device_get_name(g->name, sizeof(g->name), g->dev);
 	a->device_get_pci_bus_id(g->bus_id, sizeof(g->bus_id), g->dev);
-	g->ordinal = (int)g->dev;
+	if (ordinal < 0 && hw_gpu_list(NULL, 0) > 0)
+		ordinal = hw_gpu_find(g->bus_id, bdf, sizeof(bdf), buf, sizeof(buf));
+	g->ordinal = ordinal >= 0 ? ordinal : (int)g->dev;
 	r = a->primary_ctx_retain(&g->ctx, g->dev);
 	if (r != CU_SUCCESS) {
 		snprintf(why, whylen, "GPU %s (%s): cannot create a CUDA context: %s", sel, g->bus_id,

@@ -99,7 +99,8 @@ struct cuda_gpu {
 	const struct cuda_api *api;
 	cu_device dev;
 	cu_context ctx;
-	int ordinal;
+	int ordinal;		/* its index as nvidia-smi -L numbers it (CUDA's where sysfs
+				 * lists no NVIDIA GPU) */
 	char name[96];
 	char bus_id[32];
 };
@@ -109,7 +110,9 @@ struct cuda_gpu {
  */
 const struct cuda_api *cuda_api_load(int *err, char *why, size_t whylen);
 
-/* Opens GPU `sel` (index "0" or PCI bus id; NULL means 0). -ENODEV when absent. */
+/* Opens GPU `sel`: an index as nvidia-smi -L numbers them (PCI order, hw_gpu_find; CUDA's
+ * own order only where sysfs lists no NVIDIA GPU) or a PCI bus id; NULL means 0. -ENODEV
+ * when absent. */
 int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen);
 void cuda_gpu_close(struct cuda_gpu *g);
 

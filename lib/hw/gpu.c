@@ -9,11 +9,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/hw/gpu.h"
+#include "lib/hw/pci.h"
 #include "lib/hw/sysfs.h"
+#include "lib/util.h"
 
 static int is_nvidia_gpu(const char *name)
 {
@@ -46,4 +49,59 @@ int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max)
 	}
 	free(list);
 	return n;
+}
+
+int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen)
+{
+	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN], want[HW_BDF_LEN] = "";
+	uint32_t idx = 0;
+	int n, i;
+	bool by_index = !parse_u32(sel, 0, HW_GPU_INDEX_MAX, &idx);
+
+	if (!by_index && hw_pci_addr_canon(sel, want, sizeof(want))) {
+		snprintf(why, whylen, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI "
+			 "address such as 0000:17:00.0", HW_GPU_INDEX_MAX);
+		return -EINVAL;
+	}
+	n = hw_gpu_list(gpus, HW_GPU_INDEX_MAX + 1);
+	if (n < 0) {
+		snprintf(why, whylen, "cannot read /sys/bus/pci/devices: %s", strerror(-n));
+		return n;
+	}
+	if (n > HW_GPU_INDEX_MAX + 1)
+		n = HW_GPU_INDEX_MAX + 1;
+	for (i = 0; i < n; i++)
+		if (by_index ? i == (int)idx : !strcmp(gpus[i], want))
+			break;
+	if (i == n) {
+		if (!n)
+			snprintf(why, whylen, "there is no NVIDIA GPU on this host's PCI bus");
+		else if (by_index)
+			snprintf(why, whylen, "this host has %d NVIDIA GPU%s (0..%d, numbered as "
+				 "nvidia-smi -L does)", n, n == 1 ? "" : "s", n - 1);
+		else
+			snprintf(why, whylen, "%s is not an NVIDIA GPU here (see nvidia-smi -L, or "
+				 "lspci -d 10de:)", want);
+		return -ENODEV;
+	}
+	if (snprintf(bdf, len, "%s", gpus[i]) >= (int)len)
+		return -ENOSPC;
+	return i;
+}
+
+int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen)
+{
+	char bdf[HW_BDF_LEN];
+	uint32_t u;
+	int k;
+
+	if (!parse_u32(v, 0, HW_GPU_INDEX_MAX, &u)) {
+		*(int *)dst = (int)u;	/* checked when the GPU is opened */
+		return 0;
+	}
+	k = hw_gpu_find(v, bdf, sizeof(bdf), why, whylen);
+	if (k < 0)
+		return -1;
+	*(int *)dst = k;
+	return 0;
 }

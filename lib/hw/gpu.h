@@ -3,8 +3,11 @@
 #ifndef PFCLAB_LIB_HW_GPU_H
 #define PFCLAB_LIB_HW_GPU_H
 
+#include <stddef.h>
+
 #define HW_GPU_MAX 16
 #define HW_BDF_LEN 16	/* "0000:17:00.0" and its NUL */
+#define HW_GPU_INDEX_MAX 63	/* the largest GPU index options take */
 
 /* PCI addresses of the NVIDIA GPUs (vendor 0x10de, base class 0x03 "display
  * controller"), sorted by address: the order nvidia-smi and NVML number them by
@@ -12,5 +15,15 @@
  * stored) or -errno when /sys/bus/pci/devices is not readable.
  */
 int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max);
+
+/* GPU sel, an index as nvidia-smi -L numbers them ("1") or a PCI address ("0000:17:00.0"
+ * or lspci's "17:00.0"), on this host: its index, with its full PCI address in bdf.
+ * -EINVAL when sel is neither, -ENODEV when there is no such NVIDIA GPU, -errno when the
+ * PCI bus cannot be read; why says which, and what to do (without sel).
+ */
+int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen);
+/* An option parser (lib/opt's OPT_FN) for --gpu G into an int: an index 0..63 as given
+ * (opened, and checked, later), or a PCI address turned into its index here. */
+int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen);
 
 #endif

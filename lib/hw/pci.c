@@ -105,6 +105,22 @@ int hw_pci_parse_bdf(const char *s, unsigned int *dom, unsigned int *bus, unsign
 	return 0;
 }
 
+int hw_pci_addr_canon(const char *s, char *out, size_t len)
+{
+	unsigned int dom, bus, dev, fn;
+	char tail;
+	int n;
+
+	if (hw_pci_parse_bdf(s, &dom, &bus, &dev, &fn)) {
+		dom = 0;
+		if (sscanf(s, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3 || bus > 0xff ||
+		    dev > 0x1f || fn > 7)
+			return -EINVAL;
+	}
+	n = snprintf(out, len, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
 static void do_init(void *pacc)
 {
 	pci_init(pacc);

@@ -31,6 +31,10 @@ const char *hw_pci_speed_gts(const struct hw_pci_speed *s);
 /* "0000:3b:00.0" -> its four parts; -EINVAL when it is not a PCI address. */
 int hw_pci_parse_bdf(const char *s, unsigned int *dom, unsigned int *bus,
 		     unsigned int *dev, unsigned int *fn);
+/* "0000:3b:00.0" or, as lspci prints it, "3b:00.0" (domain 0) -> "0000:3b:00.0" in out,
+ * the form sysfs, NVML and CUDA take. 0, -EINVAL when s is not a PCI address, -ENOSPC.
+ */
+int hw_pci_addr_canon(const char *s, char *out, size_t len);
 
 /* libpci, opened once per user. */
 struct hw_pci;

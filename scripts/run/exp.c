@@ -12,6 +12,7 @@
 
 #include "cpoint.h"
 #include "exp.h"
+#include "lib/hw/gpu.h"
 #include "lib/hw/pci.h"
 #include "lib/opt.h"
 #include "lib/util.h"
@@ -495,31 +496,27 @@ static int check_host(struct pctx *c, const struct exp_host *h, const struct yno
 	return rc;
 }
 
-/* hosts.X.gpu, once the monitor section is read: pfclab monitor --gpu takes an index only
- * (lib/opt's parser); with the monitor off only traffic --gpu gets it, which also takes
- * the GPU's PCI address.
+/* hosts.X.gpu: pfclab monitor --gpu and traffic --gpu both take an index as nvidia-smi -L
+ * numbers them or a PCI address, long or short (lib/hw/gpu), found on the host itself.
  */
 static int check_gpus(struct pctx *c, const struct exp *e)
 {
 	const struct ynode *hs = ytree_get(e->root, "hosts");
-	char k[200], why[128];
+	char k[200], bdf[32];
 	size_t i;
-	int idx;
+	uint32_t idx;
 
 	for (i = 0; i < e->nhosts; i++) {
 		const struct exp_host *h = &e->hosts[i];
 		const struct ynode *v = h->gpu ? ytree_get(ytree_get(hs, h->name), "gpu") : NULL;
-		unsigned dom, bus, dev, fn;
 
-		if (!v || !opt_gpu_index(&idx, h->gpu, why, sizeof(why)))
+		if (!v || !parse_u32(h->gpu, 0, HW_GPU_INDEX_MAX, &idx) ||
+		    !hw_pci_addr_canon(h->gpu, bdf, sizeof(bdf)))
 			continue;
 		hkey(k, sizeof(k), h, "gpu");
-		if (e->monitor)
-			return sub_err(c, v->line, k, h->gpu, "monitor --gpu", why);
-		if (hw_pci_parse_bdf(h->gpu, &dom, &bus, &dev, &fn))
-			return perr(c, v->line, k, "'%s' is not valid for pfclab traffic --gpu; give a "
-				    "GPU index 0..63 (see nvidia-smi -L) or a PCI address such as "
-				    "0000:17:00.0", h->gpu);
+		return perr(c, v->line, k, "'%s' is not valid for pfclab monitor --gpu and traffic "
+			    "--gpu; give a GPU index 0..%d (see nvidia-smi -L) or a PCI address such "
+			    "as 0000:17:00.0 or 17:00.0", h->gpu, HW_GPU_INDEX_MAX);
 	}
 	return 0;
 }

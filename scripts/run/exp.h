@@ -27,8 +27,8 @@ struct exp_host {
 	char *addr;	 /* data-plane address traffic clients connect to */
 	char *rdma;	 /* RDMA device (traffic -d, monitor -d) */
 	char *netdev;	 /* network interface (monitor -i, capture default) */
-	char *gpu;	 /* GPU index (monitor --gpu; with the monitor off, traffic --gpu also
-			  * takes a PCI address), NULL when none */
+	char *gpu;	 /* GPU index or PCI address (monitor --gpu, traffic --gpu), NULL
+			  * when none */
 	char *gid_index; /* traffic -x, NULL: automatic */
 	char *pfclab;	 /* pfclab on the host, NULL: "pfclab" (local: this binary) */
 	char *workdir;	 /* scratch folder on the host, NULL: /tmp */

@@ -51,7 +51,7 @@ agree hosts.a.gid_index "traffic -x" host:gid_index 0 3 65535 65536 -1 x
 exp "gpu: -1"
 out=$("$PFCLAB" run --dry-run "$tmp/v.yaml" 2>&1)
 rc=$?
-want="pfclab run: v.yaml:4: hosts.a.gpu: '-1' is not valid for pfclab monitor --gpu; give a GPU index 0..63 (see nvidia-smi -L)"
+want="pfclab run: v.yaml:4: hosts.a.gpu: '-1' is not valid for pfclab monitor --gpu and traffic --gpu; give a GPU index 0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0 or 17:00.0"
 if [ $rc = 2 ] && [ "$out" = "$want" ]; then
 	ok "$name: gpu: -1 is refused when the file is read (exit 2, file:line: key)"
 else

@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <string.h>
+
+#include "lib/hw/gpu.h"
 #include "lib/hw/pci.h"
 
 static void test_speed_text(void **state)
@@ -84,12 +87,55 @@ static void test_bdf(void **state)
 	assert_int_equal(hw_pci_parse_bdf("0000:3b:00.8", &d, &b, &dv, &f), -EINVAL);
 }
 
+/* Long and lspci's short form come out long; anything else is refused. */
+static void test_addr_canon(void **state)
+{
+	static const struct { const char *in, *out; } ok[] = {
+		{ "0000:3b:00.1", "0000:3b:00.1" }, { "3b:00.1", "0000:3b:00.1" },
+		{ "B3:0.0", "0000:b3:00.0" }, { "0001:02:1f.7", "0001:02:1f.7" },
+	};
+	static const char *const bad[] = { "", "3b", "3b:00", "0000:3b:00", "3b:20.0", "3b:00.8",
+					   "100:00.0", "3b:00.1x", "10000:00:00.0", "eth0" };
+	char out[HW_BDF_LEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(hw_pci_addr_canon(ok[i].in, out, sizeof(out)), 0);
+		assert_string_equal(out, ok[i].out);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(hw_pci_addr_canon(bad[i], out, sizeof(out)), -EINVAL);
+	assert_int_equal(hw_pci_addr_canon("3b:00.1", out, 8), -ENOSPC);
+}
+
+/* What --gpu G refuses before any GPU is looked for, and a PCI address that is not an
+ * NVIDIA GPU (the host bridge 0000:00:00.0, or no such function) refused with why. */
+static void test_gpu_find(void **state)
+{
+	char bdf[HW_BDF_LEN], why[200];
+	int g;
+
+	(void)state;
+	assert_int_equal(hw_gpu_find("gpu0", bdf, sizeof(bdf), why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "expected a GPU index 0..63"));
+	assert_int_equal(hw_gpu_find("64", bdf, sizeof(bdf), why, sizeof(why)), -EINVAL);
+	assert_int_equal(hw_gpu_opt(&g, "-1", why, sizeof(why)), -1);
+	assert_int_equal(hw_gpu_opt(&g, "63", why, sizeof(why)), 0);
+	assert_int_equal(g, 63);
+	assert_int_equal(hw_gpu_find("ff:1f.7", bdf, sizeof(bdf), why, sizeof(why)), -ENODEV);
+	assert_true(strstr(why, "0000:ff:1f.7 is not an NVIDIA GPU here") ||
+		    strstr(why, "there is no NVIDIA GPU"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_speed_text),
 		cmocka_unit_test(test_speed_code),
 		cmocka_unit_test(test_bdf),
+		cmocka_unit_test(test_addr_canon),
+		cmocka_unit_test(test_gpu_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,18 +106,20 @@ static void test_errors(void **state)
 		  "it; at most 10000" },
 		/* Host values: checked as the subcommand they are passed to checks them. */
 		{ "name: t\nhosts:\n  a: {netdev: va, gpu: -1}\n",
-		  "exp.yaml:3: hosts.a.gpu: '-1' is not valid for pfclab monitor --gpu; give a GPU index 0..63 "
-		  "(see nvidia-smi -L)" },
+		  "exp.yaml:3: hosts.a.gpu: '-1' is not valid for pfclab monitor --gpu and traffic --gpu; "
+		  "give a GPU index 0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0 or 17:00.0" },
 		{ "name: t\nhosts:\n  a: {netdev: va, gpu: 64}\n",
-		  "exp.yaml:3: hosts.a.gpu: '64' is not valid for pfclab monitor --gpu; give a GPU index 0..63 "
-		  "(see nvidia-smi -L)" },
-		/* a PCI address: traffic --gpu takes it, monitor --gpu does not */
-		{ "name: t\nhosts:\n  a: {netdev: va, gpu: \"0000:17:00.0\"}\n",
-		  "exp.yaml:3: hosts.a.gpu: '0000:17:00.0' is not valid for pfclab monitor --gpu; give a GPU "
-		  "index 0..63 (see nvidia-smi -L)" },
+		  "exp.yaml:3: hosts.a.gpu: '64' is not valid for pfclab monitor --gpu and traffic --gpu; "
+		  "give a GPU index 0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0 or 17:00.0" },
+		{ "name: t\nhosts:\n  a: {netdev: va, gpu: \"0000:17:00\"}\n",
+		  "exp.yaml:3: hosts.a.gpu: '0000:17:00' is not valid for pfclab monitor --gpu and traffic --gpu; "
+		  "give a GPU index 0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0 or 17:00.0" },
+		{ "name: t\nhosts:\n  a: {netdev: va, gpu: \"17:20.0\"}\n",
+		  "exp.yaml:3: hosts.a.gpu: '17:20.0' is not valid for pfclab monitor --gpu and traffic --gpu; "
+		  "give a GPU index 0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0 or 17:00.0" },
 		{ "name: t\nhosts:\n  a: {netdev: va, gpu: first}\nmonitor: false\n",
-		  "exp.yaml:3: hosts.a.gpu: 'first' is not valid for pfclab traffic --gpu; give a GPU index "
-		  "0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0" },
+		  "exp.yaml:3: hosts.a.gpu: 'first' is not valid for pfclab monitor --gpu and traffic --gpu; "
+		  "give a GPU index 0..63 (see nvidia-smi -L) or a PCI address such as 0000:17:00.0 or 17:00.0" },
 		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 999.1.1.1}\n",
 		  "exp.yaml:3: hosts.a.addr: '999.1.1.1' is not an IPv4 address (four numbers 0..255 joined by "
 		  "dots); give the address traffic clients connect to: an IPv4 or IPv6 address, or a host name" },
@@ -265,7 +267,7 @@ static void test_sweep_wrap(void **state)
 }
 
 /* What the subcommands take is taken: host names and IPv6 for addr, a GPU's PCI address
- * with the monitor off, the ends of monitor's interval range, capture's speed forms. */
+ * (long or short), the ends of monitor's interval range, capture's speed forms. */
 static void test_host_values_ok(void **state)
 {
 	static const char *const texts[] = {
@@ -276,6 +278,8 @@ static void test_host_values_ok(void **state)
 		"name: t\nhosts:\n  a: {netdev: va, addr: \"fe80::1%va\"}\n",
 		"name: t\nhosts:\n  a: {netdev: va, addr: 192.0.2.255, rdma: mlx5_0, gid_index: 65535}\n",
 		"name: t\nhosts:\n  a: {netdev: va, gpu: \"0000:17:00.0\"}\nmonitor: false\n",
+		"name: t\nhosts:\n  a: {netdev: va, gpu: \"0000:17:00.0\"}\n",
+		"name: t\nhosts:\n  a: {netdev: va, gpu: \"b3:00.1\"}\n",
 		"name: t\nhosts:\n  a: {netdev: eth0.100, capture: [eth0.100, mlx5_0]}\n"
 		"monitor: {interval: 100us}\ncapture: {speed: 25gbit}\n",
 		"name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 1h}\ncapture: {speed: 100M}\n",
