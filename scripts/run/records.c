@@ -227,6 +227,31 @@ bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
 	return isfinite(*mean);
 }
 
+bool rec_monitor_gpu_index(const char *dir, int *idx)
+{
+	char path[1200];
+	json_object *o, *srcs;
+	bool ok = false, bad = false;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	o = json_object_from_file(path);
+	srcs = rec_json_member(o, "sources", json_type_array);
+	for (i = 0; srcs && i < json_object_array_length(srcs); i++) {
+		const char *d = rec_json_str(rec_json_member(json_object_array_get_idx(srcs, i),
+							    "device", json_type_string));
+		uint32_t u;
+
+		if (strncmp(d, "gpu", 3) || parse_u32(d + 3, 0, 1023, &u))
+			continue;
+		bad |= ok && *idx != (int)u;
+		*idx = (int)u;
+		ok = true;
+	}
+	json_object_put(o);
+	return ok && !bad;
+}
+
 bool rec_capture_drops(const char *path, uint64_t *drops)
 {
 	json_object *o = json_object_from_file(path), *ifs;

@@ -119,6 +119,9 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 
 /* Mean of a gauge metric (e.g. pcie.gpu0.rx_Bps) over the record; false when never valid. */
 bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean);
+/* The index of the GPU the monitor of DIR watched (its meta.json's source device "gpuN",
+ * the same on every GPU source): false when none, or when they disagree. */
+bool rec_monitor_gpu_index(const char *dir, int *idx);
 
 /* capture.json: kernel drops summed over interfaces; false when absent or unreadable. */
 bool rec_capture_drops(const char *path, uint64_t *drops);

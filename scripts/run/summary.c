@@ -391,10 +391,13 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	o = json_object_new_object();
 	{
 		char mr[64], mt[64];
-		bool gi = gpu && strspn(gpu, "0123456789") == strlen(gpu);
+		int gx = -1;
+		/* the GPU's index; for a PCI address, the one its host's monitor found */
+		bool gi = gpu && (strspn(gpu, "0123456789") == strlen(gpu) ?
+				  sscanf(gpu, "%d", &gx) == 1 : rec_monitor_gpu_index(path, &gx));
 
-		run_path(mr, sizeof(mr), "pcie.gpu%s.rx_Bps", gi ? gpu : "?");
-		run_path(mt, sizeof(mt), "pcie.gpu%s.tx_Bps", gi ? gpu : "?");
+		run_path(mr, sizeof(mr), "pcie.gpu%d.rx_Bps", gx);
+		run_path(mt, sizeof(mt), "pcie.gpu%d.tx_Bps", gx);
 		json_object_object_add(o, "rx_Bps_mean", NULL);
 		if (gi && rec_monitor_gauge_mean(path, mr, &v))
 			json_object_object_add(o, "rx_Bps_mean", out_json_double(v));

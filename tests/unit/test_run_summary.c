@@ -197,6 +197,50 @@ static void test_summary(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A GPU named by its PCI address: the summary takes the index the host's monitor found
+ * (its meta.json's "gpuN" sources) for the PCIe means, where a number is taken as given. */
+static void test_summary_gpu_address(void **state)
+{
+	char root[] = "/tmp/run-summary-XXXXXX", d[600];
+	json_object *sum, *x;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "experiment.yaml",
+	    "name: sum\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4, gpu: \"17:00.0\"}\n"
+	    "  b: {netdev: vb, rdma: s, addr: 1.2.3.5, gpu: 1}\n"
+	    "phases:\n  - {name: x, traffic: {from: a, to: b}}\n");
+	rep_folder(root, 0, 1.0, true);
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a/monitor", root);
+	put(d, "meta.json", "{\"sources\":[{\"source\":\"nvml\",\"device\":\"gpu1\"},"
+	    "{\"source\":\"pci\",\"device\":\"gpu1\"},{\"source\":\"link\",\"device\":\"va\"}]}\n");
+	put(d, "samples.jsonl",
+	    "{\"type\":\"sample\",\"seq\":1,\"wall_ns\":1000000000,\"dt_ns\":0,\"values\":{\"pcie.gpu1.rx_Bps\":2e9,\"pcie.gpu1.tx_Bps\":1e9}}\n"
+	    "{\"type\":\"sample\",\"seq\":2,\"wall_ns\":2000000000,\"dt_ns\":1000000000,\"values\":{\"pcie.gpu1.rx_Bps\":4e9,\"pcie.gpu1.tx_Bps\":3e9}}\n");
+	/* host b: gpu 1 as given, but its monitor has no GPU columns: n/a */
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/b/monitor", root);
+	assert_int_equal(pfc_mkdir_p(d), 0);
+	put(d, "samples.jsonl",
+	    "{\"type\":\"sample\",\"seq\":1,\"wall_ns\":1000000000,\"dt_ns\":0,\"values\":{\"link.rx_packets\":1}}\n");
+	sum = summarised(root);
+	x = get(sum, "points/0/repetitions/0/hosts/a/counters/gpu_pcie");
+	assert_float_equal(json_object_get_double(get(x, "rx_Bps_mean")), 3e9, 1);
+	assert_float_equal(json_object_get_double(get(x, "tx_Bps_mean")), 2e9, 1);
+	x = get(sum, "points/0/repetitions/0/hosts/b/counters/gpu_pcie");
+	assert_non_null(x);
+	assert_null(get(x, "rx_Bps_mean"));
+	json_object_put(sum);
+	/* two GPU sources that disagree: no index, so n/a rather than one of them */
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a/monitor", root);
+	put(d, "meta.json", "{\"sources\":[{\"source\":\"nvml\",\"device\":\"gpu1\"},"
+	    "{\"source\":\"pci\",\"device\":\"gpu0\"}]}\n");
+	sum = summarised(root);
+	assert_null(get(sum, "points/0/repetitions/0/hosts/a/counters/gpu_pcie/rx_Bps_mean"));
+	json_object_put(sum);
+	snprintf(d, sizeof(d), "rm -rf %s", root);
+	assert_int_equal(system(d), 0);
+}
+
 /* Records a host left are data, not trusted: members of the wrong type (null, a string
  * for a number, a number for an object) and numbers out of range (1e999) read as absent
  * or n/a, never crash or count; the good lines around them still count. */
@@ -821,6 +865,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validity),
+		cmocka_unit_test(test_summary_gpu_address),
 		cmocka_unit_test(test_validity_warn),
 		cmocka_unit_test(test_records_review),
 		cmocka_unit_test(test_records_timeline),
