@@ -212,6 +212,36 @@ void top_model_baseline_clear(struct top_model *m)
 	}
 }
 
+int top_model_base_set(struct top_model *m, size_t hi, const struct top_snap *s)
+{
+	int rc;
+
+	if (m->frozen || hi >= m->nhost || !s->seq)
+		return 0;
+	rc = top_snap_copy(&m->host[hi].base, s);
+	if (rc)
+		return rc;
+	m->host[hi].have_base = true;
+	return 0;
+}
+
+static bool is_capture(const char *metric)
+{
+	return !strncmp(metric, TOP_CAPTURE_PREFIX, strlen(TOP_CAPTURE_PREFIX));
+}
+
+bool top_model_host_captures(const struct top_model *m, size_t hi)
+{
+	const struct top_snap *s = &m->host[hi].snap;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if ((s->m[i].flags & TOP_M_VALID) && !(s->m[i].flags & TOP_M_BESIDE) &&
+		    is_capture(s->m[i].name))
+			return true;
+	return false;
+}
+
 enum top_host_state top_model_host_state(const struct top_model *m, size_t hi, uint64_t now,
 					 uint64_t *age_ns)
 {
@@ -460,7 +490,7 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	}
 	if (!x || !(x->flags & TOP_M_VALID))
 		return;
-	c->beside = x->flags & TOP_M_BESIDE;
+	c->capture = (x->flags & TOP_M_BESIDE) || is_capture(metric);
 	if (how == TOP_GAUGE || how == TOP_LINK_SHARE) {
 		c->value = (double)x->raw;
 		if (how == TOP_LINK_SHARE) {

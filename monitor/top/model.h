@@ -33,6 +33,11 @@ enum {
 				 * says from where */
 };
 
+/* The catalog's prefix for what the frames source counts (family "frames", --frames):
+ * figures from captured frames, not from the device's counters.
+ */
+#define TOP_CAPTURE_PREFIX "capture."
+
 struct top_metric {
 	char name[MON_NAME_MAX];	/* catalog metric ("pfc.rx.prio3.frames") */
 	char unit[TOP_UNIT_MAX];
@@ -91,7 +96,10 @@ struct top_cell {
 	bool has_total;
 	bool mismatch;		/* disagrees with the peer host beyond the tolerance */
 	bool nonzero;		/* worth highlighting (PFC, discards moving) */
-	bool beside;		/* from a file beside the record (TOP_M_BESIDE): marked "*" */
+	bool capture;		/* from captured frames, not the device's counters: a metric
+				 * of the frames source (TOP_CAPTURE_PREFIX, live, remote or
+				 * recorded) or of the capture beside a record (TOP_M_BESIDE);
+				 * marked "*" in every mode */
 	const char *unit;	/* "b/s", "/s", "%", ... */
 };
 
@@ -160,6 +168,16 @@ int top_model_update(struct top_model *m, size_t h, const struct top_snap *s);
  */
 void top_model_baseline(struct top_model *m);
 void top_model_baseline_clear(struct top_model *m);
+/* Totals of host h count from s where they do not start at the first sample shown (a
+ * replay: its record's first sample, whatever moment playing starts at or seeks to).
+ * Ignored while frozen or when s holds no sample (seq 0). 0 or -ENOMEM.
+ */
+int top_model_base_set(struct top_model *m, size_t h, const struct top_snap *s);
+/* Whether host h's snapshot holds a reading of a frames source of its own (a
+ * TOP_CAPTURE_PREFIX metric not taken from a file beside a record): the screen then needs
+ * the legend of its "*" marks.
+ */
+bool top_model_host_captures(const struct top_model *m, size_t h);
 
 enum top_host_state top_model_host_state(const struct top_model *m, size_t h, uint64_t now,
 					 uint64_t *age_ns);

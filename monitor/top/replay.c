@@ -450,10 +450,9 @@ static long row_at(const struct rec *r, uint64_t w)
 	return (long)lo - 1;
 }
 
-int top_replay_at(const struct top_replay *t, size_t i, uint64_t at, struct top_snap *o)
+/* Record r's snapshot at row k (-1: before its first, no sample). */
+static int snap_row(const struct rec *r, long k, struct top_snap *o)
 {
-	const struct rec *r = &t->rec[i];
-	long k = row_at(r, t->t0 + at);
 	size_t c;
 
 	o->n = 0;
@@ -501,6 +500,34 @@ int top_replay_at(const struct top_replay *t, size_t i, uint64_t at, struct top_
 			return -ENOMEM;
 	}
 	return r->cap ? top_rcap_put(r->cap, (size_t)k, r->wall, o) : 0;
+}
+
+int top_replay_at(const struct top_replay *t, size_t i, uint64_t at, struct top_snap *o)
+{
+	return snap_row(&t->rec[i], row_at(&t->rec[i], t->t0 + at), o);
+}
+
+int top_replay_feed(const struct top_replay *t, size_t i, uint64_t at, uint64_t now,
+		    struct top_model *m, struct top_snap *tmp, struct top_snap *first)
+{
+	const struct rec *r = &t->rec[i];
+	int rc = snap_row(r, row_at(r, t->t0 + at), tmp);
+
+	if (rc)
+		return rc;
+	tmp->got_ns = now;
+	/* The first sample shown is not where the totals start when playing starts or
+	 * seeks past the record's first (--start, G, ]): they count from there, as the
+	 * live run's did, never 0 for what the record holds.
+	 */
+	if (i < m->nhost && !m->host[i].have_base && tmp->seq > 1) {
+		rc = snap_row(r, 0, first);
+		if (!rc)
+			rc = top_model_base_set(m, i, first);
+		if (rc)
+			return rc;
+	}
+	return top_model_update(m, i, tmp);
 }
 
 void top_replay_free(struct top_replay *t)

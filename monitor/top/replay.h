@@ -26,6 +26,13 @@ uint64_t top_replay_length(const struct top_replay *r);
  * rates from the sample before it. seq 0 when the record has not started yet at t.
  */
 int top_replay_at(const struct top_replay *r, size_t i, uint64_t t, struct top_snap *out);
+/* Hand model host i record i's snapshot at time t (got_ns: now), with totals that count
+ * from the record's first sample wherever playing starts or seeks to, as the live run's
+ * did. tmp and first: the caller's buffers (top_snap_free them). What top_model_update
+ * returns: 1 a new sample, 0 not, -ENOMEM.
+ */
+int top_replay_feed(const struct top_replay *r, size_t i, uint64_t t, uint64_t now,
+		    struct top_model *m, struct top_snap *tmp, struct top_snap *first);
 void top_replay_free(struct top_replay *r);
 
 #endif

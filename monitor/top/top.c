@@ -61,8 +61,9 @@ static const char top_usage[] =
 "NIC's pause-duration counter, else, with --frames, the captured frames' pause times\n"
 "at the link speed) and a sparkline; 802.3x PAUSE; ECN-marked packets; CNPs handled\n"
 "and sent; discards and out-of-buffer; NIC PCIe stalls; GPU PCIe rx/tx as a share\n"
-"of the link's maximum; frames the capture saw (--frames). A value that cannot be\n"
-"read shows n/a.\n"
+"of the link's maximum; frames the capture saw (--frames). What comes from the\n"
+"captured frames is marked '*' (the paused share and totals where the NIC counts\n"
+"none included); a value that cannot be read shows n/a.\n"
 "\n"
 "Without HOST the counters are read here, in this process (the monitor engine on a\n"
 "thread of its own). With HOSTs each runs 'pfclab monitor --json --all' over SSH\n"
@@ -76,10 +77,11 @@ static const char top_usage[] =
 static const char top_tail[] =
 "\n"
 "Keys: q quit; space freeze (replay: pause); + - refresh faster/slower; z totals from\n"
-"now (they start from the first sample), Z the counters as read; r start/stop\n"
-"recording every host (the monitor's record format; --replay plays it back); 0-7\n"
-"focus a PFC priority; tab or left/right select the host shown first; up/down scroll\n"
-"by panel; ? help. Replay: < > speed; [ ] seek 10 s; { } 60 s; g G start/end.\n"
+"now (they start from the first sample; in a replay, the record's first), Z the\n"
+"counters as read; r start/stop recording every host (the monitor's record format;\n"
+"--replay plays it back); 0-7 focus a PFC priority; tab or left/right select the\n"
+"host shown first; up/down scroll by panel; ? help. Replay: < > speed; [ ] seek\n"
+"10 s; { } 60 s; g G start/end.\n"
 "\n"
 "NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
 "counters are printed as 'pfclab monitor' prints them; HOSTs, -e and --replay need a\n"
@@ -351,7 +353,7 @@ struct top_run {
 	struct top_replay *rp;
 	struct top_model m;
 	struct top_ui ui;
-	struct top_snap tmp;
+	struct top_snap tmp, first;	/* a host's snapshot; a replay's first sample */
 	struct top_row *rows;
 	char control_dir[4096];
 	/* replay clock */
@@ -600,7 +602,9 @@ static void replay_step(struct top_run *t, uint64_t now, char *where, size_t n)
 	else
 		t->play_t += (uint64_t)u->seek_ns;
 	if (u->seek_ns < 0 || u->seek_start) {
-		/* Going back: history and baseline restart from there. */
+		/* Going back: history restarts from there; totals from the record's start
+		 * again (top_replay_feed), as a baseline from 'z' may lie ahead.
+		 */
 		size_t i;
 
 		for (i = 0; i < t->m.nhost; i++) {
@@ -624,11 +628,10 @@ static void gather(struct top_run *t, uint64_t now)
 
 	for (i = 0; i < t->m.nhost; i++) {
 		if (t->rp) {
-			top_replay_at(t->rp, i, t->play_t, &t->tmp);
-			t->tmp.got_ns = now;
-		} else {
-			top_feed_latest(&t->feed[i], &t->tmp);
+			top_replay_feed(t->rp, i, t->play_t, now, &t->m, &t->tmp, &t->first);
+			continue;
 		}
+		top_feed_latest(&t->feed[i], &t->tmp);
 		top_model_update(&t->m, i, &t->tmp);
 	}
 }
@@ -656,6 +659,27 @@ static const char *status_line(struct top_run *t, size_t sel, uint64_t now, char
 		}
 	}
 	return t->m.host[sel].snap.status;
+}
+
+/* What the "*" marks mean where a host's own frames source (--frames, live, remote or
+ * recorded) gives figures, put before the status: the paused share and the totals mix
+ * the NIC's counters and the capture's. The capture beside a record says so in its host's
+ * status.
+ */
+#define CAPTURE_LEGEND "*: from the frame capture (--frames), not the NIC's counters"
+
+static const char *legend_status(const struct top_run *t, const char *status, char *buf,
+				 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < t->m.nhost; i++)
+		if (top_model_host_captures(&t->m, i)) {
+			snprintf(buf, n, "%s%s%s", CAPTURE_LEGEND, status && status[0] ? "; " : "",
+				 status ? status : "");
+			return buf;
+		}
+	return status;
 }
 
 /* The note line: the selected host's note, else the first host's that has one; how many
@@ -689,7 +713,7 @@ static int loop(struct top_run *t)
 {
 	struct top_view_info vi = { 0 };
 	uint64_t next = time_mono_ns();
-	char msg[200] = "", sline[400], nline[320];
+	char msg[200] = "", sline[400], nline[320], lline[480];
 	bool color = !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
 
 	if (top_view_open(color)) {
@@ -754,7 +778,9 @@ static int loop(struct top_run *t)
 
 			vi.now = time_mono_ns();
 			vi.recording = any_recording(t);
-			vi.status = msg[0] ? msg : status_line(t, sel, vi.now, sline, sizeof(sline));
+			vi.status = legend_status(t, msg[0] ? msg :
+						  status_line(t, sel, vi.now, sline, sizeof(sline)),
+						  lline, sizeof(lline));
 			vi.note = note_line(t, sel, nline, sizeof(nline));
 			top_view_draw(&t->m, t->rows, n, &t->ui, &vi);
 		}
@@ -818,6 +844,7 @@ int top_main(int argc, char **argv)
 		exp_free(t->exp);
 	top_model_free(&t->m);
 	top_snap_free(&t->tmp);
+	top_snap_free(&t->first);
 	free(t->rows);
 	free(t);
 	return rc;

@@ -97,12 +97,12 @@ static void fmt_cell(const struct top_cell *c, char *buf, size_t n)
 		double pct = c->value * 100;
 
 		snprintf(buf, n, pct > 0 && pct < 0.1 ? "%.2f%%" : "%.1f%%", pct);
-		if (c->beside && strlen(buf) + 1 > CELL_W - 1)	/* room for the mark */
+		if (c->capture && strlen(buf) + 1 > CELL_W - 1)	/* room for the mark */
 			snprintf(buf, n, "%.0f%%", pct);
 	} else {
 		top_fmt_num(c->value, buf, n);
 	}
-	if (c->beside && strlen(buf) + 1 < n)
+	if (c->capture && strlen(buf) + 1 < n)
 		strcat(buf, "*");
 	if (c->mismatch && strlen(buf) + 1 < n)
 		strcat(buf, "!");
@@ -340,7 +340,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 						top_fmt_num((double)t->total, cell, sizeof(cell));
 					else
 						cell[0] = '\0';
-					if (t && (t->state == TOP_CELL_ELSEWHERE || t->beside) &&
+					if (t && (t->state == TOP_CELL_ELSEWHERE || t->capture) &&
 					    strlen(cell) + 1 < sizeof(cell))
 						strcat(cell, "*");
 				} else {

@@ -4,7 +4,9 @@
 # recorded on a veth pair while PFC is injected on priorities 3 and 5, then replayed in
 # tmux; at the end of the record the screen's totals equal the CSV's last row minus its
 # first (PFC per priority, link bytes) and the rates equal the last two rows' delta over
-# their mono_ns. A folder holding two records plays them side by side. A point of a
+# their mono_ns, what the capture counted marked '*' with its legend on the status line.
+# A folder holding two records plays them side by side; one that starts later shows
+# n/a and no total until it starts, and after G the totals of its record, not 0. A point of a
 # results folder (HOST/monitor without --frames, HOST/capture.json from a capture beside
 # it, as 'pfclab run' lays them out) shows the capture's counts as whole-run totals
 # marked '*', the rates n/a; with the capture's review-timeline.csv beside it (review
@@ -13,7 +15,7 @@
 # totals equal to what was injected; a timeline with a damaged line is named on the
 # screen, line and why, and left out. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
-plan 11
+plan 12
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -104,7 +106,7 @@ screen_at_end() { screen | head -1 | grep -qE ' ([0-9.]+) s / \1 s'; }
 for ((i = 0; i < 50; i++)); do screen_at_end && break; sleep 0.1; done
 bad=''
 for p in 0 1 2 3 4 5 6 7; do
-	want=$(fmt "$(want_total capture.pfc.prio$p.frames)")
+	want=$(fmt "$(want_total capture.pfc.prio$p.frames)")'*'
 	got=$(cell prio$p 5)
 	[ "$got" = "$want" ] || bad+=" prio$p total $got want $want;"
 done
@@ -112,8 +114,10 @@ want=$(fmt "$(want_total link.rx_bytes)") got=$(cell link 3)
 [ "$got" = "$want" ] || bad+=" link rx total $got want $want;"
 want=$(fmt "$(want_rate link.rx_bytes 8)") got=$(cell link 1)
 [ "$got" = "$want" ] || bad+=" link rx b/s $got want $want;"
-want=$(fmt "$(want_rate capture.pfc.prio3.frames 1)") got=$(cell prio3 4)
+want=$(fmt "$(want_rate capture.pfc.prio3.frames 1)")'*' got=$(cell prio3 4)
 [ "$got" = "$want" ] || bad+=" prio3 seen/s $got want $want;"
+screen | tail -1 | grep -q "^\*: from the frame capture (--frames), not the NIC's counters; h2: " ||
+	bad+=" no legend of '*' on the status line: $(screen | tail -1);"
 [ "$(want_total capture.pfc.prio3.frames)" = 120 ] && [ "$(want_total capture.pfc.prio5.frames)" = 30 ] ||
 	bad+=" the record holds $(want_total capture.pfc.prio3.frames)/$(want_total capture.pfc.prio5.frames) frames, not 120/30;"
 [ -z "$bad" ] && ok "$name: the replayed screen at the end equals the CSV (totals and rates)" ||
@@ -122,7 +126,7 @@ want=$(fmt "$(want_rate capture.pfc.prio3.frames 1)") got=$(cell prio3 4)
 # seek back to the start: the first row, totals 0.
 T send-keys -t "$S" g
 sleep 0.5
-[ "$(cell prio3 5)" = 0 ] && screen | head -1 | grep -q ' 0.0 s /' &&
+[ "$(cell prio3 5)" = '0*' ] && screen | head -1 | grep -q ' 0.0 s /' &&
 	ok "$name: g seeks to the start (totals 0)" ||
 	fail "$name: g" "$(screen | head -1) prio3 $(cell prio3 5)"
 T send-keys -t "$S" q
@@ -138,6 +142,35 @@ wait_for 'run1/h2' && screen | sed -n 2p | grep -q 'run1/h1 .*run1/h2' &&
 T send-keys -t "$S" q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the results folder's replay" ||
 	fail "$name: q (results folder)" "$(screen | tail -2)"
+
+# A record that starts 2 s after the other (a host whose monitor started late): paused at
+# the start, its cells are n/a and its totals blank; G (the end, past its first sample)
+# shows the totals of its record, counted from its first sample as the live run's were,
+# not 0 from the one sample seen. At 96 columns: both hosts, no sparkline.
+late=$tmp/late
+mkdir -p "$late"
+cp -r "$rec" "$late/a" && cp -r "$rec" "$late/b"
+awk -F, -v OFS=, 'NR > 1 { n = length($3); s = substr($3, 1, n - 9) + 2
+	$3 = sprintf("%.0f%s", s, substr($3, n - 8)) } 1' "$csv" >"$late/b/samples.csv"
+T send-keys -t "$S" clear Enter
+T resize-window -t "$S" -x 96 -y 30
+T send-keys -t "$S" "$PFCLAB top --replay $late --paused; echo TOP_EXIT=\$?" Enter
+wait_for PAUSED
+sleep 0.3
+before="$(cell prio3 6) $(cell prio3 9) '$(cell prio3 10)' '$(cell link 6)'"
+hosts=$(screen | sed -n 2p | xargs)
+T send-keys -t "$S" G
+for ((i = 0; i < 50; i++)); do screen_at_end && break; sleep 0.1; done
+want=$(fmt "$(want_total link.rx_bytes)")
+after="$(cell prio3 5) $(cell prio3 10) $(cell link 3) $(cell link 6)"
+if [ "$before" = "n/a n/a '' ''" ] && [[ $hosts =~ ^a\ ok.*\ b\ waiting$ ]] &&
+	[ "$after" = "120* 120* $want $want" ]; then
+	ok "$name: a record that starts later: n/a and no total before it starts, after G its record's totals (prio3 120*, link $want)"
+else
+	fail "$name: a record that starts later" "before G (b: prio3 rx, seen/s, total, link total): $before ($hosts); after G (prio3 totals, link totals): '$after', want '120* 120* $want $want'"
+fi
+T send-keys -t "$S" q
+wait_for 'TOP_EXIT=0' || fail "$name: q (late record)" "$(screen | tail -2)"
 
 # The point without a timeline: the capture's 120 and 30 PFC frames and 60 CNPs as totals
 # marked '*', no rate.

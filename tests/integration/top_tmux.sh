@@ -3,10 +3,13 @@
 # top_tmux.sh: "pfclab top" in a real terminal (tmux, 80x24) on a veth pair in two
 # namespaces while "pfclab inject" sends PFC on priority 3: the prio3 row counts exactly
 # the injected frames and every other priority stays 0; values the device cannot give
-# show n/a; freeze, baseline, resize and quit work; the terminal is given back (alternate
-# screen left, prompt back, stty settings unchanged) after q and after SIGTERM.
+# show n/a; what comes from the captured frames (seen/s, the paused share from their
+# pause times, totals taken from them) is marked '*', explained on the status line, and
+# the link counters are not; freeze, baseline, resize and quit work; the terminal is
+# given back (alternate screen left, prompt back, stty settings unchanged) after q and
+# after SIGTERM.
 source "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -56,14 +59,24 @@ sleep 0.45
 # and the sample boundaries shift (bounded loosely on both sides), others read 0.
 rate=$(cell prio3 4) rother=$(for p in 0 1 2 4 5 6 7; do cell prio$p 4; done | sort -u | tr '\n' ' ')
 wait $inj || { fail "$name: inject"; finish; }
-awk -v r="$rate" 'BEGIN { exit !(r + 0 >= 200 && r + 0 <= 1000) }' && [ "$rother" = "0 " ] &&
+awk -v r="$rate" 'BEGIN { exit !(r + 0 >= 200 && r + 0 <= 1000) }' && [ "$rother" = "0* " ] &&
 	ok "$name: while injecting, prio3 seen/s moves ($rate), other priorities 0" ||
 	fail "$name: prio3 rate" "prio3 seen/s '$rate', others '$rother'"
 sleep 0.6	# three samples of 200 ms after the last frame
 got=$(cell prio3 5) others=$(for p in 0 1 2 4 5 6 7; do cell prio$p 5; done | sort -u | tr '\n' ' ')
-[ "$got" = 300 ] && [ "$others" = "0 " ] &&
+[ "$got" = '300*' ] && [ "$others" = "0* " ] &&
 	ok "$name: prio3 total counts the 300 injected frames, other priorities stay 0" ||
 	fail "$name: prio3 row" "prio3 total '$got', others '$others'; $(screen | grep prio)"
+# veth counts no PFC and no pause time: the paused share and the totals are the capture's,
+# marked like seen/s; the link row is the kernel's counters, unmarked; the legend is on
+# the status line.
+paused=$(cell prio3 3) link="$(cell link 1) $(cell link 3)"
+if [[ $paused =~ ^[0-9.]+%\*$ ]] && [[ $link != *'*'* ]] &&
+	screen | tail -1 | grep -q "^\*: from the frame capture (--frames), not the NIC's counters"; then
+	ok "$name: the capture's figures marked '*' (paused $paused, total $got), the link's not ($link), the legend on the status line"
+else
+	fail "$name: capture marks" "prio3 paused '$paused', link '$link'; status: $(screen | tail -1)"
+fi
 
 # freeze: the table does not move while frames arrive; space again and it catches up.
 T send-keys -t "$S" ' '
@@ -74,13 +87,13 @@ before=$(screen | sed -n '3,23p')
 inject -c 100
 sleep 0.6
 after=$(screen | sed -n '3,23p')
-[ $frozen = yes ] && [ "$before" = "$after" ] && [ "$(cell prio3 5)" = 300 ] &&
+[ $frozen = yes ] && [ "$before" = "$after" ] && [ "$(cell prio3 5)" = '300*' ] &&
 	ok "$name: space freezes the screen" ||
 	fail "$name: space freezes the screen" "FROZEN shown: $frozen; $(diff <(echo "$before") <(echo "$after") | head -4)"
 T send-keys -t "$S" ' '
 sleep 0.6
-[ "$(cell prio3 5)" = 400 ] && ok "$name: space again shows the frames sent while frozen" ||
-	fail "$name: unfreeze" "prio3 total $(cell prio3 5), want 400"
+[ "$(cell prio3 5)" = '400*' ] && ok "$name: space again shows the frames sent while frozen" ||
+	fail "$name: unfreeze" "prio3 total $(cell prio3 5), want 400*"
 
 # baseline: z counts from now.
 T send-keys -t "$S" z
@@ -89,7 +102,7 @@ z0=$(cell prio3 5)
 inject -c 50
 sleep 0.6
 z1=$(cell prio3 5)
-[ "$z0" = 0 ] && [ "$z1" = 50 ] && ok "$name: z: totals from now (0, then 50 after 50 frames)" ||
+[ "$z0" = '0*' ] && [ "$z1" = '50*' ] && ok "$name: z: totals from now (0, then 50 after 50 frames)" ||
 	fail "$name: z baseline" "after z '$z0', after 50 more '$z1'"
 
 # colours: the host state is green (NO_COLOR is checked below).

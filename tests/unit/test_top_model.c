@@ -170,6 +170,58 @@ static void test_paused_from_capture(void **state)
 	top_model_free(&m);
 }
 
+/* What comes from captured frames is marked wherever it comes from (--frames live, a
+ * remote monitor, a record): seen/s, the paused share from the capture where the NIC has
+ * no pause-duration counter, and a total taken from either; the NIC's own are not.
+ */
+static void test_capture_marks(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	one_host(&m, &s);
+	top_snap_put(&s, "link.rx_bytes", "B", C, 1000, 10);
+	top_snap_put(&s, "capture.pfc.prio3.frames", "frames", C, 300, 100);
+	top_snap_put(&s, "capture.pfc.prio3.paused_us", "us", C, 1000, 5000);
+	top_snap_put(&s, "pfc.rx.prio5.frames", "frames", C, 40, 4);
+	top_snap_put(&s, "pfc.rx.prio5.pause_us", "us", C, 10, 100000);
+	top_snap_put(&s, "capture.pfc.prio5.frames", "frames", C, 40, 4);
+	top_snap_put(&s, "capture.pfc.prio5.paused_us", "us", C, 10, 900000);
+	assert_false(top_model_host_captures(&m, 0));	/* nothing taken yet */
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	assert_true(top_model_host_captures(&m, 0));
+	n = top_model_rows(&m, rows, 256);
+	assert_false(row(n, "link")->cell[0][0].capture);
+	r = row(n, "prio3");	/* the NIC counts nothing: every figure the capture's */
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);
+	assert_true(r->cell[0][2].capture);	/* paused, from the frames' pause times */
+	assert_true(r->cell[0][3].capture);	/* seen/s, and the total taken from it */
+	assert_true(r->cell[0][3].has_total);
+	r = row(n, "prio5");	/* the NIC's counters first: not marked */
+	assert_false(r->cell[0][0].capture);
+	assert_false(r->cell[0][2].capture);
+	assert_true(fabs(r->cell[0][2].value - 0.1) < 1e-9);
+	assert_true(r->cell[0][3].capture);
+	top_model_free(&m);
+	/* n/a readings of the capture, or the capture beside a record (its own legend):
+	 * no legend for a frames source of the host's own
+	 */
+	one_host(&m, &s);
+	top_snap_put(&s, "capture.pfc.prio3.frames", "frames", TOP_M_COUNTER, 0, 0);
+	top_snap_put(&s, "capture.cnp.frames", "frames", TOP_M_VALID | TOP_M_COUNTER |
+		     TOP_M_BESIDE, 7, 0);
+	top_model_update(&m, 0, &s);
+	assert_false(top_model_host_captures(&m, 0));
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio3")->cell[0][3].state, TOP_CELL_NA);
+	assert_true(row(n, "CNP")->cell[0][3].capture);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
 static void test_totals_baseline_history(void **state)
 {
 	struct top_model m;
@@ -551,6 +603,92 @@ static void test_replay(void **state)
 	top_snap_free(&s);
 }
 
+/* Two records, b starting 1.5 s after a: while b has not started, its cells are n/a with
+ * no total; a jump past its start (G, ], --start) shows the totals of its record from its
+ * first sample, never 0 for what it counted; from its first sample they are 0.
+ */
+static void test_replay_late_host(void **state)
+{
+	static const char meta[] = "{\"interval_ns\":500000000,\"columns\":["
+		"{\"name\":\"link.rx_bytes\",\"metric\":\"link.rx_bytes\",\"unit\":\"B\","
+		"\"kind\":\"counter\"},{\"name\":\"capture.pfc.prio3.frames\",\"metric\":"
+		"\"capture.pfc.prio3.frames\",\"unit\":\"frames\",\"kind\":\"counter\"}]}";
+	char dir[] = "/tmp/pfclab-top-late-XXXXXX", p[256], cmd[300], err[256];
+	struct top_snap tmp = { 0 }, first = { 0 };
+	struct top_replay *r = NULL;
+	struct top_model m;
+	const struct top_row *row3;
+	size_t i, n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%c", dir, "ab"[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+		snprintf(p, sizeof(p), "%s/%c/meta.json", dir, "ab"[i]);
+		write_file(p, meta);
+		snprintf(p, sizeof(p), "%s/%c/samples.csv", dir, "ab"[i]);
+		write_file(p, i == 0 ?
+			   "seq,mono_ns,wall_ns,dt_ns,overruns,gaps,link.rx_bytes,"
+			   "capture.pfc.prio3.frames\n"
+			   "1,1000000000,5000000000,0,0,,100,0\n"
+			   "2,1500000000,5500000000,0,0,,200,10\n"
+			   "3,2000000000,6000000000,0,0,,300,20\n"
+			   "4,2500000000,6500000000,0,0,,400,30\n"
+			   "5,3000000000,7000000000,0,0,,500,40\n" :
+			   "seq,mono_ns,wall_ns,dt_ns,overruns,gaps,link.rx_bytes,"
+			   "capture.pfc.prio3.frames\n"
+			   "1,9000000000,6500000000,0,0,,1000,5\n"
+			   "2,9250000000,6750000000,0,0,,1100,55\n"
+			   "3,9500000000,7000000000,0,0,,1300,125\n");
+	}
+	assert_int_equal(top_replay_open(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(top_replay_nrec(r), 2);
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	top_model_add_host(&m, "b");
+	for (i = 0; i < 2; i++)	/* the start: a's first sample, b not yet */
+		assert_int_equal(top_replay_feed(r, i, 0, 1 * S, &m, &tmp, &first), 1 - (int)i);
+	n = top_model_rows(&m, rows, 256);
+	row3 = row(n, "prio3");
+	assert_int_equal(row3->cell[0][3].state, TOP_CELL_OK);
+	assert_int_equal(row3->cell[0][3].total, 0);	/* a: its first sample */
+	assert_int_equal(row3->cell[1][3].state, TOP_CELL_NA);	/* b: nothing yet */
+	assert_false(row3->cell[1][3].has_total);
+	assert_false(row(n, "link")->cell[1][0].has_total);
+	for (i = 0; i < 2; i++)	/* G: to the end */
+		assert_int_equal(top_replay_feed(r, i, top_replay_length(r), 2 * S, &m, &tmp,
+						 &first), 1);
+	n = top_model_rows(&m, rows, 256);
+	row3 = row(n, "prio3");
+	assert_int_equal(row3->cell[0][3].total, 40);
+	assert_int_equal(row3->cell[1][3].total, 120);	/* b: its record's, not 0 */
+	assert_true(fabs(row3->cell[1][3].value - 280) < 1e-9);
+	assert_int_equal(row(n, "link")->cell[1][0].total, 300);
+	top_model_free(&m);
+	/* b played from its first sample: totals 0 there */
+	top_model_init(&m);
+	top_model_add_host(&m, "a");
+	top_model_add_host(&m, "b");
+	assert_int_equal(top_replay_feed(r, 1, 1500000000ULL, 1 * S, &m, &tmp, &first), 1);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio3")->cell[1][3].total, 0);
+	assert_int_equal(top_replay_feed(r, 1, 1750000000ULL, 2 * S, &m, &tmp, &first), 1);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio3")->cell[1][3].total, 50);
+	/* a baseline from z stays where it was put */
+	top_model_baseline(&m);
+	assert_int_equal(top_replay_feed(r, 1, 2 * S, 3 * S, &m, &tmp, &first), 1);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "prio3")->cell[1][3].total, 70);
+	top_model_free(&m);
+	top_replay_free(r);
+	top_snap_free(&tmp);
+	top_snap_free(&first);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A results folder's point: the runner captures apart from the monitor, so a record
  * without frame counters gets the counts of the capture.json beside it, as whole-run totals
  * with no rate (n/a, the total marked); a record with its own frame counters keeps them,
@@ -767,18 +905,18 @@ static void test_replay_timeline(void **state)
 	assert_string_equal(s.note, "");
 	r = row(n, "prio3");
 	assert_int_equal(r->cell[0][2].state, TOP_CELL_OK);	/* paused */
-	assert_true(r->cell[0][2].beside);
+	assert_true(r->cell[0][2].capture);
 	assert_true(near(r->cell[0][2].value, 0.5));
 	assert_int_equal(r->cell[0][3].state, TOP_CELL_OK);	/* seen/s */
-	assert_true(r->cell[0][3].beside);
+	assert_true(r->cell[0][3].capture);
 	assert_true(near(r->cell[0][3].value, 200));
 	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);	/* the NIC's: none */
 	r = row(n, "CNP");
-	assert_true(r->cell[0][3].beside && near(r->cell[0][3].value, 100));
+	assert_true(r->cell[0][3].capture && near(r->cell[0][3].value, 100));
 	r = row(n, "ECN marked");
-	assert_true(r->cell[0][3].beside && near(r->cell[0][3].value, 300));
+	assert_true(r->cell[0][3].capture && near(r->cell[0][3].value, 300));
 	r = row(n, "link");
-	assert_false(r->cell[0][0].beside);
+	assert_false(r->cell[0][0].capture);
 	top_model_free(&m);
 	/* sample 3 at 5.305 s, after the last bin: every frame, no more since 5.3 s */
 	point_rows(dir, 3, &m, &s);
@@ -828,7 +966,7 @@ static void test_replay_timeline_old(void **state)
 	assert_int_equal(x->flags, B | TOP_M_RATE);
 	assert_int_equal(x->raw, 0);
 	assert_non_null(strstr(s.status, "all its PFC on prio 3, as capture.json counts"));
-	assert_true(row(n, "prio3")->cell[0][3].beside);
+	assert_true(row(n, "prio3")->cell[0][3].capture);
 	top_model_free(&m);
 	/* capture.json counted 61: the files disagree, per priority from capture.json */
 	point_make(dir, "{\"kinds\":{\"pause\":0,\"pfc\":61,\"cnp\":30,\"roce_ce\":90},"
@@ -838,7 +976,7 @@ static void test_replay_timeline_old(void **state)
 	assert_int_equal(x->flags, TOP_M_COUNTER | TOP_M_ELSEWHERE);
 	assert_int_equal(x->raw, 61);
 	assert_int_equal(row(n, "prio3")->cell[0][3].state, TOP_CELL_ELSEWHERE);
-	assert_true(row(n, "prio3")->cell[0][2].beside);	/* paused: the timeline's */
+	assert_true(row(n, "prio3")->cell[0][2].capture);	/* paused: the timeline's */
 	assert_int_equal(top_snap_get(&s, "capture.cnp.frames")->flags, B | TOP_M_RATE);
 	assert_non_null(strstr(s.status, "total* of an n/a rate: the whole capture, from capture.json"));
 	top_model_free(&m);
@@ -1003,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_snap_put),
 		cmocka_unit_test(test_rows_one_host),
 		cmocka_unit_test(test_paused_from_capture),
+		cmocka_unit_test(test_capture_marks),
 		cmocka_unit_test(test_totals_baseline_history),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_pairing),
@@ -1011,6 +1150,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_remote_parse),
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay_late_host),
 		cmocka_unit_test(test_replay_capture_json),
 		cmocka_unit_test(test_replay_timeline),
 		cmocka_unit_test(test_replay_timeline_old),
