@@ -106,7 +106,7 @@ static __attribute__((noinline)) void place(struct frames_reorder *r, struct fra
 	if (r->n == r->size || r->n == r->cap) {
 		/* full: the earliest of the held records and this one goes now, and later
 		 * frames stamped before it are late */
-		r->forced++;
+		r->cnt.forced++;
 		if (!r->n || ts < at(r, 0)->ts_ns) {
 			r->floor = ts;
 			frames_stats_add_timed(st, &ev);
@@ -133,17 +133,17 @@ void frames_reorder_add_slow(struct frames_reorder *r, struct frames_stats *st, 
 	} else {
 		uint64_t back = r->newest - ts;
 
-		if (back > r->max_back_ns)
-			r->max_back_ns = back;
+		if (back > r->cnt.max_back_ns)
+			r->cnt.max_back_ns = back;
 		/* the counts of any frame are in place wherever it comes; a timed record
 		 * only within the window */
 		if (!r->window_ns || (timed && (back > r->window_ns || ts < r->floor))) {
 			late = true;
-			r->late++;
-			if (back > r->max_late_ns)
-				r->max_late_ns = back;
+			r->cnt.late++;
+			if (back > r->cnt.max_late_ns)
+				r->cnt.max_late_ns = back;
 		} else {
-			r->reordered++;
+			r->cnt.reordered++;
 		}
 	}
 	frames_stats_add_counts(st, ts, pk);

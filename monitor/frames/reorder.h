@@ -35,6 +35,16 @@
 #define FRAMES_REORDER_WINDOW_NS 50000000ull
 #define FRAMES_REORDER_CAP (1u << 16)        /* records held at most: 3 MiB */
 
+/* What the window did: frames stamped before the newest one seen before them, put back
+ * in order (reordered) or not (late: PAUSE/PFC/CNP frames beyond the window, or every
+ * such frame with a window of 0); the largest step back of each; how often the cap made
+ * a record go early. */
+struct frames_reorder_counts {
+	uint64_t reordered, late;
+	uint64_t max_back_ns, max_late_ns;
+	uint64_t forced;
+};
+
 struct frames_reorder {
 	uint64_t window_ns;	/* 0: nothing held, each frame fed as it comes */
 	size_t cap;
@@ -43,13 +53,7 @@ struct frames_reorder {
 	uint64_t newest;	/* the latest timestamp seen since the last flush (or 0) */
 	uint64_t floor;		/* the latest one let go early (cap held): later frames
 				 * stamped before it are late */
-	/* Since init: frames stamped before the newest one seen before them, put back in
-	 * order (reordered) or not (late: PAUSE/PFC/CNP frames beyond the window, or every
-	 * such frame with a window of 0); the largest step back of each; how often the cap
-	 * made a record go early. */
-	uint64_t reordered, late;
-	uint64_t max_back_ns, max_late_ns;
-	uint64_t forced;
+	struct frames_reorder_counts cnt; /* since init */
 };
 
 void frames_reorder_init(struct frames_reorder *r, uint64_t window_ns, size_t cap);

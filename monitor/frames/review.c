@@ -44,10 +44,9 @@ struct review_file {
 			    * or a copy cut off) */
 	bool unread;       /* could not be opened or is not a capture */
 	uint64_t bad_ts;   /* records with impossible timestamps, all kinds together */
-	/* frames stamped before one that came earlier in the file: put back in time
-	 * order, or late (beyond the reorder window); the largest steps back */
-	uint64_t reordered, late, max_back_ns, max_late_ns;
-	uint64_t reorder_full; /* times the window held its most records (reorder.h) */
+	/* frames stamped before one that came earlier in the file, put back in time order
+	 * or late (beyond the reorder window), as the window counted them (reorder.h) */
+	struct frames_reorder_counts reorder;
 	int bad_link;      /* a link type the decoder does not know (first seen), or -1 */
 	uint64_t bad_link_frames;
 	/* What the capture filters kept of RoCEv2 packets by their ECN field, known from
@@ -162,24 +161,24 @@ static void late_warn(const struct review_file *rf, const struct review_opts *op
 	char win[32], back[32];
 
 	fmt_duration_ns(opt->reorder_ns, win, sizeof(win));
-	fmt_duration_ns(rf->max_late_ns, back, sizeof(back));
+	fmt_duration_ns(rf->reorder.max_late_ns, back, sizeof(back));
 	if (!opt->reorder_ns) {
 		pfc_warn("%s: time goes backwards at %" PRIu64 " frames, by up to %s; with "
 			 "--reorder 0 they are counted out of time order, so gaps and pause times "
-			 "around them are unreliable", rf->path, rf->late, back);
+			 "around them are unreliable", rf->path, rf->reorder.late, back);
 		return;
 	}
-	if (rf->reorder_full)
+	if (rf->reorder.forced)
 		pfc_warn("%s: time goes back beyond the reorder window at %" PRIu64 " frames, by "
 			 "up to %s (the window, %s, was full with %u PAUSE/PFC/CNP frames %" PRIu64
 			 " times); they are counted out of time order, so gaps and pause times "
-			 "around them are unreliable", rf->path, rf->late, back, win,
-			 FRAMES_REORDER_CAP, rf->reorder_full);
+			 "around them are unreliable", rf->path, rf->reorder.late, back, win,
+			 FRAMES_REORDER_CAP, rf->reorder.forced);
 	else
 		pfc_warn("%s: time goes back beyond the reorder window (%s) at %" PRIu64 " frames, "
 			 "by up to %s; they are counted out of time order, so gaps and pause times "
 			 "around them are unreliable (a wider --reorder takes them in)", rf->path,
-			 win, rf->late, back);
+			 win, rf->reorder.late, back);
 }
 
 static int review_file_run(struct frames_stats *st, struct review_file *rf,
@@ -243,11 +242,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 	}
 	frames_reorder_flush(&ro, st);
 	frames_reorder_free(&ro);
-	rf->reordered = ro.reordered;
-	rf->late = ro.late;
-	rf->max_back_ns = ro.max_back_ns;
-	rf->max_late_ns = ro.max_late_ns;
-	rf->reorder_full = ro.forced;
+	rf->reorder = ro.cnt;
 	if (rc < 0) {
 		rf->error = pr.why;
 		rf->cut_short = pr.cut_short;
@@ -266,7 +261,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		pfc_warn("%s: %" PRIu64 " records with a sub-second field of 1 s or more "
 			 "(microseconds >= 1e6 or nanoseconds >= 1e9); their times are wrong",
 			 rf->path, pr.bad_frac);
-	if (rf->late)
+	if (rf->reorder.late)
 		late_warn(rf, opt);
 	if (pr.bad_tsresol || pr.ts_overflow)
 		pfc_warn("%s: %" PRIu64 " interfaces with an if_tsresol finer than pfclab's "
@@ -278,7 +273,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			 rf->bad_link, pcap_datalink_val_to_name(rf->bad_link) ?
 			 pcap_datalink_val_to_name(rf->bad_link) : "unknown",
 			 rf->bad_link_frames);
-	rf->bad_ts = pr.bad_frac + rf->late + pr.ts_overflow;
+	rf->bad_ts = pr.bad_frac + rf->reorder.late + pr.ts_overflow;
 	rc = rf->unread ? -EINVAL : 0;
 out:
 	pcapf_reader_free(&pr);
@@ -365,7 +360,8 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 	out_arr_open(o, "files");
 	for (k = 0; k < nfiles; k++) {
 		const struct review_file *f = &files[k];
-		bool steps = f->reordered || f->late, ok = !f->unread;
+		const struct frames_reorder_counts *rc = &f->reorder;
+		bool steps = rc->reordered || rc->late, ok = !f->unread;
 
 		out_obj_open(o, NULL);
 		out_text(o, "file      %s: ", f->path); /* as given, directories and all */
@@ -376,13 +372,13 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 			out_uint(o, "frames", "%" PRIu64 " frames", f->frames);
 		out_bool(o, "read", NULL, ok);
 		/* time stepping back: the text only where it did */
-		out_uint_na(o, "reordered", f->reordered ? ", %" PRIu64 " put back in time order" :
-			    NULL, f->reordered, ok);
-		out_uint_na(o, "late_frames", !f->late ? NULL : ro->reorder_ns ?
+		out_uint_na(o, "reordered", rc->reordered ? ", %" PRIu64 " put back in time order" :
+			    NULL, rc->reordered, ok);
+		out_uint_na(o, "late_frames", !rc->late ? NULL : ro->reorder_ns ?
 			    ", %" PRIu64 " out of time order beyond the reorder window" :
-			    ", %" PRIu64 " out of time order (--reorder 0)", f->late, ok);
+			    ", %" PRIu64 " out of time order (--reorder 0)", rc->late, ok);
 		out_ns(o, "max_backstep_s", steps ? ", steps back up to %.3f ms" : NULL,
-		       f->max_back_ns, 1e6, ok);
+		       rc->max_back_ns, 1e6, ok);
 		if (ecn_filter_name(f))
 			out_str(o, "ecn_filter", NULL, ecn_filter_name(f));
 		else

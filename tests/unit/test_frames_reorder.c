@@ -112,11 +112,11 @@ static void test_within_window(void **state)
 	(void)state;
 	run(&a, &ra, sorted, ARRAY_SIZE(sorted), 10 * MS, 64, 0);
 	run(&b, &rb, shuffled, ARRAY_SIZE(shuffled), 10 * MS, 64, 0);
-	assert_int_equal(ra.reordered + ra.late, 0);
-	assert_int_equal(rb.late, 0);
+	assert_int_equal(ra.cnt.reordered + ra.cnt.late, 0);
+	assert_int_equal(rb.cnt.late, 0);
 	/* 1000 (after 1010 us), 1020 (after 2100), 2000 (after 2700), 2300 (after 6000) */
-	assert_int_equal(rb.reordered, 4);
-	assert_int_equal(rb.max_back_ns, 6000 * US - 2300 * US);
+	assert_int_equal(rb.cnt.reordered, 4);
+	assert_int_equal(rb.cnt.max_back_ns, 6000 * US - 2300 * US);
 	/* the pause: 1.00 ms to the XON at 1.02 ms */
 	assert_int_equal(b.prio[3].pauses, 1);
 	assert_int_equal(b.prio[3].paused_ns, 20 * US);
@@ -158,10 +158,10 @@ static void test_beyond_window(void **state)
 
 	(void)state;
 	run(&st, &r, f, ARRAY_SIZE(f), 10 * MS, 64, 0);
-	assert_int_equal(r.late, 2);
-	assert_int_equal(r.reordered, 0);
-	assert_int_equal(r.max_late_ns, 28500 * US);
-	assert_int_equal(r.max_back_ns, 28500 * US);
+	assert_int_equal(r.cnt.late, 2);
+	assert_int_equal(r.cnt.reordered, 0);
+	assert_int_equal(r.cnt.max_late_ns, 28500 * US);
+	assert_int_equal(r.cnt.max_back_ns, 28500 * US);
 	c = the_cnp(&st);
 	assert_int_equal(c->count, 4);
 	/* fed 2000, 2100, 2050 (late: a gap of 0), 30001 */
@@ -190,7 +190,7 @@ static void test_stable(void **state)
 	run(&st, &r, f, ARRAY_SIZE(f), 10 * MS, 64, 0);
 	/* 100..200 us ended by the XON, then a new pause of 1000 quanta (the other way
 	 * round the XOFF at 200 us would extend the first and the XON end it: 1 pause) */
-	assert_int_equal(r.reordered, 1);
+	assert_int_equal(r.cnt.reordered, 1);
 	assert_int_equal(st.prio[3].pauses, 2);
 	assert_int_equal(st.prio[3].paused_ns, 100 * US + Q_NS(1000));
 	assert_int_equal(st.prio[3].longest_ns, 100 * US);
@@ -214,10 +214,10 @@ static void test_cap(void **state)
 
 	(void)state;
 	run(&st, &r, f, ARRAY_SIZE(f), 10 * MS, 4, 0);
-	assert_int_equal(r.forced, 3);
-	assert_int_equal(r.reordered, 1);
-	assert_int_equal(r.late, 1);
-	assert_int_equal(r.max_late_ns, 480 * US);
+	assert_int_equal(r.cnt.forced, 3);
+	assert_int_equal(r.cnt.reordered, 1);
+	assert_int_equal(r.cnt.late, 1);
+	assert_int_equal(r.cnt.max_late_ns, 480 * US);
 	c = the_cnp(&st);
 	assert_int_equal(c->count, 8);
 	/* fed 100, 150, 200, 120 (late), 300, 400, 500, 600: gaps 50, 50, 0, 180, 100 x 3 */
@@ -239,9 +239,9 @@ static void test_off(void **state)
 
 	(void)state;
 	run(&st, &r, f, ARRAY_SIZE(f), 0, 64, 0);
-	assert_int_equal(r.late, 2);
-	assert_int_equal(r.reordered, 0);
-	assert_int_equal(r.max_back_ns, 50 * US);
+	assert_int_equal(r.cnt.late, 2);
+	assert_int_equal(r.cnt.reordered, 0);
+	assert_int_equal(r.cnt.max_back_ns, 50 * US);
 	assert_int_equal(the_cnp(&st)->gap_min, 0);
 	frames_stats_free(&st);
 }
@@ -309,9 +309,9 @@ static void test_shuffle(void **state)
 		qsort(f, N, sizeof(*f), cmp_key);	/* the file's order */
 		run(&st, &r, f, N, 5 * MS, FRAMES_REORDER_CAP, 0);
 		c = the_cnp(&st);
-		assert_int_equal(r.late, 0);
-		assert_true(r.reordered > N / 2);
-		assert_true(r.max_back_ns > 2 * MS && r.max_back_ns < 3 * MS);
+		assert_int_equal(r.cnt.late, 0);
+		assert_true(r.cnt.reordered > N / 2);
+		assert_true(r.cnt.max_back_ns > 2 * MS && r.cnt.max_back_ns < 3 * MS);
 		assert_int_equal(c->count, N);
 		assert_int_equal(c->first_ns, 1 * MS);
 		assert_int_equal(c->last_ns, 1 * MS + (N - 1) * 10 * US);
@@ -356,9 +356,9 @@ static void test_random(void **state)
 			assert_int_equal(c->ngaps, N - 1);
 			for (i = 0; i < c->ngaps; i++)
 				zeros += c->gaps[i] == 0;
-			assert_true(zeros <= r.late);
-			assert_true(r.reordered + r.late < N);
-			if (!r.late)
+			assert_true(zeros <= r.cnt.late);
+			assert_true(r.cnt.reordered + r.cnt.late < N);
+			if (!r.cnt.late)
 				assert_int_equal(c->first_ns, st.first_ns);
 			frames_stats_free(&st);
 		}

@@ -68,8 +68,8 @@ static void one_reordered(const uint8_t *data, size_t size)
 	}
 	frames_reorder_flush(&ro, &st);
 	frames_stats_finish(&st);
-	if (st.frames != frames || (!ro.max_back_ns && (ro.reordered || ro.late)) ||
-	    ro.n != 0)
+	if (st.frames != frames ||
+	    (!ro.cnt.max_back_ns && (ro.cnt.reordered || ro.cnt.late)) || ro.n != 0)
 		__builtin_trap();
 	frames_reorder_free(&ro);
 	frames_stats_free(&st);
