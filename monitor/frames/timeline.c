@@ -303,10 +303,9 @@ int frames_tl_next(struct frames_tl_reader *r, struct frames_tl_row *row)
 		if (c < 0)
 			continue;
 		if (c == FRAMES_TL_TIME) {
-			if (!time_ns(fld[i], &row->t_ns))
+			if (!time_ns(fld[i], &row->v[c]))
 				return tl_fail(r, -EINVAL, "time_s '%s' is not seconds.nanoseconds",
 					       shown(fld[i], s, sizeof(s)));
-			row->v[c] = row->t_ns;
 		} else if (!fld[i][0]) {
 			if (!TL_PAUSED(c))	/* only a pause time may be unknown */
 				return tl_fail(r, -EINVAL, "%s is empty", tl_names[c]);
@@ -317,7 +316,7 @@ int frames_tl_next(struct frames_tl_reader *r, struct frames_tl_row *row)
 		}
 		row->have |= UINT64_C(1) << c;
 	}
-	rc = tl_step(r, row->t_ns);
+	rc = tl_step(r, row->v[FRAMES_TL_TIME]);
 	if (rc)
 		return rc;
 	r->rows++;

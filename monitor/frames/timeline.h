@@ -67,8 +67,8 @@ bool frames_tl_write(FILE *f, const struct frames_stats *st);
 #define FRAMES_TL_MAX_BYTES (512ull << 20)	/* file size read at most */
 
 struct frames_tl_row {
-	uint64_t t_ns;			/* the bin's start, ns on the capture's clock */
-	uint64_t v[FRAMES_TL_NCOL];	/* by column; v[FRAMES_TL_TIME] is t_ns */
+	/* by column; v[FRAMES_TL_TIME] is the bin's start, ns on the capture's clock */
+	uint64_t v[FRAMES_TL_NCOL];
 	uint64_t have;			/* bit c: column c holds a number in this row */
 };
 

@@ -147,7 +147,8 @@ static int cmp_wk(const void *a, const void *b)
 static void bin_place(struct top_rcap *c, const struct wk *s, size_t n, size_t *p,
 		      double run[NTL], const struct frames_tl_row *row, uint64_t bin)
 {
-	uint64_t bs = row->t_ns, be = bs <= UINT64_MAX - bin ? bs + bin : UINT64_MAX;
+	uint64_t bs = row->v[FRAMES_TL_TIME];
+	uint64_t be = bs <= UINT64_MAX - bin ? bs + bin : UINT64_MAX;
 	size_t j;
 
 	for (; *p < n && s[*p].wall < be; (*p)++) {

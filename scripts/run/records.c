@@ -426,8 +426,8 @@ static void tl_row_put(struct rec_tl_row *o, const struct frames_tl_row *row)
 
 	_Static_assert(REC_TL_NPAUSED == FRAMES_NPRIO, "a paused time per priority and PAUSE");
 	memset(o, 0, sizeof(*o));
-	o->t_ns = row->t_ns;
-	o->v[REC_TL_TIME] = tl_seconds(row->t_ns);
+	o->t_ns = row->v[FRAMES_TL_TIME];
+	o->v[REC_TL_TIME] = tl_seconds(o->t_ns);
 	o->have[REC_TL_TIME] = true;
 	for (k = REC_TL_TIME + 1; k < REC_TL_N; k++) {
 		c = k < REC_TL_PAUSED0 ? col[k] : FRAMES_TL_PAUSED0 + (k - REC_TL_PAUSED0);

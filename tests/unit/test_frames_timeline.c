@@ -96,7 +96,7 @@ static void test_roundtrip(void **state)
 			    "paused_ns_pause");
 	assert_null(frames_tl_name(FRAMES_TL_NCOL));
 	assert_int_equal(frames_tl_next(&r, &row), 1);
-	assert_int_equal(row.t_ns, 1700000000000000000ull);
+	assert_int_equal(row.v[FRAMES_TL_TIME], 1700000000000000000ull);
 	assert_int_equal(row.have, (UINT64_C(1) << FRAMES_TL_NCOL) - 1);
 	assert_int_equal(row.v[FRAMES_TL_PFC], 2);
 	assert_int_equal(row.v[FRAMES_TL_PFC_PRIO0 + 3], 2);
@@ -108,7 +108,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(frames_tl_next(&r, &row), 1);
 	assert_int_equal(row.v[FRAMES_TL_FRAMES], 0);	/* an empty bin is a row too */
 	assert_int_equal(frames_tl_next(&r, &row), 1);
-	assert_int_equal(row.t_ns, 1700000000000000000ull + 20 * MS);
+	assert_int_equal(row.v[FRAMES_TL_TIME], 1700000000000000000ull + 20 * MS);
 	assert_int_equal(row.v[FRAMES_TL_CNP], 1);
 	assert_int_equal(r.bin_ns, 10 * MS);
 	assert_int_equal(frames_tl_next(&r, &row), 0);
