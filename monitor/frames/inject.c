@@ -121,11 +121,15 @@ static int parse_start(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* The one table of KIND names: parsing and every message that lists KINDs go by it
+ * (--help's list is literal text; tests/integration/frames_cli.sh checks it against
+ * the list the messages make). */
 static const char *const kind_names[] = {
 	[INJECT_PAUSE] = "pause", [INJECT_PFC] = "pfc", [INJECT_CNP] = "cnp",
 	[INJECT_ROCE] = "roce", [INJECT_CNP_ON_CE] = "cnp-on-ce",
 	[INJECT_PFC_ON_BACKLOG] = "pfc-on-backlog",
 };
+_Static_assert(ARRAY_SIZE(kind_names) == INJECT_NKIND, "a name for every KIND");
 
 static enum inject_kind kind_parse(const char *s)
 {
@@ -557,6 +561,8 @@ static const struct opt_cmd inject_cmd = {
  * error, since it would be dropped unsaid (pause --prio 5, cnp --quanta 3).
  */
 #define KB(k)		(1u << (k))
+#define K_EVERY		(~0u)	/* every KIND of kind_names (list_kinds) */
+_Static_assert(INJECT_NKIND <= 32, "a KIND is a bit of an unsigned mask");
 #define K_CRAFT		(KB(INJECT_PAUSE) | KB(INJECT_PFC) | KB(INJECT_CNP) | KB(INJECT_ROCE))
 #define K_L2		(K_CRAFT | KB(INJECT_PFC_ON_BACKLOG))	/* cnp-on-ce mirrors the CE packet */
 #define K_PAUSE		(KB(INJECT_PAUSE) | KB(INJECT_PFC) | KB(INJECT_PFC_ON_BACKLOG))
@@ -616,41 +622,43 @@ static const struct inject_scope *scope_of(const char *name)
 	return NULL;
 }
 
-/* Appends "a, b and c" to buf: the KINDs in mask. */
-static void list_kinds(char *buf, size_t len, unsigned mask)
+/* Appends the n items to buf, each after prefix, joined by ", " and the last one by
+ * last: "a, b and c", "--a, --b or --c". A buf too short keeps what fits. */
+static void join_list(char *buf, size_t len, const char *const *items, size_t n,
+		      const char *prefix, const char *last)
 {
-	size_t off = strlen(buf), n = 0, i, total = 0;
+	size_t off = strlen(buf), i;
 
-	for (i = 1; i < ARRAY_SIZE(kind_names); i++)
-		total += (mask & KB(i)) != 0;
-	for (i = 1; i < ARRAY_SIZE(kind_names) && off < len; i++) {
-		if (!(mask & KB(i)))
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s",
-					!n ? "" : n + 1 == total ? " and " : ", ", kind_names[i]);
-		n++;
-	}
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s%s",
+					!i ? "" : i + 1 == n ? last : ", ", prefix, items[i]);
+}
+
+/* Appends the KINDs in mask, in the table's order, joined by join_list. */
+static void list_kinds(char *buf, size_t len, unsigned mask, const char *last)
+{
+	const char *names[INJECT_NKIND];
+	size_t n = 0, i;
+
+	for (i = 1; i < INJECT_NKIND; i++)
+		if (mask & KB(i))
+			names[n++] = kind_names[i];
+	join_list(buf, len, names, n, "", last);
 }
 
 /* Appends "--a, --b and --c" to buf: the options that are fields of KIND k, in --help's
  * order. */
 static void list_fields(char *buf, size_t len, enum inject_kind k)
 {
-	const struct opt *t;
-	size_t off = strlen(buf), n = 0, total = 0;
+	const char *names[ARRAY_SIZE(inject_scopes)];
 	const struct inject_scope *sc;
+	const struct opt *t;
+	size_t n = 0;
 
 	for (t = inject_opts_tab; t->name; t++)
 		if ((sc = scope_of(t->name)) && sc->field && (sc->kinds & KB(k)))
-			total++;
-	for (t = inject_opts_tab; t->name && off < len; t++) {
-		sc = scope_of(t->name);
-		if (!sc || !sc->field || !(sc->kinds & KB(k)))
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s--%s",
-					!n ? "" : n + 1 == total ? " and " : ", ", t->name);
-		n++;
-	}
+			names[n++] = t->name;
+	join_list(buf, len, names, n, "--", " and ");
 }
 
 /* Every option given belongs to KIND k and to sending or writing, as given: 0, or -1
@@ -669,7 +677,7 @@ static int check_scopes(enum inject_kind k, bool writing)
 		if (!(sc->kinds & KB(k))) {
 			snprintf(msg, sizeof(msg), "--%s does not apply to %s (it is for ", t->name,
 				 kind_names[k]);
-			list_kinds(msg, sizeof(msg), sc->kinds);
+			list_kinds(msg, sizeof(msg), sc->kinds, " and ");
 			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "); %s takes ",
 				 kind_names[k]);
 			list_fields(msg, sizeof(msg), k);
@@ -736,6 +744,7 @@ static int inject_parse(int argc, char **argv)
 			  .payload = 1024, .reth_va = 0x10000, .reth_rkey = 0x1234 },
 	};
 	const struct inject_opts *d = &defaults;
+	char kinds[256] = "";
 	int first;
 
 	memset(&ia, 0, sizeof(ia));
@@ -765,8 +774,8 @@ static int inject_parse(int argc, char **argv)
 	if (old_quanta_operand(argc, argv, first))
 		return OPT_USAGE;
 	if (first != argc - 1) {
-		pfc_err("give exactly one KIND (pause, pfc, cnp, roce, cnp-on-ce, pfc-on-backlog);"
-			" 'pfclab inject --help' explains them");
+		list_kinds(kinds, sizeof(kinds), K_EVERY, ", ");
+		pfc_err("give exactly one KIND (%s); 'pfclab inject --help' explains them", kinds);
 		return OPT_USAGE;
 	}
 	return first;
@@ -822,6 +831,7 @@ int inject_main(int argc, char **argv)
 	struct inject_opts o;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int first = inject_parse(argc, argv), rc;
+	char kinds[256] = "";
 
 	if (first < 0)
 		return first == OPT_HELP ? 0 : 2;
@@ -829,8 +839,8 @@ int inject_main(int argc, char **argv)
 	o.kind = argv[first];
 	o.kind_id = kind_parse(o.kind);
 	if (o.kind_id == INJECT_UNKNOWN) {
-		pfc_err("'%s' is not a frame kind; give pause, pfc, cnp, roce, cnp-on-ce or "
-			"pfc-on-backlog", o.kind);
+		list_kinds(kinds, sizeof(kinds), K_EVERY, " or ");
+		pfc_err("'%s' is not a frame kind; give %s", o.kind, kinds);
 		return 2;
 	}
 	if (check_scopes(o.kind_id, o.write_path != NULL))

@@ -10,10 +10,12 @@
 
 #include "monitor/frames/craft.h"
 
-/* KIND, named once on the command line and looked up once (inject_kind_parse) */
+/* KIND, named once on the command line and looked up once in inject.c's one table of
+ * names, which every message that lists KINDs is made from */
 enum inject_kind {
 	INJECT_UNKNOWN, INJECT_PAUSE, INJECT_PFC, INJECT_CNP, INJECT_ROCE,
 	INJECT_CNP_ON_CE, INJECT_PFC_ON_BACKLOG,
+	INJECT_NKIND	/* not a KIND: how many there are, INJECT_UNKNOWN included */
 };
 
 struct inject_opts {

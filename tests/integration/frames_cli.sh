@@ -8,9 +8,10 @@
 # another KIND, --quanta with --pause-time, --speed alone, a number after -q (the old
 # quanta letter); --pause-time takes the link speed from -i IF and says where it has
 # none; -D with -r writes the frames due before the end; counts are singular for one;
-# capture and inject take --iface for --interface.
+# capture and inject take --iface for --interface; inject --help lists the KINDs its
+# messages name.
 source "$(dirname "$0")/../lib.sh"
-plan 41
+plan 42
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
@@ -28,6 +29,20 @@ for c in capture review inject; do
 		fail "frames_cli: $c --help" "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
 done
+# inject --help's KIND list is literal text: it names every KIND of inject.c's table, the
+# list its messages make from that table, and no other
+kinds_msg=$("$PFCLAB" inject -w "$tmp/x.pcap" no-such-kind 2>&1 >/dev/null |
+	sed -n "s/.*is not a frame kind; give //p" | sed 's/ or /, /' | tr -s ', ' '\n\n' | sort)
+kinds_one=$("$PFCLAB" inject -w "$tmp/x.pcap" 2>&1 >/dev/null |
+	sed -n 's/.*give exactly one KIND (\([^)]*\)).*/\1/p' | tr -s ', ' '\n\n' | sort)
+kinds_help=$("$PFCLAB" inject --help | sed -n '/KIND is one of:/,/^An option of another KIND/p' |
+	sed -n 's/^  \([a-z][a-z0-9-]*\)  .*/\1/p' | sort)
+if [ -n "$kinds_msg" ] && [ "$kinds_msg" = "$kinds_one" ] && [ "$kinds_msg" = "$kinds_help" ]; then
+	ok "frames_cli: inject --help lists every KIND its messages name ($(echo $kinds_msg))"
+else
+	fail "frames_cli: inject --help's KINDs" \
+		"messages: $(echo $kinds_msg) / $(echo $kinds_one); --help: $(echo $kinds_help)"
+fi
 expect_rc() { # NAME RC PATTERN CMD...: exit status RC and stderr matching PATTERN
 	local name=$1 want=$2 pat=$3 rc
 	shift 3
