@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/hw/gpu.h"
+#include "lib/hw/pci.h"
 #include "lib/opt.h"
 #include "lib/remote.h"
 #include "lib/util.h"
@@ -33,7 +35,6 @@ struct top_opts {
 	const char *iface, *rdma, *gpu_s, *frames, *catalog, *ssh_config, *remote_pfclab;
 	const char *replay, *record_dir, *interval_s, *experiment;
 	unsigned rdma_port;
-	int gpu;
 	bool frames_on, paused, qdisc;
 	uint64_t interval_ns, refresh_ns, stale_ns, start_ns;
 	double tolerance;
@@ -49,7 +50,7 @@ static void on_signal(int sig)
 }
 
 static const char top_usage[] =
-"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu N] [--frames[=IFACE]]\n"
+"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G] [--frames[=IFACE]]\n"
 "                  [-I DUR] [--refresh DUR] [--record-dir DIR] [--tolerance PCT]\n"
 "                  [--stale DUR] [--catalog FILE]\n"
 "       pfclab top [options] [--ssh-config FILE] [--remote-pfclab CMD] HOST...\n"
@@ -97,6 +98,21 @@ static bool shell_safe(const char *s)
 
 static struct top_opts T;	/* the option table below writes here */
 
+/* --gpu G: an index or a PCI address, kept as given: each host's monitor finds it there. */
+static int gpu_fn(void *dst, const char *v, char *why, size_t len)
+{
+	char bdf[HW_BDF_LEN];
+	uint32_t u;
+
+	if (parse_u32(v, 0, HW_GPU_INDEX_MAX, &u) && hw_pci_addr_canon(v, bdf, sizeof(bdf))) {
+		snprintf(why, len, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI "
+			 "address such as 0000:17:00.0", HW_GPU_INDEX_MAX);
+		return -1;
+	}
+	*(const char **)dst = v;
+	return 0;
+}
+
 static int rdma_fn(void *dst, const char *v, char *why, size_t len)
 {
 	static char dev[64];
@@ -137,8 +153,9 @@ static const struct opt top_opts_tab[] = {
 	  .long_alias = "interface" },
 	{ "rdma", 'd', OPT_FN, .fn = rdma_fn, .arg = "DEV[:PORT]",
 	  .help = "RDMA device hw counters; port 1 by default", .long_alias = "ib-dev" },
-	{ "gpu", 0, OPT_FN, .dst = &T.gpu, .fn = opt_gpu_index, .arg = "N",
-	  .help = "NVIDIA GPU N: PCIe rx/tx throughput and link (NVML)" },
+	{ "gpu", 0, OPT_FN, .dst = &T.gpu_s, .fn = gpu_fn, .arg = "G",
+	  .help = "NVIDIA GPU G (index as nvidia-smi -L numbers them, or PCI\n"
+		  "address): PCIe rx/tx throughput and link (NVML)" },
 	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
 	  .help = "also count captured PAUSE/PFC, CNP and CE-marked frames" },
 	{ "qdisc", 0, OPT_FLAG, .dst = &T.qdisc,
@@ -210,7 +227,6 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	int first;
 
 	memset(&T, 0, sizeof(T));
-	T.gpu = -1;
 	T.rdma_port = 1;
 	T.interval_ns = 1000000000ULL;
 	T.tolerance = 0.10;
@@ -219,12 +235,6 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	if (first < 0)
 		return first == OPT_HELP ? 0 : 2;
 	o->frames_on = opt_given(&top_cmd, "frames");
-	if (o->gpu >= 0) {	/* passed on to remote monitors */
-		static char gpu_s[12];
-
-		snprintf(gpu_s, sizeof(gpu_s), "%d", o->gpu);
-		o->gpu_s = gpu_s;
-	}
 	for (; first < argc; first++) {
 		if (o->nhosts >= TOP_MAX_HOSTS) {
 			pfc_err("more than %d hosts; show fewer at once", TOP_MAX_HOSTS);
@@ -240,18 +250,18 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		pfc_err("-e takes the hosts from the experiment file: give no HOST or --replay");
 		return 2;
 	}
-	if (o->replay && (o->nhosts || o->iface || o->rdma || o->gpu >= 0)) {
+	if (o->replay && (o->nhosts || o->iface || o->rdma || o->gpu_s)) {
 		pfc_err("--replay plays a record: give no HOST, -i, -d or --gpu with it");
 		return 2;
 	}
 	for (size_t i = 0; i < o->nhosts; i++)
-		if (!strchr(o->hosts[i], ':') && !o->iface && !o->rdma && o->gpu < 0) {
+		if (!strchr(o->hosts[i], ':') && !o->iface && !o->rdma && !o->gpu_s) {
 			pfc_err("%s: nothing to show there: give -i IFACE (or HOST:IFACE), "
-				"-d RDMADEV and/or --gpu N", o->hosts[i]);
+				"-d RDMADEV and/or --gpu G", o->hosts[i]);
 			return 2;
 		}
-	if (!o->replay && !o->nhosts && !o->experiment && !o->iface && !o->rdma && o->gpu < 0) {
-		pfc_err("nothing to show: give -i IFACE, -d RDMADEV and/or --gpu N (and HOSTs "
+	if (!o->replay && !o->nhosts && !o->experiment && !o->iface && !o->rdma && !o->gpu_s) {
+		pfc_err("nothing to show: give -i IFACE, -d RDMADEV and/or --gpu G (and HOSTs "
 			"for remote hosts), or --replay DIR");
 		return 2;
 	}
@@ -470,9 +480,9 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 	for (i = 0; i < t->nspec; i++) {
 		const struct top_host_spec *h = &t->spec[i];
 		const char *frames = o->frames_on ? (o->frames ? o->frames : h->iface) : NULL;
-		char a_rdma[300], a_gpu[80], a_int[40], a_fr[300], a_if[300];
+		char a_rdma[300], a_gpu[80], a_int[40], a_fr[300], a_if[300], bdf[HW_BDF_LEN];
 		const char *args[8];
-		uint32_t gpu = 0;
+		int gpu = -1;
 
 		rc = top_feed_init(&t->feed[i], h->name);
 		if (rc) {
@@ -482,9 +492,22 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 		t->nfeed = i + 1;
 		top_model_add_host(&t->m, h->name);
 		if (h->local) {
+			char why[200];
+			uint32_t u;
+
+			/* this host's GPU: an index as given, a PCI address found here */
+			if (h->gpu_s && !parse_u32(h->gpu_s, 0, HW_GPU_INDEX_MAX, &u)) {
+				gpu = (int)u;
+			} else if (h->gpu_s) {
+				gpu = hw_gpu_find(h->gpu_s, bdf, sizeof(bdf), why, sizeof(why));
+				if (gpu < 0) {
+					snprintf(err, errlen, "--gpu %s: %s", h->gpu_s, why);
+					return gpu;
+				}
+			}
 			struct top_local_cfg lc = {
 				.iface = h->iface, .rdma = h->rdma, .rdma_port = o->rdma_port,
-				.gpu = h->gpu_s && !parse_u32(h->gpu_s, 0, 63, &gpu) ? (int)gpu : -1,
+				.gpu = gpu,
 				.frames = frames, .interval_ns = o->interval_ns,
 				.catalog = o->catalog, .argc = argc, .argv = argv,
 				.qdisc = o->qdisc,

@@ -8,7 +8,7 @@
 # the second spellings of monitor's, top's and traffic's options (--interface, --ib-dev,
 # --rdma, -F) and the README's copy of 'pfclab top --help'.
 source "$(dirname "$0")/../lib.sh"
-plan 22
+plan 23
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -86,6 +86,24 @@ for a in "--replay $tmp/no-such-record" "--replay $PFCLAB_ROOT/README.md" "-e $t
 done
 if [ -z "$t_msgs" ]; then ok "top --replay/-e/--ssh-config: a missing or wrong path is exit 2 naming it, before the terminal check"
 else fail "top: bad paths" "$t_msgs"; fi
+
+# --gpu G of monitor and top: neither an index nor a PCI address is exit 2 naming it and
+# what to give; a PCI address (long or lspci's short form) that is no NVIDIA GPU here is
+# refused by the monitor (top's local monitor too) saying so; top passes an address on
+g_msgs=""
+for c in "monitor -c 1" top; do	# top, its stdout no terminal: the monitor, no -c
+	# shellcheck disable=SC2086 # the words of $c are the arguments
+	m=$("$PFCLAB" $c --gpu gpu0 </dev/null 2>&1); rc=$?
+	[ $rc -eq 2 ] && [[ $m == *"--gpu 'gpu0': expected a GPU index 0..63"*"or a PCI address"* ]] ||
+		g_msgs+="[$c --gpu gpu0: rc $rc: $m] "
+	for a in 0000:00:00.0 ff:1f.7; do
+		# shellcheck disable=SC2086 # the words of $c are the arguments
+		m=$(timeout 10 "$PFCLAB" $c --gpu $a </dev/null 2>&1); rc=$?
+		[ $rc -eq 2 ] && [[ $m == *"--gpu '$a': "*"NVIDIA GPU"* ]] || g_msgs+="[$c --gpu $a: rc $rc: $m] "
+	done
+done
+if [ -z "$g_msgs" ]; then ok "monitor/top --gpu: not an index or PCI address, or an address that is no NVIDIA GPU here: exit 2 saying which"
+else fail "--gpu" "$g_msgs"; fi
 
 # an ssh config whose path ssh's Include cannot take (a double quote) is refused up front by
 # both commands that reach hosts, naming the option, the path and why
