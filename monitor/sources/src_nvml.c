@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/hw/gpu.h"
 #include "lib/hw/nvml.h"
 #include "lib/hw/rm.h"
 #include "lib/util.h"
@@ -483,9 +484,9 @@ static int nvml_init(struct mon_src *s)
 {
 	struct nvml_priv *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
-	char buf[96], why[200];
+	char buf[96], why[200], gpus[HW_GPU_MAX][HW_BDF_LEN];
 	hw_nvml_ret rc;
-	int err = 0;
+	int err = 0, ng;
 
 	if (!p)
 		return -ENOMEM;
@@ -502,7 +503,14 @@ static int nvml_init(struct mon_src *s)
 		snprintf(s->err, sizeof(s->err), "%s", why);
 		return -EOPNOTSUPP;
 	}
-	rc = p->api->by_index((unsigned)s->index, &p->dev);
+	/* GPU N of the PCI bus, as the pci source and traffic take it: by its address where
+	 * sysfs lists it, so that NVML's own order cannot make it another GPU */
+	ng = hw_gpu_list(gpus, HW_GPU_MAX);
+	rc = -1;
+	if (p->api->by_bus_id && s->index < ng && s->index < HW_GPU_MAX)
+		rc = p->api->by_bus_id(gpus[s->index], &p->dev);
+	if (rc != HW_NVML_OK)
+		rc = p->api->by_index((unsigned)s->index, &p->dev);
 	if (rc != HW_NVML_OK) {
 		snprintf(s->err, sizeof(s->err), "GPU %d: %s (see nvidia-smi -L)", s->index,
 			 hw_nvml_strerror(p->api, rc, buf, sizeof(buf)));
@@ -511,6 +519,15 @@ static int nvml_init(struct mon_src *s)
 	snprintf(s->driver, sizeof(s->driver), "nvidia");
 	if (p->api->name && p->api->name(p->dev, buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "name", buf);
+	{
+		struct hw_nvml_pci pci;
+
+		if (p->api->pci_info && p->api->pci_info(p->dev, &pci) == HW_NVML_OK) {
+			snprintf(buf, sizeof(buf), "%04x:%02x:%02x.0", pci.domain & 0xffff,
+				 pci.bus & 0xff, pci.device & 0x1f);
+			src_info_add(s, "pci_address", buf);
+		}
+	}
 	if (p->api->system_driver_version &&
 	    p->api->system_driver_version(buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "driver_version", buf);

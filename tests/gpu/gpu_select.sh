@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # gpu_select.sh (GPU host): one GPU selector names one GPU for every tool. `--gpu N` is
 # GPU N as nvidia-smi -L numbers them, for the monitor and for traffic's CUDA memory alike
-# (not CUDA's own fastest-first order); a PCI address, long or as lspci prints it, picks
+# (not CUDA's own fastest-first order), and the monitor's NVML and PCI sources read the
+# same function; a PCI address, long or as lspci prints it, picks
 # the same GPU; a number past the last GPU is refused with how many there are.
 source "$(dirname "$0")/../lib.sh"
 plan 4
@@ -34,11 +35,12 @@ fi
 # the monitor: the short address is GPU $GPU's columns, its PCI function the same
 "$PFCLAB" monitor --gpu "$short" -I 100ms -c 4 -q --record "$out/mon" 2>"$out/mon.err"
 if head -n 1 "$out/mon/samples.csv" 2>/dev/null | tr ',' '\n' | grep -qx "pcie.gpu$GPU.link_width_pci" &&
-	jq -e --arg b "$bdf" '[.sources[] | select(.source == "pci") | .info | tostring |
-		test($b)] | any' "$out/mon/meta.json" >/dev/null 2>&1; then
-	ok "gpu_select_monitor (--gpu $short recorded as gpu$GPU, PCI function $bdf)"
+	jq -e --arg b "$bdf" '[.sources[] | select(.source == "pci" or .source == "nvml") |
+		select(.device | startswith("gpu")) | .info.pci_address == $b] | length == 2 and all' \
+		"$out/mon/meta.json" >/dev/null 2>&1; then
+	ok "gpu_select_monitor (--gpu $short recorded as gpu$GPU; the pci and NVML sources both at $bdf)"
 else
-	fail gpu_select_monitor "$(head -c 300 "$out/mon.err") $(head -n 1 "$out/mon/samples.csv" 2>/dev/null | head -c 300)"
+	fail gpu_select_monitor "$(head -c 300 "$out/mon.err") sources: $(jq -c '[.sources[] | [.source, .device, .info.pci_address]]' "$out/mon/meta.json" 2>&1 | head -c 400)"
 fi
 # a number past the last GPU: refused, saying how many there are
 "$PFCLAB" traffic --check-mem cuda --gpu "$n" >"$out/past.txt" 2>&1
