@@ -584,18 +584,17 @@ static json_object *errors_gather(struct point_run *r, const char *repdir)
 	return errs;
 }
 
+static void error_logged(const char *line, void *arg)
+{
+	run_log(arg, "  %s", line);
+}
+
 static void errors_log(struct run_ctx *c, json_object *errs)
 {
-	size_t i, n = json_object_array_length(errs);
-	char line[REC_ERR_LINE + 400];
+	size_t more = rec_errors_show(errs, error_logged, c);
 
-	for (i = 0; i < n && i < REC_ERRORS_SHOWN; i++) {
-		rec_error_text(json_object_array_get_idx(errs, i), line, sizeof(line));
-		run_log(c, "  %s", line);
-	}
-	if (n > REC_ERRORS_SHOWN)
-		run_log(c, "  and %zu more failed processes (status.json lists them)",
-			n - REC_ERRORS_SHOWN);
+	if (more)
+		run_log(c, "  and %zu more failed processes (status.json lists them)", more);
 }
 
 static int write_status(struct point_run *r, const char *repdir, unsigned rep, unsigned attempt,

@@ -687,6 +687,18 @@ void rec_error_text(json_object *e, char *buf, size_t len)
 		 *msg ? msg : "no error line in it");
 }
 
+size_t rec_errors_show(json_object *errs, void (*fn)(const char *line, void *arg), void *arg)
+{
+	size_t i, n = rec_json_len(errs);
+	char line[REC_ERR_LINE + 400];
+
+	for (i = 0; i < n && i < REC_ERRORS_SHOWN; i++) {
+		rec_error_text(json_object_array_get_idx(errs, i), line, sizeof(line));
+		fn(line, arg);
+	}
+	return n > REC_ERRORS_SHOWN ? n - REC_ERRORS_SHOWN : 0;
+}
+
 void run_tv_push(double **t, double **v, size_t *n, size_t *cap, double tt, double vv)
 {
 	if (*n == *cap) {

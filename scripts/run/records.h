@@ -162,6 +162,11 @@ int rec_err_line(const char *path, char *buf, size_t len);
 /* One of them as a line of text, its members read as data: "host b,
  * traffic-bidir-server-a.err (exit status 1): pfclab traffic: ...". */
 void rec_error_text(json_object *e, char *buf, size_t len);
+/* The lines of a point's failed processes that are shown (the log, summary.txt): FN with
+ * rec_error_text's line of each of the first REC_ERRORS_SHOWN of ERRS (status.json's
+ * "errors"; anything but an array holds none). Returns how many more there are, for the
+ * caller's "and N more" in its own words. */
+size_t rec_errors_show(json_object *errs, void (*fn)(const char *line, void *arg), void *arg);
 
 /* Appends (t, v) to a time series held as two arrays of n values in cap slots, growing
  * both together; a point that finds no memory is dropped (the plot misses one point). */

@@ -573,12 +573,17 @@ static void text_time_order(FILE *f, json_object *cap)
 	fprintf(f, "\n");
 }
 
+static void text_error(const char *line, void *arg)
+{
+	fprintf(arg, "    error  %s\n", line);
+}
+
 static void text_rep(FILE *f, json_object *rep)
 {
 	json_object *x, *tput, *left, *hosts, *reasons;
 	char b1[32], b2[32], b3[32];
 	double dur;
-	size_t i;
+	size_t i, more;
 
 	json_object_object_get_ex(rep, "repetition", &x);
 	fprintf(f, "  repetition %d: ", json_object_get_int(x));
@@ -595,16 +600,9 @@ static void text_rep(FILE *f, json_object *rep)
 	json_object_object_get_ex(rep, "duration_s", &x);
 	dur = json_object_get_double(x);
 	fprintf(f, ", %.1f s\n", dur);
-	x = rec_json_member(rep, "errors", json_type_array);
-	for (i = 0; i < rec_json_len(x) && i < REC_ERRORS_SHOWN; i++) {
-		char line[REC_ERR_LINE + 400];
-
-		rec_error_text(json_object_array_get_idx(x, i), line, sizeof(line));
-		fprintf(f, "    error  %s\n", line);
-	}
-	if (rec_json_len(x) > REC_ERRORS_SHOWN)
-		fprintf(f, "    error  and %zu more (summary.json lists them)\n",
-			rec_json_len(x) - REC_ERRORS_SHOWN);
+	more = rec_errors_show(rec_json_member(rep, "errors", json_type_array), text_error, f);
+	if (more)
+		fprintf(f, "    error  and %zu more (summary.json lists them)\n", more);
 	x = rec_json_member(rep, "warnings", json_type_array);
 	for (i = 0; i < rec_json_len(x); i++)
 		fprintf(f, "    warning  %s\n", rec_json_str(json_object_array_get_idx(x, i)));

@@ -428,6 +428,57 @@ static void test_summary_errors(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+struct shown {
+	size_t n;
+	char first[REC_ERR_LINE + 400], last[REC_ERR_LINE + 400];
+};
+
+static void shown_line(const char *line, void *arg)
+{
+	struct shown *s = arg;
+
+	snprintf(s->n ? s->last : s->first, sizeof(s->first), "%s", line);
+	s->n++;
+}
+
+/* The lines shown of a point's failed processes: the first REC_ERRORS_SHOWN, each as
+ * rec_error_text gives it, and how many more there are; none of anything but a list. */
+static void test_errors_show(void **state)
+{
+	json_object *errs = json_object_new_array(), *o;
+	struct shown s;
+	char want[64];
+	size_t i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rec_errors_show(errs, shown_line, &s), 0);
+	assert_int_equal(rec_errors_show(NULL, shown_line, &s), 0);
+	assert_int_equal(s.n, 0);
+	for (i = 0; i < REC_ERRORS_SHOWN + 2; i++) {
+		char file[32];
+
+		snprintf(file, sizeof(file), "p%zu.err", i);
+		o = json_object_new_object();
+		json_object_object_add(o, "host", json_object_new_string("a"));
+		json_object_object_add(o, "file", json_object_new_string(file));
+		json_object_object_add(o, "failure", json_object_new_string("exit status 1"));
+		json_object_object_add(o, "message", NULL);
+		json_object_array_add(errs, o);
+		if (i + 1 == REC_ERRORS_SHOWN)
+			assert_int_equal(rec_errors_show(errs, shown_line, &s), 0);
+	}
+	assert_int_equal(s.n, REC_ERRORS_SHOWN);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(rec_errors_show(errs, shown_line, &s), 2);
+	assert_int_equal(s.n, REC_ERRORS_SHOWN);
+	assert_string_equal(s.first, "host a, p0.err (exit status 1): no error line in it");
+	snprintf(want, sizeof(want), "host a, p%d.err (exit status 1): no error line in it",
+		 REC_ERRORS_SHOWN - 1);
+	assert_string_equal(s.last, want);
+	json_object_put(errs);
+}
+
 /* Whether the file PATH has the line LINE (exactly). */
 static bool has_line(const char *path, const char *line)
 {
@@ -877,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_summary_bad_status),
 		cmocka_unit_test(test_err_line),
 		cmocka_unit_test(test_summary_errors),
+		cmocka_unit_test(test_errors_show),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
