@@ -250,7 +250,7 @@ static void timeline(struct panel *p, const char *path, const char *host, json_o
 			a.start = start;
 		}
 		a.rows++;
-		for (k = REC_TL_TIME + 1; k < REC_TL_N; k++)
+		for (k = 0; k < REC_TL_N; k++)
 			if (r->have[k]) {
 				a.sum[k] += r->v[k];
 				a.have[k] = true;

@@ -403,33 +403,20 @@ int rec_review_read(const char *path, struct rec_review *r)
 	return rc;
 }
 
-/* A bin's start from the reader (ns) as seconds: the double nearest to the decimal the
- * file holds, as strtod reads "s.nnnnnnnnn". t_ns / 1e9 would round twice where t_ns (a
- * wall clock's, past 2^53 ns) is no double already. */
-static double tl_seconds(uint64_t t_ns)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%" PRIu64 ".%09" PRIu64, t_ns / 1000000000u, t_ns % 1000000000u);
-	return strtod(s, NULL);
-}
-
 /* A row of the reader as the runner keeps it: the columns it uses, a paused time left
  * empty (no link speed) not known. */
 static void tl_row_put(struct rec_tl_row *o, const struct frames_tl_row *row)
 {
 	static const int col[REC_TL_PAUSED0] = {
-		[REC_TL_TIME] = FRAMES_TL_TIME, [REC_TL_PAUSE] = FRAMES_TL_PAUSE,
-		[REC_TL_PFC] = FRAMES_TL_PFC, [REC_TL_CNP] = FRAMES_TL_CNP, [REC_TL_CE] = FRAMES_TL_CE,
+		[REC_TL_PAUSE] = FRAMES_TL_PAUSE, [REC_TL_PFC] = FRAMES_TL_PFC,
+		[REC_TL_CNP] = FRAMES_TL_CNP, [REC_TL_CE] = FRAMES_TL_CE,
 	};
 	int k, c;
 
 	_Static_assert(REC_TL_NPAUSED == FRAMES_NPRIO, "a paused time per priority and PAUSE");
 	memset(o, 0, sizeof(*o));
 	o->t_ns = row->v[FRAMES_TL_TIME];
-	o->v[REC_TL_TIME] = tl_seconds(o->t_ns);
-	o->have[REC_TL_TIME] = true;
-	for (k = REC_TL_TIME + 1; k < REC_TL_N; k++) {
+	for (k = 0; k < REC_TL_N; k++) {
 		c = k < REC_TL_PAUSED0 ? col[k] : FRAMES_TL_PAUSED0 + (k - REC_TL_PAUSED0);
 		if (row->have & (UINT64_C(1) << c)) {
 			o->v[k] = (double)row->v[c];

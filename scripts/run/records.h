@@ -59,9 +59,11 @@ int rec_review_read(const char *path, struct rec_review *r);
  * review's own reader (monitor/frames/timeline.h), which checks every line: the bin's
  * start (time_s, seconds on the host's clock), the frames of each kind, and the paused
  * time in the bin of priorities 0..7 and of 802.3x PAUSE (paused_ns_prioN,
- * paused_ns_pause; empty where review had no link speed to time them). */
+ * paused_ns_pause; empty where review had no link speed to time them). The start is
+ * kept once, in t_ns: a wall clock's nanoseconds (past 2^53) are no double, and bins
+ * are placed on the runner's clock from the exact value (clock_timeline_s). */
 enum {
-	REC_TL_TIME, REC_TL_PAUSE, REC_TL_PFC, REC_TL_CNP, REC_TL_CE,
+	REC_TL_PAUSE, REC_TL_PFC, REC_TL_CNP, REC_TL_CE,
 	REC_TL_PAUSED0,		/* then the paused time of priorities 1..7 and of PAUSE */
 };
 #define REC_TL_NPAUSED 9	/* priorities 0..7 and 802.3x PAUSE */
@@ -69,7 +71,7 @@ enum {
 
 struct rec_tl_row {
 	uint64_t t_ns;		/* the bin's start exactly as the file gives it (ns) */
-	double v[REC_TL_N];	/* v[REC_TL_TIME]: t_ns in seconds, for the summary's figures */
+	double v[REC_TL_N];	/* frame counts and paused times, by REC_TL_* */
 	bool have[REC_TL_N];	/* false only for a paused time left empty: not known */
 };
 struct rec_timeline {

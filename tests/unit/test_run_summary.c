@@ -674,9 +674,8 @@ static void test_records_timeline(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(tl.n, 2);
 	assert_true(tl.bin_s == 0.01);	/* the file's bin, not a difference of doubles */
-	assert_true(tl.rows[0].have[REC_TL_TIME]);
-	assert_true(tl.rows[0].v[REC_TL_TIME] == strtod("1795700874.31", NULL));
-	assert_true(tl.rows[1].v[REC_TL_TIME] == strtod("1795700874.32", NULL));
+	assert_true(tl.rows[0].t_ns == 1795700874310000000ull);	/* exact */
+	assert_true(tl.rows[1].t_ns == 1795700874320000000ull);
 	assert_true(tl.rows[0].v[REC_TL_PAUSE] == 1 && tl.rows[0].have[REC_TL_PAUSE]);
 	assert_true(tl.rows[0].v[REC_TL_PFC] == 2 && tl.rows[0].have[REC_TL_PFC]);
 	assert_true(tl.rows[0].v[REC_TL_CNP] == 4 && tl.rows[0].have[REC_TL_CNP]);
@@ -697,7 +696,7 @@ static void test_records_timeline(void **state)
 	assert_int_equal(rec_timeline_read(path, &tl, err, sizeof(err)), 0);
 	assert_int_equal(tl.n, 1);
 	assert_true(tl.bin_s == 0.01);
-	assert_true(tl.rows[0].v[REC_TL_TIME] == 2.5);
+	assert_true(tl.rows[0].t_ns == 2500000000ull);
 	rec_timeline_free(&tl);
 	/* malformed: refused whole with the reader's text, never read in part */
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {

@@ -72,8 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < tl.n; i++) {
 			size_t k;
 
-			if (!tl.rows[i].have[REC_TL_TIME] ||
-			    (i && !(tl.rows[i].v[REC_TL_TIME] >= tl.rows[i - 1].v[REC_TL_TIME])))
+			if (i && !(tl.rows[i].t_ns > tl.rows[i - 1].t_ns))
 				__builtin_trap();
 			for (k = 0; k < REC_TL_N; k++)
 				if (tl.rows[i].have[k] && !(isfinite(tl.rows[i].v[k]) && tl.rows[i].v[k] >= 0))
