@@ -30,6 +30,7 @@ struct mon_opts {
 	const char *rdma;
 	unsigned rdma_port;
 	int gpu;
+	const char *gpu_s;	/* --gpu as given */
 	uint64_t interval_ns;
 	uint64_t gpu_interval_ns;	/* NVML reader cadence; 0: the source's default */
 	uint64_t count;
@@ -163,7 +164,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "rdma", 'd', OPT_FN, .dst = o, .fn = parse_rdma, .arg = "DEV[:PORT]",
 		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1",
 		  .long_alias = "ib-dev" },
-		{ "gpu", 0, OPT_FN, .dst = &o->gpu, .fn = hw_gpu_opt, .arg = "G",
+		{ "gpu", 0, OPT_FN, .dst = &o->gpu_s, .fn = hw_gpu_opt, .arg = "G",
 		  .help = "NVIDIA GPU G, an index as nvidia-smi -L numbers them or a\n"
 			  "PCI address (0000:17:00.0 or 17:00.0): PCIe rx/tx bytes and\n"
 			  "throughput, replays, link (NVML; bytes from its cumulative\n"
@@ -233,6 +234,15 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		return 2;
 	}
 	o->frames_on = opt_given(&cmd, "frames");
+	if (o->gpu_s) {
+		char why[200];
+
+		o->gpu = hw_gpu_index(o->gpu_s, why, sizeof(why));
+		if (o->gpu < 0) {
+			pfc_err("--gpu '%s': %s", o->gpu_s, why);
+			return 2;
+		}
+	}
 	return check_opts(o);
 }
 

@@ -93,15 +93,22 @@ int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen)
 {
 	char bdf[HW_BDF_LEN];
 	uint32_t u;
-	int k;
 
-	if (!parse_u32(v, 0, HW_GPU_INDEX_MAX, &u)) {
-		*(int *)dst = (int)u;	/* checked when the GPU is opened */
-		return 0;
-	}
-	k = hw_gpu_find(v, bdf, sizeof(bdf), why, whylen);
-	if (k < 0)
+	if (parse_u32(v, 0, HW_GPU_INDEX_MAX, &u) && hw_pci_addr_canon(v, bdf, sizeof(bdf))) {
+		snprintf(why, whylen, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI "
+			 "address such as 0000:17:00.0", HW_GPU_INDEX_MAX);
 		return -1;
-	*(int *)dst = k;
+	}
+	*(const char **)dst = v;
 	return 0;
+}
+
+int hw_gpu_index(const char *sel, char *why, size_t whylen)
+{
+	char bdf[HW_BDF_LEN];
+	uint32_t u;
+
+	if (!parse_u32(sel, 0, HW_GPU_INDEX_MAX, &u))
+		return (int)u;
+	return hw_gpu_find(sel, bdf, sizeof(bdf), why, whylen);
 }

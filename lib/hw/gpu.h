@@ -22,8 +22,12 @@ int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max);
  * PCI bus cannot be read; why says which, and what to do (without sel).
  */
 int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen);
-/* An option parser (lib/opt's OPT_FN) for --gpu G into an int: an index 0..63 as given
- * (opened, and checked, later), or a PCI address turned into its index here. */
+/* An option parser (lib/opt's OPT_FN) for --gpu G into a const char *: an index 0..63 or
+ * a PCI address, as given; whether this host has that GPU is hw_gpu_index's to say (a
+ * GPU named for another host is not looked for here). */
 int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen);
+/* G as hw_gpu_opt took it: an index as it is (opened, and checked, later), or a PCI
+ * address turned into its index on this host (hw_gpu_find, with its errors). */
+int hw_gpu_index(const char *sel, char *why, size_t whylen);
 
 #endif

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "lib/hw/gpu.h"
-#include "lib/hw/pci.h"
 #include "lib/opt.h"
 #include "lib/remote.h"
 #include "lib/util.h"
@@ -98,21 +97,6 @@ static bool shell_safe(const char *s)
 
 static struct top_opts T;	/* the option table below writes here */
 
-/* --gpu G: an index or a PCI address, kept as given: each host's monitor finds it there. */
-static int gpu_fn(void *dst, const char *v, char *why, size_t len)
-{
-	char bdf[HW_BDF_LEN];
-	uint32_t u;
-
-	if (parse_u32(v, 0, HW_GPU_INDEX_MAX, &u) && hw_pci_addr_canon(v, bdf, sizeof(bdf))) {
-		snprintf(why, len, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI "
-			 "address such as 0000:17:00.0", HW_GPU_INDEX_MAX);
-		return -1;
-	}
-	*(const char **)dst = v;
-	return 0;
-}
-
 static int rdma_fn(void *dst, const char *v, char *why, size_t len)
 {
 	static char dev[64];
@@ -153,7 +137,7 @@ static const struct opt top_opts_tab[] = {
 	  .long_alias = "interface" },
 	{ "rdma", 'd', OPT_FN, .fn = rdma_fn, .arg = "DEV[:PORT]",
 	  .help = "RDMA device hw counters; port 1 by default", .long_alias = "ib-dev" },
-	{ "gpu", 0, OPT_FN, .dst = &T.gpu_s, .fn = gpu_fn, .arg = "G",
+	{ "gpu", 0, OPT_FN, .dst = &T.gpu_s, .fn = hw_gpu_opt, .arg = "G",
 	  .help = "NVIDIA GPU G (index as nvidia-smi -L numbers them, or PCI\n"
 		  "address): PCIe rx/tx throughput and link (NVML)" },
 	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
@@ -480,7 +464,7 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 	for (i = 0; i < t->nspec; i++) {
 		const struct top_host_spec *h = &t->spec[i];
 		const char *frames = o->frames_on ? (o->frames ? o->frames : h->iface) : NULL;
-		char a_rdma[300], a_gpu[80], a_int[40], a_fr[300], a_if[300], bdf[HW_BDF_LEN];
+		char a_rdma[300], a_gpu[80], a_int[40], a_fr[300], a_if[300];
 		const char *args[8];
 		int gpu = -1;
 
@@ -493,13 +477,10 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 		top_model_add_host(&t->m, h->name);
 		if (h->local) {
 			char why[200];
-			uint32_t u;
 
 			/* this host's GPU: an index as given, a PCI address found here */
-			if (h->gpu_s && !parse_u32(h->gpu_s, 0, HW_GPU_INDEX_MAX, &u)) {
-				gpu = (int)u;
-			} else if (h->gpu_s) {
-				gpu = hw_gpu_find(h->gpu_s, bdf, sizeof(bdf), why, sizeof(why));
+			if (h->gpu_s) {
+				gpu = hw_gpu_index(h->gpu_s, why, sizeof(why));
 				if (gpu < 0) {
 					snprintf(err, errlen, "--gpu %s: %s", h->gpu_s, why);
 					return gpu;

@@ -109,12 +109,12 @@ static void test_addr_canon(void **state)
 	assert_int_equal(hw_pci_addr_canon("3b:00.1", out, 8), -ENOSPC);
 }
 
-/* What --gpu G refuses before any GPU is looked for, and a PCI address that is not an
- * NVIDIA GPU (the host bridge 0000:00:00.0, or no such function) refused with why. */
+/* What --gpu G refuses before any GPU is looked for, what it takes as written, and a PCI
+ * address that is not an NVIDIA GPU here (no such function) refused with why. */
 static void test_gpu_find(void **state)
 {
 	char bdf[HW_BDF_LEN], why[200];
-	int g;
+	const char *g = NULL;
 
 	(void)state;
 	assert_int_equal(hw_gpu_find("gpu0", bdf, sizeof(bdf), why, sizeof(why)), -EINVAL);
@@ -122,7 +122,12 @@ static void test_gpu_find(void **state)
 	assert_int_equal(hw_gpu_find("64", bdf, sizeof(bdf), why, sizeof(why)), -EINVAL);
 	assert_int_equal(hw_gpu_opt(&g, "-1", why, sizeof(why)), -1);
 	assert_int_equal(hw_gpu_opt(&g, "63", why, sizeof(why)), 0);
-	assert_int_equal(g, 63);
+	assert_string_equal(g, "63");
+	/* an address is taken as written: the host that has the GPU finds it */
+	assert_int_equal(hw_gpu_opt(&g, "ff:1f.7", why, sizeof(why)), 0);
+	assert_string_equal(g, "ff:1f.7");
+	assert_int_equal(hw_gpu_opt(&g, "ff:1f", why, sizeof(why)), -1);
+	assert_int_equal(hw_gpu_index("7", why, sizeof(why)), 7);
 	assert_int_equal(hw_gpu_find("ff:1f.7", bdf, sizeof(bdf), why, sizeof(why)), -ENODEV);
 	assert_true(strstr(why, "0000:ff:1f.7 is not an NVIDIA GPU here") ||
 		    strstr(why, "there is no NVIDIA GPU"));
