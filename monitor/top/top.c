@@ -482,7 +482,8 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 			if (h->gpu_s) {
 				gpu = hw_gpu_index(h->gpu_s, why, sizeof(why));
 				if (gpu < 0) {
-					snprintf(err, errlen, "--gpu %s: %s", h->gpu_s, why);
+					snprintf(err, errlen, "--gpu '%s': %s", h->gpu_s, why);
+					t->bad_input = true;	/* as pfclab monitor: exit 2 */
 					return gpu;
 				}
 			}

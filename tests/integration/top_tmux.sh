@@ -9,7 +9,7 @@
 # given back (alternate screen left, prompt back, stty settings unchanged) after q and
 # after SIGTERM.
 source "$(dirname "$0")/../lib.sh"
-plan 20
+plan 21
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -171,6 +171,15 @@ sleep 0.5
 cmp -s "$tmp/stty.before" "$tmp/stty.term" && screen | grep -q '^PROMPT\$ ' &&
 	ok "$name: terminal settings and prompt restored after SIGTERM" ||
 	fail "$name: stty after SIGTERM" "$(diff "$tmp/stty.before" "$tmp/stty.term" | head -3)"
+
+# in a terminal, a GPU address that is no NVIDIA GPU here: one line before the screen is
+# taken, exit 2 as pfclab monitor gives
+T send-keys -t "$S" clear Enter
+T send-keys -t "$S" "$PFCLAB top --gpu 0000:00:00.0; echo TOP_EXIT=\$?" Enter
+wait_for 'TOP_EXIT=[0-9]' && screen | grep -q "^pfclab top: --gpu '0000:00:00.0': .*NVIDIA GPU" &&
+	screen | grep -q 'TOP_EXIT=2' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
+	ok "$name: --gpu 0000:00:00.0: $(screen | grep -m1 -o 'there is no NVIDIA GPU.*\|is not an NVIDIA GPU.*'), exit 2" ||
+	fail "$name: --gpu address" "$(screen | tail -4)"
 
 # not a terminal: the monitor's text output.
 ip netns exec "$NSB" timeout 2 "$PFCLAB" top -i ttb -I 100ms >"$tmp/text" 2>&1 </dev/null &
