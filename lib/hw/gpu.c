@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/hw/gpu.h"
 #include "lib/hw/pci.h"
@@ -27,6 +28,22 @@ static int is_nvidia_gpu(const char *name)
 		return 0;
 	return hw_sysfs_readf(v, sizeof(v), "/sys/bus/pci/devices/%s/class", name) == 0 &&
 	       !strncmp(v, "0x03", 4);
+}
+
+/* Bound to the NVIDIA driver: not vfio-pci (passed to a VM), nouveau, or no driver. */
+static bool nvidia_bound(const char *name)
+{
+	char path[96], link[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", name);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	return !strcmp(base ? base + 1 : link, "nvidia");
 }
 
 int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max)
@@ -54,8 +71,9 @@ int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max)
 int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen)
 {
 	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN], want[HW_BDF_LEN] = "";
+	bool unheld = false;	/* want is a GPU the driver does not hold */
 	uint32_t idx = 0;
-	int n, i;
+	int n, i, k;
 	bool by_index = !parse_u32(sel, 0, HW_GPU_INDEX_MAX, &idx);
 
 	if (!by_index && hw_pci_addr_canon(sel, want, sizeof(want))) {
@@ -70,6 +88,19 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
 	}
 	if (n > HW_GPU_INDEX_MAX + 1)
 		n = HW_GPU_INDEX_MAX + 1;
+	/* nvidia-smi numbers only the GPUs the NVIDIA driver holds: where it holds any, so
+	 * do we (one given to a VM through vfio-pci takes no number) */
+	for (i = 0, k = 0; i < n; i++)
+		if (nvidia_bound(gpus[i]))
+			k++;
+	if (k && k < n) {
+		for (i = 0, k = 0; i < n; i++)
+			if (nvidia_bound(gpus[i]))
+				memmove(gpus[k++], gpus[i], HW_BDF_LEN);
+			else
+				unheld |= !strcmp(gpus[i], want);
+		n = k;
+	}
 	for (i = 0; i < n; i++)
 		if (by_index ? i == (int)idx : !strcmp(gpus[i], want))
 			break;
@@ -79,6 +110,10 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
 		else if (by_index)
 			snprintf(why, whylen, "this host has %d NVIDIA GPU%s (0..%d, numbered as "
 				 "nvidia-smi -L does)", n, n == 1 ? "" : "s", n - 1);
+		else if (unheld)
+			snprintf(why, whylen, "%s is an NVIDIA GPU the nvidia driver does not hold "
+				 "(see lspci -k -s %s); nvidia-smi -L lists the ones it does", want,
+				 want);
 		else
 			snprintf(why, whylen, "%s is not an NVIDIA GPU here (see nvidia-smi -L, or "
 				 "lspci -d 10de:)", want);

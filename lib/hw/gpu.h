@@ -17,7 +17,9 @@
 int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max);
 
 /* GPU sel, an index as nvidia-smi -L numbers them ("1") or a PCI address ("0000:17:00.0"
- * or lspci's "17:00.0"), on this host: its index, with its full PCI address in bdf.
+ * or lspci's "17:00.0"), on this host: its index, with its full PCI address in bdf. The
+ * index counts the GPUs of hw_gpu_list bound to the nvidia driver, as nvidia-smi does,
+ * or all of them where the driver holds none.
  * -EINVAL when sel is neither, -ENODEV when there is no such NVIDIA GPU, -errno when the
  * PCI bus cannot be read; why says which, and what to do (without sel).
  */

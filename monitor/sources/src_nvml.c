@@ -484,9 +484,9 @@ static int nvml_init(struct mon_src *s)
 {
 	struct nvml_priv *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
-	char buf[96], why[200], gpus[HW_GPU_MAX][HW_BDF_LEN];
+	char buf[96], why[200], bdf[HW_BDF_LEN];
 	hw_nvml_ret rc;
-	int err = 0, ng;
+	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
@@ -505,10 +505,10 @@ static int nvml_init(struct mon_src *s)
 	}
 	/* GPU N of the PCI bus, as the pci source and traffic take it: by its address where
 	 * sysfs lists it, so that NVML's own order cannot make it another GPU */
-	ng = hw_gpu_list(gpus, HW_GPU_MAX);
+	snprintf(buf, sizeof(buf), "%d", s->index);
 	rc = -1;
-	if (p->api->by_bus_id && s->index < ng && s->index < HW_GPU_MAX)
-		rc = p->api->by_bus_id(gpus[s->index], &p->dev);
+	if (p->api->by_bus_id && hw_gpu_find(buf, bdf, sizeof(bdf), why, sizeof(why)) >= 0)
+		rc = p->api->by_bus_id(bdf, &p->dev);
 	if (rc != HW_NVML_OK)
 		rc = p->api->by_index((unsigned)s->index, &p->dev);
 	if (rc != HW_NVML_OK) {

@@ -74,18 +74,17 @@ static void pci_src_close(struct mon_src *s)
 /* The PCI function: NVIDIA GPU N (numbered as nvidia-smi does) or the NIC behind -i. */
 static int pci_src_addr(struct mon_src *s, struct pci_priv *p)
 {
-	char gpus[HW_GPU_MAX][HW_BDF_LEN];
-	int n;
+	char sel[16], why[200];
+	int rc;
 
 	if (s->index < 0)
 		return hw_pci_netdev_bdf(s->dev, p->addr, sizeof(p->addr), s->err, sizeof(s->err));
-	n = hw_gpu_list(gpus, HW_GPU_MAX);
-	if (n <= s->index || s->index >= HW_GPU_MAX) {
-		snprintf(s->err, sizeof(s->err), "no NVIDIA GPU number %d on the PCI bus",
-			 s->index);
-		return -ENODEV;
+	snprintf(sel, sizeof(sel), "%d", s->index);
+	rc = hw_gpu_find(sel, p->addr, sizeof(p->addr), why, sizeof(why));
+	if (rc < 0) {
+		snprintf(s->err, sizeof(s->err), "GPU %d: %s", s->index, why);
+		return rc;
 	}
-	snprintf(p->addr, sizeof(p->addr), "%s", gpus[s->index]);
 	return 0;
 }
 
