@@ -183,18 +183,6 @@ int opt_rdma_dev(const char *v, char *dev, size_t devlen, uint32_t *port, char *
 	return 0;
 }
 
-int opt_gpu_index(void *dst, const char *v, char *why, size_t whylen)
-{
-	uint32_t u;
-
-	if (parse_u32(v, 0, 63, &u)) {
-		snprintf(why, whylen, "expected a GPU index 0..63 (see nvidia-smi -L)");
-		return -1;
-	}
-	*(int *)dst = (int)u;
-	return 0;
-}
-
 static int find_letter(const struct opt *t, size_t n, int c)
 {
 	size_t i;

@@ -87,9 +87,6 @@ void opt_help(const struct opt_cmd *c, FILE *f);
 int opt_rdma_dev(const char *v, char *dev, size_t devlen, uint32_t *port, char *why,
 		 size_t whylen);
 
-/* An OPT_FN for an NVIDIA GPU index 0..63 into an int (numbered as nvidia-smi -L). */
-int opt_gpu_index(void *dst, const char *v, char *why, size_t whylen);
-
 /* Whether the option with this long name was given in the last opt_parse. */
 bool opt_given(const struct opt_cmd *c, const char *name);
 

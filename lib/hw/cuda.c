@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* cuda.c: run-time loading of libcuda (once per process) and GPU selection. */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,7 +121,8 @@ int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 	const struct cuda_api *a;
 	char buf[200], bdf[HW_BDF_LEN];
 	cu_result r;
-	int err = 0, n = 0, ordinal;
+	int err = 0, n = 0, ordinal = -1;
+	bool numeric, sysfs_gpus;
 	char *end;
 	long idx;
 
@@ -133,8 +135,9 @@ int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 	if (!sel || !*sel)
 		sel = "0";
 	idx = strtol(sel, &end, 10);
-	ordinal = -1;
-	if (*end == '\0' && end != sel && hw_gpu_list(NULL, 0) > 0) {
+	numeric = *end == '\0' && end != sel;
+	sysfs_gpus = hw_gpu_list(NULL, 0) > 0;
+	if (numeric && sysfs_gpus) {
 		/* GPU N as nvidia-smi and the monitor number them (PCI order), not CUDA's
 		 * fastest-first order, so that one index names one GPU for every tool */
 		ordinal = hw_gpu_find(sel, bdf, sizeof(bdf), buf, sizeof(buf));
@@ -149,7 +152,7 @@ int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 				 cuda_result_str(a, r, buf, sizeof(buf)));
 			return -ENODEV;
 		}
-	} else if (*end == '\0' && end != sel) {
+	} else if (numeric) {
 		/* no NVIDIA GPU in sysfs (a container without /sys/bus/pci): CUDA's order */
 		if (idx < 0 || idx >= n) {
 			snprintf(why, whylen, "GPU %s does not exist: CUDA sees %d GPU%s (0..%d)", sel,
@@ -167,7 +170,7 @@ int cuda_gpu_open(const char *sel, struct cuda_gpu *g, char *why, size_t whylen)
 	}
 	a->device_get_name(g->name, sizeof(g->name), g->dev);
 	a->device_get_pci_bus_id(g->bus_id, sizeof(g->bus_id), g->dev);
-	if (ordinal < 0 && hw_gpu_list(NULL, 0) > 0)
+	if (ordinal < 0 && sysfs_gpus)
 		ordinal = hw_gpu_find(g->bus_id, bdf, sizeof(bdf), buf, sizeof(buf));
 	g->ordinal = ordinal >= 0 ? ordinal : (int)g->dev;
 	r = a->primary_ctx_retain(&g->ctx, g->dev);

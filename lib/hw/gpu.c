@@ -37,7 +37,7 @@ static bool nvidia_bound(const char *name)
 	const char *base;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", name);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%.*s/driver", HW_BDF_LEN, name);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
 		return false;
@@ -68,19 +68,29 @@ int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max)
 	return n;
 }
 
+/* sel as --gpu takes it: 1 an index (*idx), 0 a PCI address (want, long form), or
+ * -EINVAL with why. */
+static int gpu_sel(const char *sel, uint32_t *idx, char *want, size_t wantlen, char *why,
+		   size_t whylen)
+{
+	if (!parse_u32(sel, 0, HW_GPU_INDEX_MAX, idx))
+		return 1;
+	if (!hw_pci_addr_canon(sel, want, wantlen))
+		return 0;
+	snprintf(why, whylen, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI address "
+		 "such as 0000:17:00.0", HW_GPU_INDEX_MAX);
+	return -EINVAL;
+}
+
 int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen)
 {
 	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN], want[HW_BDF_LEN] = "";
 	bool unheld = false;	/* want is a GPU the driver does not hold */
 	uint32_t idx = 0;
-	int n, i, k;
-	bool by_index = !parse_u32(sel, 0, HW_GPU_INDEX_MAX, &idx);
+	int n, i, k, by_index = gpu_sel(sel, &idx, want, sizeof(want), why, whylen);
 
-	if (!by_index && hw_pci_addr_canon(sel, want, sizeof(want))) {
-		snprintf(why, whylen, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI "
-			 "address such as 0000:17:00.0", HW_GPU_INDEX_MAX);
-		return -EINVAL;
-	}
+	if (by_index < 0)
+		return by_index;
 	n = hw_gpu_list(gpus, HW_GPU_INDEX_MAX + 1);
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read /sys/bus/pci/devices: %s", strerror(-n));
@@ -89,18 +99,21 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
 	if (n > HW_GPU_INDEX_MAX + 1)
 		n = HW_GPU_INDEX_MAX + 1;
 	/* nvidia-smi numbers only the GPUs the NVIDIA driver holds: where it holds any, so
-	 * do we (one given to a VM through vfio-pci takes no number) */
-	for (i = 0, k = 0; i < n; i++)
-		if (nvidia_bound(gpus[i]))
+	 * do we (one given to a VM through vfio-pci takes no number). The held ones move to
+	 * the front in order; where none is held the list is left as it was. */
+	for (i = 0, k = 0; i < n; i++) {
+		if (nvidia_bound(gpus[i])) {
+			if (k != i)
+				memcpy(gpus[k], gpus[i], HW_BDF_LEN);
 			k++;
-	if (k && k < n) {
-		for (i = 0, k = 0; i < n; i++)
-			if (nvidia_bound(gpus[i]))
-				memmove(gpus[k++], gpus[i], HW_BDF_LEN);
-			else
-				unheld |= !strcmp(gpus[i], want);
-		n = k;
+		} else {
+			unheld |= !strcmp(gpus[i], want);
+		}
 	}
+	if (k)
+		n = k;
+	else
+		unheld = false;
 	for (i = 0; i < n; i++)
 		if (by_index ? i == (int)idx : !strcmp(gpus[i], want))
 			break;
@@ -126,14 +139,11 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
 
 int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen)
 {
-	char bdf[HW_BDF_LEN];
+	char want[HW_BDF_LEN];
 	uint32_t u;
 
-	if (parse_u32(v, 0, HW_GPU_INDEX_MAX, &u) && hw_pci_addr_canon(v, bdf, sizeof(bdf))) {
-		snprintf(why, whylen, "expected a GPU index 0..%d (see nvidia-smi -L) or a PCI "
-			 "address such as 0000:17:00.0", HW_GPU_INDEX_MAX);
+	if (gpu_sel(v, &u, want, sizeof(want), why, whylen) < 0)
 		return -1;
-	}
 	*(const char **)dst = v;
 	return 0;
 }

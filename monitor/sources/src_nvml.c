@@ -391,20 +391,29 @@ static void nvml_close(struct mon_src *s)
 	src_fields_free(s);
 }
 
+/* The GPU's PCI address as NVML gives it ("0000:17:00.0"): 0, or -1 where it gives none. */
+static int nvml_bdf(const struct nvml_priv *p, char *bdf, size_t len)
+{
+	struct hw_nvml_pci pci;
+
+	if (!p->api->pci_info || p->api->pci_info(p->dev, &pci) != HW_NVML_OK)
+		return -1;
+	snprintf(bdf, len, "%04x:%02x:%02x.0", pci.domain & 0xffff, pci.bus & 0xff,
+		 pci.device & 0x1f);
+	return 0;
+}
+
 /* Our RM client for this GPU, checked with one reading: 0, or -errno with why. */
 static int try_rm(struct nvml_priv *p, char *why, size_t whylen)
 {
-	struct hw_nvml_pci pci;
 	uint32_t tx, rx, st;
 	char bdf[HW_RM_BDF_LEN];
 	int rc, err = 0;
 
-	if (!p->api->pci_info || p->api->pci_info(p->dev, &pci) != HW_NVML_OK) {
+	if (nvml_bdf(p, bdf, sizeof(bdf))) {
 		snprintf(why, whylen, "no PCI address from NVML");
 		return -EOPNOTSUPP;
 	}
-	snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.0", pci.domain & 0xffff, pci.bus & 0xff,
-		 pci.device & 0x1f);
 	rc = hw_rm_gpu_open(&p->rm, bdf, why, whylen);
 	p->rm_open = true;
 	if (rc)
@@ -519,15 +528,8 @@ static int nvml_init(struct mon_src *s)
 	snprintf(s->driver, sizeof(s->driver), "nvidia");
 	if (p->api->name && p->api->name(p->dev, buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "name", buf);
-	{
-		struct hw_nvml_pci pci;
-
-		if (p->api->pci_info && p->api->pci_info(p->dev, &pci) == HW_NVML_OK) {
-			snprintf(buf, sizeof(buf), "%04x:%02x:%02x.0", pci.domain & 0xffff,
-				 pci.bus & 0xff, pci.device & 0x1f);
-			src_info_add(s, "pci_address", buf);
-		}
-	}
+	if (!nvml_bdf(p, buf, sizeof(buf)))
+		src_info_add(s, "pci_address", buf);
 	if (p->api->system_driver_version &&
 	    p->api->system_driver_version(buf, sizeof(buf)) == HW_NVML_OK)
 		src_info_add(s, "driver_version", buf);

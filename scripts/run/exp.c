@@ -502,16 +502,15 @@ static int check_host(struct pctx *c, const struct exp_host *h, const struct yno
 static int check_gpus(struct pctx *c, const struct exp *e)
 {
 	const struct ynode *hs = ytree_get(e->root, "hosts");
-	char k[200], bdf[32];
+	char k[200], why[160];
+	const char *g;
 	size_t i;
-	uint32_t idx;
 
 	for (i = 0; i < e->nhosts; i++) {
 		const struct exp_host *h = &e->hosts[i];
 		const struct ynode *v = h->gpu ? ytree_get(ytree_get(hs, h->name), "gpu") : NULL;
 
-		if (!v || !parse_u32(h->gpu, 0, HW_GPU_INDEX_MAX, &idx) ||
-		    !hw_pci_addr_canon(h->gpu, bdf, sizeof(bdf)))
+		if (!v || !hw_gpu_opt(&g, h->gpu, why, sizeof(why)))
 			continue;
 		hkey(k, sizeof(k), h, "gpu");
 		return perr(c, v->line, k, "'%s' is not valid for pfclab monitor --gpu and traffic "

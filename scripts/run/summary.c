@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/hw/gpu.h"
 #include "lib/out.h"
 #include "lib/util.h"
 #include "records.h"
@@ -392,9 +393,10 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	{
 		char mr[64], mt[64];
 		int gx = -1;
+		uint32_t u;
 		/* the GPU's index; for a PCI address, the one its host's monitor found */
-		bool gi = gpu && (strspn(gpu, "0123456789") == strlen(gpu) ?
-				  sscanf(gpu, "%d", &gx) == 1 : rec_monitor_gpu_index(path, &gx));
+		bool gi = gpu && (!parse_u32(gpu, 0, HW_GPU_INDEX_MAX, &u) ? (gx = (int)u, true) :
+				  rec_monitor_gpu_index(path, &gx));
 
 		run_path(mr, sizeof(mr), "pcie.gpu%d.rx_Bps", gx);
 		run_path(mt, sizeof(mt), "pcie.gpu%d.tx_Bps", gx);
