@@ -9,6 +9,7 @@
 # its last counts once (summary), piped and on a terminal (tmux). Runs in namespaces
 # made here, in about 8 s.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../tmux.sh"
 
 name=capture_opts
 plan 16
@@ -191,12 +192,9 @@ else
 	fail "$name: capture -D 1s (piped)" "$n lines of 1.0 s counts: $(tr '\n' '|' <"$tmp/live.out")"
 fi
 if need_cmd "$name: capture -D 1s on a terminal" tmux; then
-	sess="pfc-cap-$$"
-	tmux new-session -d -s "$sess" -x 120 -y 30 \
-		"ip netns exec $NSB $PFCLAB capture -i pfcob -D 1s; echo END; sleep 30" &&
-		defer tmux kill-session -t "$sess"
-	for _ in $(seq 50); do tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q '^END' && break; sleep 0.1; done
-	pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null)
+	tmux_up 120 30 "ip netns exec $NSB $PFCLAB capture -i pfcob -D 1s; echo END; sleep 30"
+	wait_for '^END' 50 2>/dev/null
+	pane=$(screen 2>/dev/null)
 	n=$(grep -c '^ *1\.0s frames' <<<"$pane")
 	if grep -q '^END' <<<"$pane" && [ "$n" = 1 ] && grep -q '^drops  *pfcob' <<<"$pane"; then
 		ok "$name: capture -D 1s (terminal): the 1.0 s counts printed once"

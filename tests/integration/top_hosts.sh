@@ -5,6 +5,7 @@
 # marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
 # its last values, while the other keeps updating.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../tmux.sh"
 plan 10
 name=top_hosts
 need_root $name || finish
@@ -22,21 +23,7 @@ export XDG_RUNTIME_DIR=$tmp
 for h in h1 h2; do
 	defer ssh -F "$SSH_CONFIG" -o ControlPath="$tmp/pfclab-ssh/cm-%C" -O exit "$h"
 done
-S=pfctoph$$
-tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 160 -y 30 \
-	"env -i PATH=$PATH XDG_RUNTIME_DIR=$tmp TERM=screen-256color LANG=C.UTF-8 PS1='PROMPT$ ' bash --norc --noprofile" ||
-	{ fail $name "tmux"; finish; }
-defer tmux -L "$S" kill-server
-T() { tmux -L "$S" "$@"; }
-screen() { T capture-pane -p -t "$S"; }
-wait_for() { # TEXT [TENTHS]: until the screen shows TEXT
-	local i
-	for ((i = 0; i < ${2:-150}; i++)); do
-		screen | grep -q -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+tmux_shell 160 30 "XDG_RUNTIME_DIR=$tmp" || { fail $name "tmux"; finish; }
 # link_vals HOST: the rx, tx and total of HOST's block in the "link" row (the block
 # starts where the host's name is in the second line and ends at the next host's).
 link_vals() {
@@ -48,29 +35,29 @@ link_vals() {
 link_total() { link_vals "$1" | awk '{ print $3 }'; }
 
 # LANG=C: ASCII sparklines, so awk's character positions are the screen's columns.
-T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG --remote-pfclab $PFCLAB -I 200ms --record-dir $tmp/rec h1:${FAKEHOST_IF[h1]} h2:${FAKEHOST_IF[h2]}; echo TOP_EXIT=\$?" Enter
-if wait_for 'h1 ok' && wait_for 'h2 ok'; then
+type_line "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG --remote-pfclab $PFCLAB -I 200ms --record-dir $tmp/rec h1:${FAKEHOST_IF[h1]} h2:${FAKEHOST_IF[h2]}; echo TOP_EXIT=\$?"
+if wait_for 'h1 ok' 150 && wait_for 'h2 ok' 150; then
 	head=$(screen | sed -n 2p)
 	[[ $head =~ h1\ ok.*h2\ ok ]] && ok "$name: two hosts side by side over ssh" ||
 		fail "$name: side by side" "$head"
 else
-	T send-keys -t "$S" Tab
+	keys Tab
 	sleep 0.5
 	fail "$name: both hosts up" "$(screen | head -2) h2: $(screen | tail -1)"
 	finish
 fi
 # At 80x24 both still fit, with fewer columns each.
-T resize-window -t "$S" -x 80 -y 24
+resize 80 24
 sleep 0.6
 head80=$(screen | sed -n 2p)
 # tab: the selected host is drawn first; tab again wraps to h1.
-T send-keys -t "$S" Tab
+keys Tab
 sleep 0.4
 tab1=$(screen | sed -n 2p)
-T send-keys -t "$S" Tab
+keys Tab
 sleep 0.4
 tab2=$(screen | sed -n 2p)
-T resize-window -t "$S" -x 160 -y 30
+resize 160 30
 sleep 0.6
 [[ $head80 =~ h1\ ok.*h2\ ok ]] && ok "$name: both hosts side by side at 80x24" ||
 	fail "$name: 80x24" "$head80"
@@ -84,9 +71,9 @@ b=$(link_total h2)
 	fail "$name: h2 updates" "link totals '$a' '$b'; $(screen | grep link)"
 
 # r: both hosts recorded, each in its own record folder, in the monitor's format.
-T send-keys -t "$S" r
+keys r
 sleep 1.2
-T send-keys -t "$S" r
+keys r
 sleep 0.5
 recs=''
 for h in h1 h2; do
@@ -117,7 +104,7 @@ screen | sed -n 2p | grep -q 'h2 ok' && [ "$c" != "$d" ] &&
 [ "$h1_before" = "$h1_after" ] && [ -n "$h1_after" ] && [[ $h1_after != n/a* ]] &&
 	ok "$name: h1 keeps its last values ($h1_after)" ||
 	fail "$name: h1 last values" "before '$h1_before' after '$h1_after'"
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' 50 && ok "$name: q exits 0 with a host dead" ||
 	fail "$name: q with a dead host" "$(screen | tail -3)"
 
@@ -132,12 +119,12 @@ monitor: { interval: 200ms }
 phases:
   - { name: idle, duration: 1s }
 EOT
-T send-keys -t "$S" clear Enter
-T send-keys -t "$S" "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG -e $tmp/exp.yaml; echo TOP_EXIT=\$?" Enter
-if wait_for 'h2 ok' && screen | sed -n 2p | grep -q 'h1 .*h2 ok'; then
+type_line clear
+type_line "LANG=C $PFCLAB top --ssh-config $SSH_CONFIG -e $tmp/exp.yaml; echo TOP_EXIT=\$?"
+if wait_for 'h2 ok' 150 && screen | sed -n 2p | grep -q 'h1 .*h2 ok'; then
 	ok "$name: -e: the experiment file's hosts, side by side ($(screen | sed -n 2p | tr -s ' '))"
 else
 	fail "$name: -e experiment hosts" "$(screen | sed -n 2p)"
 fi
-T send-keys -t "$S" q
+keys q
 finish

@@ -5,6 +5,7 @@
 # the Qdisc rows: the pfifo's drops total 6 and its backlog 5 packets of 1042 B (5.21k),
 # exactly what tc -s qdisc reports.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../tmux.sh"
 plan 3
 name=top_qdisc
 need_root $name || finish
@@ -20,21 +21,8 @@ ip netns exec "$A" tc qdisc add dev tqa root handle 1: htb default 10 r2q 1 &&
 		cburst 1600 quantum 1600 &&
 	ip netns exec "$A" tc qdisc add dev tqa parent 1:10 handle 10: pfifo limit 5 ||
 	{ skip $name "this kernel lacks htb or pfifo"; finish; }
-S=pfctq$$
-tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 120 -y 60 \
-	"env -i PATH=$PATH TERM=screen-256color LANG=C.UTF-8 ip netns exec $A $PFCLAB top -i tqa --qdisc -I 200ms" ||
+tmux_up 120 60 "env -i PATH=$PATH TERM=screen-256color LANG=C.UTF-8 ip netns exec $A $PFCLAB top -i tqa --qdisc -I 200ms" ||
 	{ fail $name "tmux"; finish; }
-defer tmux -L "$S" kill-server
-screen() { tmux -L "$S" capture-pane -p -t "$S"; }
-wait_for() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -q -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
 if wait_for '^Qdisc' && wait_for ' tqa.10.drops '; then
 	ok "$name: a Qdisc section with the pfifo's rows"
 else

@@ -15,6 +15,7 @@
 # totals equal to what was injected; a timeline with a damaged line is named on the
 # screen, line and why, and left out. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../tmux.sh"
 plan 12
 name=top_replay
 need_root $name || finish
@@ -80,28 +81,13 @@ want_rate() {
 		END { printf "%.6f\n", (v - pv) * 1e9 / (t - pt) * m }' "$csv"
 }
 
-S=pfctopr$$
-tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
-	"env -i PATH=$PATH TERM=screen-256color LANG=C.UTF-8 bash --norc --noprofile" ||
-	{ fail $name "tmux"; finish; }
-defer tmux -L "$S" kill-server
-T() { tmux -L "$S" "$@"; }
-screen() { T capture-pane -p -t "$S"; }
-wait_for() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -q -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
+tmux_shell 80 24 || { fail $name "tmux"; finish; }
 # the row 'ECN marked' (two words): its rx/s, seen/s and total (the columns between blank)
 ecn() { screen | awk -v c="$1" '$1 == "ECN" && $2 == "marked" { print $(c + 2); exit }'; }
 
-T send-keys -t "$S" "$PFCLAB top --replay $rec --paused; echo TOP_EXIT=\$?" Enter
+type_line "$PFCLAB top --replay $rec --paused; echo TOP_EXIT=\$?"
 wait_for PAUSED || { fail "$name: replay starts" "$(screen | head -3)"; finish; }
-T send-keys -t "$S" G
+keys G
 screen_at_end() { screen | head -1 | grep -qE ' ([0-9.]+) s / \1 s'; }
 for ((i = 0; i < 50; i++)); do screen_at_end && break; sleep 0.1; done
 bad=''
@@ -124,22 +110,22 @@ screen | tail -1 | grep -q "^\*: from the frame capture (--frames), not the NIC'
 	fail "$name: replayed screen vs CSV" "$bad"
 
 # seek back to the start: the first row, totals 0.
-T send-keys -t "$S" g
+keys g
 sleep 0.5
 [ "$(cell prio3 5)" = '0*' ] && screen | head -1 | grep -q ' 0.0 s /' &&
 	ok "$name: g seeks to the start (totals 0)" ||
 	fail "$name: g" "$(screen | head -1) prio3 $(cell prio3 5)"
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay" || fail "$name: q" "$(screen | tail -2)"
 
 # A results folder with two records: both hosts side by side.
-T send-keys -t "$S" clear Enter
-T resize-window -t "$S" -x 160 -y 30
-T send-keys -t "$S" "$PFCLAB top --replay $tmp/results --paused; echo TOP_EXIT=\$?" Enter
+type_line clear
+resize 160 30
+type_line "$PFCLAB top --replay $tmp/results --paused; echo TOP_EXIT=\$?"
 wait_for 'run1/h2' && screen | sed -n 2p | grep -q 'run1/h1 .*run1/h2' &&
 	ok "$name: a results folder plays its records side by side" ||
 	fail "$name: results folder" "$(screen | sed -n 2p)"
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the results folder's replay" ||
 	fail "$name: q (results folder)" "$(screen | tail -2)"
 
@@ -152,14 +138,14 @@ mkdir -p "$late"
 cp -r "$rec" "$late/a" && cp -r "$rec" "$late/b"
 awk -F, -v OFS=, 'NR > 1 { n = length($3); s = substr($3, 1, n - 9) + 2
 	$3 = sprintf("%.0f%s", s, substr($3, n - 8)) } 1' "$csv" >"$late/b/samples.csv"
-T send-keys -t "$S" clear Enter
-T resize-window -t "$S" -x 96 -y 30
-T send-keys -t "$S" "$PFCLAB top --replay $late --paused; echo TOP_EXIT=\$?" Enter
+type_line clear
+resize 96 30
+type_line "$PFCLAB top --replay $late --paused; echo TOP_EXIT=\$?"
 wait_for PAUSED
 sleep 0.3
 before="$(cell prio3 6) $(cell prio3 9) '$(cell prio3 10)' '$(cell link 6)'"
 hosts=$(screen | sed -n 2p | xargs)
-T send-keys -t "$S" G
+keys G
 for ((i = 0; i < 50; i++)); do screen_at_end && break; sleep 0.1; done
 want=$(fmt "$(want_total link.rx_bytes)")
 after="$(cell prio3 5) $(cell prio3 10) $(cell link 3) $(cell link 6)"
@@ -169,15 +155,15 @@ if [ "$before" = "n/a n/a '' ''" ] && [[ $hosts =~ ^a\ ok.*\ b\ waiting$ ]] &&
 else
 	fail "$name: a record that starts later" "before G (b: prio3 rx, seen/s, total, link total): $before ($hosts); after G (prio3 totals, link totals): '$after', want '120* 120* $want $want'"
 fi
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' || fail "$name: q (late record)" "$(screen | tail -2)"
 
 # The point without a timeline: the capture's 120 and 30 PFC frames and 60 CNPs as totals
 # marked '*', no rate.
-T send-keys -t "$S" clear Enter
-T resize-window -t "$S" -x 100 -y 30
-T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
-wait_for PAUSED && T send-keys -t "$S" G
+type_line clear
+resize 100 30
+type_line "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?"
+wait_for PAUSED && keys G
 sleep 0.5
 got="$(cell prio3 4) $(cell prio3 5) $(cell prio5 5) $(cell prio0 5) $(cell CNP 4)"	# CNP: no paused cell
 if [ "$got" = "n/a 120* 30* 0* 60*" ] && screen | tail -1 | grep -q 'total\*: the whole capture, from capture.json'; then
@@ -185,16 +171,16 @@ if [ "$got" = "n/a 120* 30* 0* 60*" ] && screen | tail -1 | grep -q 'total\*: th
 else
 	fail "$name: capture.json beside the record" "prio3 seen/s, totals prio3 prio5 prio0 CNP: '$got'; $(screen | tail -1)"
 fi
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' || fail "$name: q (point)" "$(screen | tail -2)"
 
 # The point with the capture's timeline, as the runner writes it: at the end, the totals
 # of what was injected, from the timeline (the first sample came before the first frame).
 "$PFCLAB" review --timeline 10ms "$pt/capture.pcapng" >"$pt/review-timeline.csv" 2>"$tmp/rev.err" ||
 	{ fail "$name: review --timeline" "$(cat "$tmp/rev.err")"; finish; }
-T send-keys -t "$S" clear Enter
-T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
-wait_for PAUSED && T send-keys -t "$S" G
+type_line clear
+type_line "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused; echo TOP_EXIT=\$?"
+wait_for PAUSED && keys G
 sleep 0.5
 got="$(cell prio3 5) $(cell prio5 5) $(cell prio0 5) $(cell CNP 4) $(ecn 3)"
 if [ "$got" = "120* 30* 0* 60* 90*" ] && screen | tail -1 | grep -q "\*: the capture's, from review-timeline.csv (10ms bins)"; then
@@ -202,7 +188,7 @@ if [ "$got" = "120* 30* 0* 60* 90*" ] && screen | tail -1 | grep -q "\*: the cap
 else
 	fail "$name: timeline totals" "prio3 prio5 prio0 CNP ECN: '$got'; $(screen | tail -1)"
 fi
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' || fail "$name: q (timeline)" "$(screen | tail -2)"
 
 # During the burst on priority 3 (its first bin in the timeline, on the record's wall
@@ -212,8 +198,8 @@ first=$(awk -F, 'NR == 2 { print $3 }' "$pt/monitor/samples.csv")
 burst=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pfc_prio3") c = i }
 	NR > 1 && c && $c > 0 { print $1; exit }' "$pt/review-timeline.csv")
 start=$(awk -v b="$burst" -v f="$first" 'BEGIN { printf "%dms\n", (b - f / 1e9) * 1000 + 250 }')
-T send-keys -t "$S" clear Enter
-T send-keys -t "$S" "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused --start $start; echo TOP_EXIT=\$?" Enter
+type_line clear
+type_line "$PFCLAB top --replay $tmp/run2/points/p000/rep0 --paused --start $start; echo TOP_EXIT=\$?"
 wait_for PAUSED
 sleep 0.5
 screen >"$tmp/burst.txt"
@@ -225,17 +211,17 @@ else
 	fail "$name: during the burst (--start $start, burst at $burst, first sample $first)" \
 		"prio3 paused '$p3' seen/s '$s3', CNP '$sc', ECN '$se'; $(tr '\n' '|' <"$tmp/burst.txt")"
 fi
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' || fail "$name: q (burst)" "$(screen | tail -2)"
 
 # A damaged timeline: its line named above the status line, the timeline left out (the
 # point plays as without it), and q still ends the replay with exit 0.
 cp -r "$tmp/run2" "$tmp/run3"
 sed -i '5s/^[^,]*,/5.x,/' "$tmp/run3/points/p000/rep0/h2/review-timeline.csv"
-T send-keys -t "$S" clear Enter
-T resize-window -t "$S" -x 140 -y 30
-T send-keys -t "$S" "$PFCLAB top --replay $tmp/run3/points/p000/rep0 --paused; echo TOP_EXIT=\$?" Enter
-wait_for PAUSED && T send-keys -t "$S" G
+type_line clear
+resize 140 30
+type_line "$PFCLAB top --replay $tmp/run3/points/p000/rep0 --paused; echo TOP_EXIT=\$?"
+wait_for PAUSED && keys G
 sleep 0.5
 got="$(cell prio3 4) $(cell prio3 5) $(cell CNP 4)"
 note=$(screen | tail -2 | head -1)
@@ -244,7 +230,7 @@ if [ "$got" = "n/a 120* 60*" ] && [ "$note" = "h2/review-timeline.csv line 5: ti
 else
 	fail "$name: damaged timeline" "prio3 seen/s, total, CNP total: '$got'; note: '$note'"
 fi
-T send-keys -t "$S" q
+keys q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay with a damaged timeline (exit 0)" ||
 	fail "$name: q (damaged timeline)" "$(screen | tail -2)"
 

@@ -9,6 +9,7 @@
 # given back (alternate screen left, prompt back, stty settings unchanged) after q and
 # after SIGTERM.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../tmux.sh"
 plan 21
 name=top_tmux
 need_root $name || finish
@@ -18,33 +19,16 @@ ip link add tta netns "$NSA" type veth peer name ttb netns "$NSB" || { fail $nam
 ip -n "$NSA" link set tta up && ip -n "$NSB" link set ttb up
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
-S=pfctop$$
-tmux -L "$S" -f /dev/null new-session -d -s "$S" -x 80 -y 24 \
-	"env -i PATH=$PATH TERM=screen-256color LANG=C.UTF-8 PS1='PROMPT$ ' bash --norc --noprofile" ||
-	{ fail $name "tmux"; finish; }
-defer tmux -L "$S" kill-server
-T() { tmux -L "$S" "$@"; }
-screen() { T capture-pane -p -t "$S"; }
-# wait_for TEXT: until the screen shows TEXT (at most ~10 s); 1 when it never does.
-wait_for() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		screen | grep -q -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# cell ROW COL: column COL (1-based after the label) of the row whose label is ROW.
-cell() { screen | awk -v r="$1" -v c="$2" '$1 == r { print $(c + 1); exit }'; }
+tmux_shell 80 24 || { fail $name "tmux"; finish; }
 inject() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tta -r 500 "$@" pfc --prio 3 --quanta 100; }
 
-T send-keys -t "$S" "stty -a >$tmp/stty.before; clear" Enter
+type_line "stty -a >$tmp/stty.before; clear"
 start_top() { # [ENV=VALUE]: started with that in its environment
-	T send-keys -t "$S" "sh -c 'echo \$\$ >$tmp/pid; exec env $1 ip netns exec $NSB $PFCLAB top -i ttb --frames -I 200ms --record-dir $tmp/rec'; echo TOP_EXIT=\$?" Enter
+	type_line "sh -c 'echo \$\$ >$tmp/pid; exec env $1 ip netns exec $NSB $PFCLAB top -i ttb --frames -I 200ms --record-dir $tmp/rec'; echo TOP_EXIT=\$?"
 	wait_for ' prio3 ' && wait_for 'ok [0-9]'
 }
 start_top || { fail "$name: starts" "$(screen | head -5)"; finish; }
-[ "$(T display -p -t "$S" '#{alternate_on}')" = 1 ] && ok "$name: on the alternate screen" ||
+[ "$(alternate_on)" = 1 ] && ok "$name: on the alternate screen" ||
 	fail "$name: on the alternate screen" "alternate_on is not 1"
 
 # n/a where veth has no counter (no ethtool PFC, no DCB), 0 where it has one.
@@ -79,7 +63,7 @@ else
 fi
 
 # freeze: the table does not move while frames arrive; space again and it catches up.
-T send-keys -t "$S" ' '
+keys ' '
 frozen=no
 wait_for FROZEN && frozen=yes
 sleep 0.3
@@ -90,13 +74,13 @@ after=$(screen | sed -n '3,23p')
 [ $frozen = yes ] && [ "$before" = "$after" ] && [ "$(cell prio3 5)" = '300*' ] &&
 	ok "$name: space freezes the screen" ||
 	fail "$name: space freezes the screen" "FROZEN shown: $frozen; $(diff <(echo "$before") <(echo "$after") | head -4)"
-T send-keys -t "$S" ' '
+keys ' '
 sleep 0.6
 [ "$(cell prio3 5)" = '400*' ] && ok "$name: space again shows the frames sent while frozen" ||
 	fail "$name: unfreeze" "prio3 total $(cell prio3 5), want 400*"
 
 # baseline: z counts from now.
-T send-keys -t "$S" z
+keys z
 sleep 0.6
 z0=$(cell prio3 5)
 inject -c 50
@@ -106,16 +90,16 @@ z1=$(cell prio3 5)
 	fail "$name: z baseline" "after z '$z0', after 50 more '$z1'"
 
 # colours: the host state is green (NO_COLOR is checked below).
-T capture-pane -e -p -t "$S" | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
+screen_colours | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
 	ok "$name: colours without NO_COLOR" || fail "$name: colours" "no colour sequence on screen"
 
 # r: records in the monitor's format while frames arrive; r again stops.
-T send-keys -t "$S" r
+keys r
 rec=no
 wait_for '\[REC\]' && rec=yes
 inject -c 20
 sleep 0.6
-T send-keys -t "$S" r
+keys r
 sleep 0.5
 rc_tot=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capture.pfc.prio3.frames") c = i }
 	NR == 2 { f = $c } END { print $c - f }' "$tmp/rec/samples.csv" 2>/dev/null)
@@ -124,49 +108,49 @@ rc_tot=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capture.pfc.pri
 	fail "$name: r record" "[REC] shown: $rec; CSV prio3 delta '$rc_tot'; $(grep finished "$tmp/rec/meta.json"); $(screen | head -1)"
 
 # focus and help are drawn; refresh changes.
-T send-keys -t "$S" 3
+keys 3
 wait_for 'focus prio 3' && ok "$name: 3 focuses priority 3" || fail "$name: focus" "$(screen | head -1)"
-T send-keys -t "$S" -
+keys -
 wait_for 'refresh 0.5s' && ok "$name: - slows the refresh (0.2 s -> 0.5 s)" || fail "$name: refresh" "$(screen | head -1)"
-T send-keys -t "$S" '?'
+keys '?'
 wait_for 'pfclab top: keys' && ok "$name: ? shows the keys" || fail "$name: help" "$(screen | head -12)"
-T send-keys -t "$S" x
+keys x
 
 # resize: larger, then smaller than 80x24; the title follows the width, the rows stay.
-T resize-window -t "$S" -x 120 -y 40
+resize 120 40
 sleep 0.8
 w=$(screen | head -1 | sed 's/ *$//' | wc -L)
-T resize-window -t "$S" -x 60 -y 16
+resize 60 16
 sleep 0.8
 w2=$(screen | head -1 | sed 's/ *$//' | wc -L)
 [ "$w" -eq 118 ] && [ "$w2" -eq 58 ] && screen | grep -q 'prio' &&
 	ok "$name: resize to 120x40 and 60x16 redraws to the new width" ||
 	fail "$name: resize" "title widths $w $w2; $(screen | head -3)"
-T resize-window -t "$S" -x 80 -y 24
+resize 80 24
 sleep 0.5
 
 # q: the alternate screen is left, the shell prompt is back, stty is as before.
-T send-keys -t "$S" q
-wait_for 'TOP_EXIT=0' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
+keys q
+wait_for 'TOP_EXIT=0' && [ "$(alternate_on)" = 0 ] &&
 	screen | grep -q '^PROMPT\$ ' &&
 	ok "$name: q exits 0 and leaves the alternate screen" ||
 	fail "$name: q" "$(screen | tail -4)"
-T send-keys -t "$S" "stty -a >$tmp/stty.q" Enter
+type_line "stty -a >$tmp/stty.q"
 sleep 0.5
 cmp -s "$tmp/stty.before" "$tmp/stty.q" && ok "$name: terminal settings restored after q" ||
 	fail "$name: stty after q" "$(diff "$tmp/stty.before" "$tmp/stty.q" | head -3)"
 
 # SIGTERM: the same.
-T send-keys -t "$S" clear Enter
+type_line clear
 again=no
 start_top NO_COLOR=1 && again=yes
-T capture-pane -e -p -t "$S" | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
+screen_colours | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
 	fail "$name: NO_COLOR" "colour sequences on screen" || ok "$name: NO_COLOR: no colours"
 kill -TERM "$(cat "$tmp/pid")"
-[ $again = yes ] && wait_for 'TOP_EXIT=[0-9]' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
+[ $again = yes ] && wait_for 'TOP_EXIT=[0-9]' && [ "$(alternate_on)" = 0 ] &&
 	ok "$name: SIGTERM leaves the alternate screen ($(screen | grep -o 'TOP_EXIT=[0-9][0-9]*'))" ||
 	fail "$name: SIGTERM" "$(screen | tail -4)"
-T send-keys -t "$S" "stty -a >$tmp/stty.term" Enter
+type_line "stty -a >$tmp/stty.term"
 sleep 0.5
 cmp -s "$tmp/stty.before" "$tmp/stty.term" && screen | grep -q '^PROMPT\$ ' &&
 	ok "$name: terminal settings and prompt restored after SIGTERM" ||
@@ -174,10 +158,10 @@ cmp -s "$tmp/stty.before" "$tmp/stty.term" && screen | grep -q '^PROMPT\$ ' &&
 
 # in a terminal, a GPU address that is no NVIDIA GPU here: one line before the screen is
 # taken, exit 2 as pfclab monitor gives
-T send-keys -t "$S" clear Enter
-T send-keys -t "$S" "$PFCLAB top --gpu 0000:00:00.0; echo TOP_EXIT=\$?" Enter
+type_line clear
+type_line "$PFCLAB top --gpu 0000:00:00.0; echo TOP_EXIT=\$?"
 wait_for 'TOP_EXIT=[0-9]' && screen | grep -q "^pfclab top: --gpu '0000:00:00.0': .*NVIDIA GPU" &&
-	screen | grep -q 'TOP_EXIT=2' && [ "$(T display -p -t "$S" '#{alternate_on}')" = 0 ] &&
+	screen | grep -q 'TOP_EXIT=2' && [ "$(alternate_on)" = 0 ] &&
 	ok "$name: --gpu 0000:00:00.0: $(screen | grep -m1 -o 'there is no NVIDIA GPU.*\|is not an NVIDIA GPU.*'), exit 2" ||
 	fail "$name: --gpu address" "$(screen | tail -4)"
 
