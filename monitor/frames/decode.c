@@ -259,14 +259,10 @@ static enum frames_status decode_l3(struct rd *r, struct frames_pkt *pk)
 	}
 }
 
-/* Ethernet II with up to two VLAN tags (802.1ad outer S-tag, 802.1Q C-tag). */
-static enum frames_status decode_eth(struct rd *r, struct frames_pkt *pk)
+/* Up to two VLAN tags (802.1ad outer S-tag, 802.1Q C-tag) after pk->ethertype, then
+ * the layer 3 header. */
+static enum frames_status decode_tags_l3(struct rd *r, struct frames_pkt *pk)
 {
-	rd_bytes(r, pk->dst, 6);
-	rd_bytes(r, pk->src, 6);
-	pk->ethertype = rd_be16(r);
-	if (!rd_ok(r))
-		return short_read(pk, "Ethernet header");
 	while (pk->ethertype == FRAMES_ETH_8021Q || pk->ethertype == FRAMES_ETH_8021AD) {
 		uint16_t tci = rd_be16(r);
 
@@ -281,7 +277,21 @@ static enum frames_status decode_eth(struct rd *r, struct frames_pkt *pk)
 	return decode_l3(r, pk);
 }
 
-/* Linux cooked capture v1 (16 bytes) and v2 (20 bytes), as made by `-i any`. */
+/* Ethernet II with up to two VLAN tags. */
+static enum frames_status decode_eth(struct rd *r, struct frames_pkt *pk)
+{
+	rd_bytes(r, pk->dst, 6);
+	rd_bytes(r, pk->src, 6);
+	pk->ethertype = rd_be16(r);
+	if (!rd_ok(r))
+		return short_read(pk, "Ethernet header");
+	return decode_tags_l3(r, pk);
+}
+
+/* Linux cooked capture v1 (16 bytes) and v2 (20 bytes), as made by `-i any`. libpcap
+ * puts a VLAN tag the kernel took off back in, where an Ethernet frame has it: in v1
+ * the protocol field then says 0x8100 and the tag follows (`tcpdump -i any -y
+ * LINUX_SLL`), as tshark reads it. */
 static enum frames_status decode_sll(struct rd *r, struct frames_pkt *pk, bool v2)
 {
 	uint16_t alen;
@@ -301,7 +311,7 @@ static enum frames_status decode_sll(struct rd *r, struct frames_pkt *pk, bool v
 		pk->ethertype = rd_be16(r);
 	if (!rd_ok(r))
 		return short_read(pk, "Linux cooked header");
-	return decode_l3(r, pk);
+	return decode_tags_l3(r, pk);
 }
 
 enum frames_status frames_decode(int link, const uint8_t *p, uint32_t caplen,

@@ -220,6 +220,49 @@ static void test_ipv6_sll(void **state)
 	assert_memory_equal(pk.src, l2.src, 6);
 }
 
+/* Linux cooked v1 as libpcap writes a tagged frame (`tcpdump -i any -y LINUX_SLL`): the
+ * tag put back after the header, whose protocol field then says 0x8100. */
+static void test_sll_vlan(void **state)
+{
+	struct frames_l2 t = l2;
+	struct frames_roce ro = {
+		.src_ip = 0x0a000002, .dst_ip = 0x0a000001, .sport = 0xc000, .ecn = 2,
+		.opcode = FRAMES_BTH_OP_CNP, .pkey = 0xffff, .dqp = 0x1a4,
+	};
+	uint16_t q[8] = { 0, 0, 0, 7 };
+	uint8_t e[256], b[256];
+	struct frames_pkt pk;
+	size_t n;
+
+	(void)state;
+	t.vlan = 100;
+	t.pcp = 3;
+	n = frames_craft_roce(e, sizeof(e), &t, &ro);
+	memset(b, 0, 14);
+	b[3] = 1;             /* ARPHRD_ETHER */
+	b[5] = 6;
+	memcpy(b + 6, l2.src, 6);
+	memcpy(b + 14, e + 12, n - 12); /* 0x8100, the tag, then the frame's own type */
+	n += 4;
+	assert_int_equal(frames_decode(FRAMES_LINK_LINUX_SLL, b, (uint32_t)n, (uint32_t)n, &pk),
+			 FRAMES_OK);
+	assert_int_equal(pk.kind, FRAMES_KIND_CNP);
+	assert_int_equal(pk.bth_dqp, 0x1a4);
+	assert_int_equal(pk.ntags, 1);
+	assert_int_equal(pk.tci[0] & 0xfff, 100);
+	assert_int_equal(pk.pcp, 3);
+
+	n = frames_craft_pfc(e, sizeof(e), &t, 0x08, q);
+	memcpy(b + 14, e + 12, n - 12);
+	n += 4;
+	assert_int_equal(frames_decode(FRAMES_LINK_LINUX_SLL, b, (uint32_t)n, (uint32_t)n, &pk),
+			 FRAMES_OK);
+	assert_int_equal(pk.kind, FRAMES_KIND_PFC);
+	assert_int_equal(pk.pfc_enable, 0x08);
+	assert_int_equal(pk.pfc_quanta[3], 7);
+	assert_memory_equal(pk.src, l2.src, 6);
+}
+
 /* The ICRC crafted frames carry is the one rxe computes: check it on the complete RC
  * ACKs rxe sent in the virtual-lab golden capture. */
 static void test_icrc_matches_rxe(void **state)
@@ -261,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_cuts),
 		cmocka_unit_test(test_invalid_lengths),
 		cmocka_unit_test(test_ipv6_sll),
+		cmocka_unit_test(test_sll_vlan),
 		cmocka_unit_test(test_icrc_matches_rxe),
 	};
 
