@@ -294,7 +294,7 @@ int capture_main(int argc, char **argv)
 	uint64_t count, duration, interval, t0, next, look = 0;
 	bool ce, roce, quiet, json, to_stdout, gone = false;
 	const char *filter;
-	static char fbuf[2048];
+	static char fbuf[2048], ubuf[1024];
 	double secs;
 	int rc;
 
@@ -323,7 +323,9 @@ int capture_main(int argc, char **argv)
 		o.filter = filter;
 	} else {
 		frames_cap_filter_build(fbuf, sizeof(fbuf), ce, roce);
+		frames_cap_filter_untagged(ubuf, sizeof(ubuf), ce, roce);
 		o.filter = fbuf;
+		o.filter_untagged = ubuf;
 	}
 	if (!o.snaplen)
 		o.snaplen = roce ? 128 : 256;

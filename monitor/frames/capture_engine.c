@@ -23,6 +23,20 @@ const char frames_cap_filter_ce[] =
 	"udp dst port 4791 and ((ip and ip[1] & 3 = 3) or (ip6 and ip6[1] & 0x30 = 0x30))";
 const char frames_cap_filter_roce[] = "udp dst port 4791";
 
+int frames_cap_filter_untagged(char *buf, size_t len, bool ce, bool roce)
+{
+	int n;
+
+	if (roce)
+		n = snprintf(buf, len, "%s", frames_cap_filter_roce);
+	else if (ce)
+		n = snprintf(buf, len, "(%s) or (%s)", frames_cap_filter_default,
+			     frames_cap_filter_ce);
+	else
+		n = snprintf(buf, len, "%s", frames_cap_filter_default);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
 /* The chosen parts, untagged and then behind one VLAN tag. The `vlan` primitive
  * shifts the offsets of everything after it, so it must come last. */
 int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce)
@@ -30,13 +44,8 @@ int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce)
 	char x[512];
 	int n;
 
-	if (roce)
-		snprintf(x, sizeof(x), "%s", frames_cap_filter_roce);
-	else if (ce)
-		snprintf(x, sizeof(x), "(%s) or (%s)", frames_cap_filter_default,
-			 frames_cap_filter_ce);
-	else
-		snprintf(x, sizeof(x), "%s", frames_cap_filter_default);
+	if (frames_cap_filter_untagged(x, sizeof(x), ce, roce))
+		return -ENOSPC;
 	n = snprintf(buf, len, "(%s) or (vlan and (%s))", x, x);
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
@@ -75,7 +84,7 @@ static int file_open(struct frames_cap *cap)
 	 * knows what the file can hold: with --ce only CE-marked RoCEv2 packets. */
 	for (i = 0; i < cap->o.nifs; i++) {
 		rc = pcapf_writer_add_if(&cap->w, cap->ifs[i].link, cap->o.snaplen,
-					 cap->ifs[i].name, cap->ifs[i].speed_bps, cap->o.filter);
+					 cap->ifs[i].name, cap->ifs[i].speed_bps, cap->ifs[i].filter);
 		if (rc < 0) {
 			if (rc == -EINVAL)
 				snprintf(cap->errmsg, sizeof(cap->errmsg),
@@ -135,10 +144,22 @@ static int if_open(struct frames_cap *cap, struct frames_cap_if *ci)
 		return -EIO;
 	}
 	ci->link = pcap_datalink(ci->pc);
+	ci->filter = cap->o.filter;
+	if (ci->link != DLT_EN10MB && cap->o.filter_untagged) {
+		/* Linux cooked (-i any): libpcap has no `vlan` for it, and the kernel filters
+		 * a tagged frame by what is behind the tag anyway. v2, as tcpdump picks, stores
+		 * the frame as filtered: libpcap puts the tag back in v1 only, where the
+		 * recorded filter (review's ECN check) would no longer match it. */
+#ifdef DLT_LINUX_SLL2
+		if (ci->link == DLT_LINUX_SLL && pcap_set_datalink(ci->pc, DLT_LINUX_SLL2) == 0)
+			ci->link = DLT_LINUX_SLL2;
+#endif
+		ci->filter = cap->o.filter_untagged;
+	}
 	ci->speed_bps = cap->o.speed_bps ? cap->o.speed_bps : if_speed_bps(ci->name);
-	if (pcap_compile(ci->pc, &prog, cap->o.filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+	if (pcap_compile(ci->pc, &prog, ci->filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
 		snprintf(cap->errmsg, sizeof(cap->errmsg), "%s: filter '%s': %s", ci->name,
-			 cap->o.filter, pcap_geterr(ci->pc));
+			 ci->filter, pcap_geterr(ci->pc));
 		return -EINVAL;
 	}
 	rc = pcap_setfilter(ci->pc, &prog);

@@ -23,11 +23,15 @@ extern const char frames_cap_filter_ce[];
 extern const char frames_cap_filter_roce[];
 /* The full filter for those parts, untagged or behind one VLAN tag. */
 int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce);
+/* The same parts untagged only, for links whose filters know no `vlan` (Linux cooked). */
+int frames_cap_filter_untagged(char *buf, size_t len, bool ce, bool roce);
 
 struct frames_cap_opts {
 	const char *ifnames[FRAMES_CAP_MAX_IFS];
 	unsigned nifs;
 	const char *filter;   /* full BPF expression */
+	const char *filter_untagged; /* the built-in one without `vlan`, for links other
+				      * than Ethernet; NULL: filter everywhere (-f) */
 	uint32_t snaplen;
 	uint64_t buffer_bytes;
 	bool immediate;
@@ -44,6 +48,7 @@ struct frames_cap_if {
 	pcap_t *pc;
 	int fd;
 	int link;
+	const char *filter;   /* the one set here, as recorded in pcapng's if_filter */
 	int wr_idx;           /* interface index in the output file */
 	uint64_t speed_bps;   /* --speed, else sysfs, else 0 (unknown) */
 	/* from pcap_stats at the last frames_cap_stats call */

@@ -44,7 +44,7 @@ struct frames_priv {
 	unsigned npausers;
 	bool paused_valid[FRAMES_NPRIO];
 	uint64_t paused_last_us[FRAMES_NPRIO];	/* what sample() gave last */
-	char filter[1024];
+	char filter[1024], filter_untagged[512];
 };
 
 static void snapshot(struct frames_priv *p)
@@ -138,8 +138,10 @@ static int frames_init(struct mon_src *s)
 	s->priv = p;
 	pthread_mutex_init(&p->mu, NULL);
 	frames_cap_filter_build(p->filter, sizeof(p->filter), true, false);
+	frames_cap_filter_untagged(p->filter_untagged, sizeof(p->filter_untagged), true, false);
 	o.ifnames[0] = s->dev;
 	o.filter = p->filter;
+	o.filter_untagged = p->filter_untagged;
 	rc = frames_cap_open(&p->cap, &o);
 	if (rc) {
 		snprintf(s->err, sizeof(s->err), "%.250s", p->cap.errmsg);

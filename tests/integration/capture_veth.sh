@@ -4,9 +4,11 @@
 # PAUSE, N PFC, N CNP and N CE-marked RoCEv2 frames on one end, pfclab capture on the
 # other end must count exactly N of each, report zero kernel drops, and write a pcapng
 # that pfclab review reads back with the same counts and the veth's link speed; a
-# capture rotated by size spreads N frames over several files without losing one.
+# capture rotated by size spreads N frames over several files without losing one;
+# `capture -i any` (Linux cooked, where libpcap filters know no `vlan`) takes tagged and
+# untagged frames, and review reads its --ce pcapng as CE-only.
 source "$(dirname "$0")/../lib.sh"
-plan 3
+plan 4
 
 name=capture_veth
 N=${N:-1000}
@@ -66,5 +68,27 @@ if [ "$files" -ge 3 ] && [ "$sum" = "$N" ]; then
 	ok "$name: rotation by size wrote $files files holding all $N frames"
 else
 	fail "$name: rotation" "$files files, $sum frames in them (want >= 3 files, $N frames)"
+fi
+
+# -i any: the built-in filter without its `vlan` half; frames behind a tag still count
+ip netns exec "$NSB" "$PFCLAB" capture -i any --ce -q --json -c 40 -D 30s --pcapng \
+	-w "$tmp/any.pcapng" >"$tmp/any.json" 2>"$tmp/any.err" &
+cap=$!
+defer kill "$cap"
+for _ in $(seq 100); do grep -q listening "$tmp/any.err" && break; sleep 0.1; done
+ai() { ip netns exec "$NSA" "$PFCLAB" inject --quiet -i pfca -c 10 "$@"; }
+ai pfc --prio 3 && ai pfc --prio 3 --vlan 100:3 && ai cnp --vlan 100:3 &&
+	ai roce --ecn ect0 --vlan 7 && ai roce --ecn ce --vlan 7 ||
+	{ fail $name "inject failed"; finish; }
+wait "$cap"
+rc=$?
+got=$(jq -r '"\(.kinds.pfc) \(.kinds.cnp) \(.kinds.roce) \(.kinds.roce_ce)"' "$tmp/any.json" 2>/dev/null)
+rev=$("$PFCLAB" review --json "$tmp/any.pcapng" 2>/dev/null |
+	jq -r '"\(.kinds.pfc) \(.kinds.cnp) \(.kinds.roce) \(.files[0].ecn_filter)"')
+if [ $rc -eq 0 ] && [ "$got" = "20 10 10 10" ] && [ "$rev" = "20 10 10 ce_only" ]; then
+	ok "$name: capture -i any takes tagged and untagged frames; review reads it as CE-only"
+else
+	fail "$name: -i any" "exit $rc, pfc cnp roce ce '$got' (want '20 10 10 10'), review \
+'$rev' (want '20 10 10 ce_only'): $(head -c 600 "$tmp/any.err")"
 fi
 finish
