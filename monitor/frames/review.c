@@ -47,6 +47,9 @@ struct review_file {
 	/* frames stamped before one that came earlier in the file, put back in time order
 	 * or late (beyond the reorder window), as the window counted them (reorder.h) */
 	struct frames_reorder_counts reorder;
+	/* how far its earliest frame is stamped before the newest frame of the files given
+	 * before it (0: after them): the summary reads files one after another */
+	uint64_t behind_ns;
 	int bad_link;      /* a link type the decoder does not know (first seen), or -1 */
 	uint64_t bad_link_frames;
 	/* What the capture filters kept of RoCEv2 packets by their ECN field, known from
@@ -190,7 +193,8 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 	struct pcapf_reader pr;
 	struct pcapf_rec rec;
 	struct frames_pkt pk;
-	bool is_stdin = !strcmp(rf->path, "-");
+	bool is_stdin = !strcmp(rf->path, "-"), after = st->frames > 0;
+	uint64_t newest = st->last_ns, earliest = UINT64_MAX;
 	int fd, rc, link = -1;
 
 	rf->bad_link = -1;
@@ -238,6 +242,8 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 						     FRAMES_ECN_ALL);
 		}
 		frames_reorder_add(&ro, st, rec.ts_ns, &pk, rec.ifc->speed_bps);
+		if (rec.ts_ns < earliest)
+			earliest = rec.ts_ns;
 		rf->frames++;
 	}
 	frames_reorder_flush(&ro, st);
@@ -263,6 +269,16 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			 rf->path, pr.bad_frac);
 	if (rf->reorder.late)
 		late_warn(rf, opt);
+	if (after && rf->frames && earliest < newest) {
+		char back[32];
+
+		rf->behind_ns = newest - earliest;
+		fmt_duration_ns(rf->behind_ns, back, sizeof(back));
+		pfc_warn("%s: starts %s before the newest frame of the files given before it; "
+			 "they are summed one after another, so CNP gaps and pause times across "
+			 "them are unreliable: give a capture's files oldest first (a ring of "
+			 "capture -W in time order, e.g. ls -tr)", rf->path, back);
+	}
 	if (pr.bad_tsresol || pr.ts_overflow)
 		pfc_warn("%s: %" PRIu64 " interfaces with an if_tsresol finer than pfclab's "
 			 "64-bit nanoseconds can use, %" PRIu64 " timestamps beyond its range",
@@ -379,6 +395,9 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 			    ", %" PRIu64 " out of time order (--reorder 0)", rc->late, ok);
 		out_ns(o, "max_backstep_s", steps ? ", steps back up to %.3f ms" : NULL,
 		       rc->max_back_ns, 1e6, ok);
+		out_ns(o, "behind_previous_s", f->behind_ns ?
+		       ", starts %.3f ms before the files before it end" : NULL, f->behind_ns,
+		       1e6, ok);
 		if (ecn_filter_name(f))
 			out_str(o, "ecn_filter", NULL, ecn_filter_name(f));
 		else
@@ -650,7 +669,9 @@ static const char review_usage[] =
 	"them held), so paused time and CNP gaps are right; other frames count by their\n"
 	"own timestamps wherever they come. PAUSE/PFC and CNP frames further back are\n"
 	"counted where they came, with a warning. files[].reordered, .late_frames and\n"
-	".max_backstep_s say how many and how far.\n"
+	".max_backstep_s say how many and how far. Files are summed one after another:\n"
+	"give a capture's files oldest first (a file that starts before the newest frame\n"
+	"of those before it is warned about; files[].behind_previous_s says by how much).\n"
 	"\n"
 	"Options:\n";
 static const char review_tail[] =

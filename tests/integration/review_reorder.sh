@@ -9,10 +9,12 @@
 # (tests/golden/vlab_demo_reorder): review's count of frames out of order is tshark's,
 # review of it (and of the other out-of-order captures) is review of reordercap's sorted
 # copy, and its CNP gap minimum, 0.0 us in file order, comes out as in time order.
+# (3) Files given newest first (a ring of capture -W in name order): the later file is
+# named, with how far it starts behind the ones before it.
 source "$(dirname "$0")/../lib.sh"
 
 name=review_reorder
-plan 8
+plan 9
 need_cmd $name jq python3 || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
 tmp=$(mktemp -d)
@@ -169,5 +171,24 @@ if [ "$got" = "[1.367e-05]" ] && [ "$was" = "[0]" ]; then
 	ok "$name: real capture: CNP gap minimum 13.7 us in time order (0 in the file's order)"
 else
 	fail "$name: real capture gaps" "in order $got, file order $was"
+fi
+
+# ---- 3. files out of time order ----------------------------------------------------
+# old.pcap: CNPs at 0, 1, 2 ms; new.pcap: 3, 4, 5 ms. new then old: old starts 5 ms
+# behind the newest frame before it.
+"$PFCLAB" inject -q -w "$tmp/old.pcap" cnp -c 3 -r 1000 --start 1700000000 &&
+	"$PFCLAB" inject -q -w "$tmp/new.pcap" cnp -c 3 -r 1000 --start 1700000000.003 ||
+	fail "$name: files" "inject -w failed"
+ooo=$("$PFCLAB" review --json "$tmp/new.pcap" "$tmp/old.pcap" 2>"$tmp/files.err" |
+	jq -c '[.files[].behind_previous_s]')
+ino=$("$PFCLAB" review --json "$tmp/old.pcap" "$tmp/new.pcap" 2>"$tmp/files_in.err" |
+	jq -c '[.files[].behind_previous_s, .cnp[0].gap_min_s]')
+if [ "$ooo" = "[0,0.005]" ] && grep -q "old.pcap: starts 5ms before the newest frame" \
+	"$tmp/files.err" && [ "$(wc -l <"$tmp/files.err")" = 1 ] &&
+	[ "$ino" = "[0,0,0.001]" ] && [ ! -s "$tmp/files_in.err" ]; then
+	ok "$name: files newest first: one warning naming the file and 5 ms; oldest first: none"
+else
+	fail "$name: files" "newest first $ooo ($(cat "$tmp/files.err")), oldest first $ino \
+($(cat "$tmp/files_in.err"))"
 fi
 finish
