@@ -4,8 +4,9 @@
  *
  * Formats: tcpdump.org pcap-savefile(5) and the IETF pcapng draft
  * (draft-ietf-opsawg-pcapng): SHB 0x0A0D0D0A, IDB 1, SPB 3, EPB 6, options
- * if_name (2), if_speed (8), if_tsresol (9) and if_filter (11: a filter-type octet,
- * 0 = libpcap expression, 1 = BPF code, then the filter). Every field is read through
+ * if_name (2), if_speed (8), if_tsresol (9), if_filter (11: a filter-type octet,
+ * 0 = libpcap expression, 1 = BPF code, then the filter) and if_tsoffset (14: signed
+ * seconds to add to each timestamp, as Wireshark does). Every field is read through
  * lib/rd.h.
  */
 #include <errno.h>
@@ -304,6 +305,8 @@ static int parse_idb(struct pcapf_reader *pr, struct rd *b)
 			pr->bad_tsresol++;
 		else if (code == 8 && len >= 8)
 			ifc->speed_bps = get64(&v, pr->le);
+		else if (code == 14 && len >= 8)
+			ifc->ts_offset_s = (int64_t)get64(&v, pr->le);
 		else if (code == 2)
 			memcpy(ifc->name, v.p, len < sizeof(ifc->name) - 1 ? len : sizeof(ifc->name) - 1);
 		else if (code == 11 && len >= 1)
@@ -316,9 +319,13 @@ static int parse_idb(struct pcapf_reader *pr, struct rd *b)
 static uint64_t ts_to_ns(struct pcapf_reader *pr, unsigned ifidx, uint64_t ts)
 {
 	const struct pcapf_if *ifc = &pr->ifs[ifidx];
-	unsigned __int128 ns = (unsigned __int128)ts * ifc->ts_mul / ifc->ts_div;
+	__int128 ns = (__int128)((unsigned __int128)ts * ifc->ts_mul / ifc->ts_div);
 
-	if (ns > UINT64_MAX) { /* an if_tsresol the 64-bit ns clock cannot hold */
+	ns += (__int128)ifc->ts_offset_s * 1000000000;
+	if (ns < 0) { /* an if_tsoffset before 1970 */
+		pr->ts_overflow++;
+		ns = 0;
+	} else if (ns > UINT64_MAX) { /* an if_tsresol the 64-bit ns clock cannot hold */
 		pr->ts_overflow++;
 		ns = UINT64_MAX;
 	}

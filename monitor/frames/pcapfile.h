@@ -21,6 +21,7 @@ struct pcapf_if {
 	uint64_t speed_bps; /* pcapng if_speed, 0 when absent */
 	uint64_t ts_mul;   /* ns = ts * ts_mul / ts_div */
 	uint64_t ts_div;
+	int64_t ts_offset_s; /* pcapng if_tsoffset: seconds added to every timestamp */
 	char name[32];
 	/* pcapng if_filter, the capture filter the frames passed (classic pcap records
 	 * none): has_filter when the interface block carries one; filter is its libpcap

@@ -232,6 +232,44 @@ static void test_not_pcap(void **state)
 	assert_int_equal(pcapf_reader_init(&pr, "ab", 2), -22);
 }
 
+/* pcapng with two interfaces (little-endian), times as tshark reads them: if0 at the default
+ * microseconds with if_tsoffset +100 s, if1 at 2^-10 s with if_tsoffset -5 s. */
+static void test_pcapng_tsresol_tsoffset(void **state)
+{
+	static const uint8_t f[] = {
+		/* SHB: type, length 28, byte-order magic, version 1.0, section length -1 */
+		0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
+		/* IDB 0: Ethernet, if_tsoffset (14) = 100, end of options */
+		1, 0, 0, 0, 36, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0,
+		14, 0, 8, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 36, 0, 0, 0,
+		/* IDB 1: Ethernet, if_tsresol (9) = 0x8a, if_tsoffset = -5 */
+		1, 0, 0, 0, 44, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0,
+		9, 0, 1, 0, 0x8a, 0, 0, 0,
+		14, 0, 8, 0, 0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+		44, 0, 0, 0,
+		/* EPB on if0: 1700000000.000001 s in microseconds (0x6_0a24_181e_4001) */
+		6, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0x24, 0x0a, 0x06, 0, 0x01, 0x40, 0x1e, 0x18,
+		4, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4, 36, 0, 0, 0,
+		/* EPB on if1: 1700000000.5 s in 1024ths (0x195_4fc4_0200) */
+		6, 0, 0, 0, 36, 0, 0, 0, 1, 0, 0, 0, 0x95, 0x01, 0, 0, 0x00, 0x02, 0xc4, 0x4f,
+		4, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4, 36, 0, 0, 0,
+	};
+	struct pcapf_reader pr;
+	struct pcapf_rec rec;
+
+	(void)state;
+	assert_int_equal(pcapf_reader_init(&pr, f, sizeof(f)), 0);
+	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
+	assert_int_equal(rec.ifidx, 0);
+	assert_int_equal(rec.ts_ns, 1700000100000001000ull);
+	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
+	assert_int_equal(rec.ifidx, 1);
+	assert_int_equal(rec.ts_ns, 1699999995500000000ull);
+	assert_int_equal(pcapf_reader_next(&pr, &rec), 0);
+	assert_int_equal(pr.ts_overflow, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_pcap_roundtrip),
 		cmocka_unit_test(test_pcapng_roundtrip),
 		cmocka_unit_test(test_not_pcap),
+		cmocka_unit_test(test_pcapng_tsresol_tsoffset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
