@@ -83,9 +83,10 @@ static const char top_tail[] =
 "host shown first; up/down scroll by panel; ? help. Replay: < > speed; [ ] seek\n"
 "10 s; { } 60 s; g G start/end.\n"
 "\n"
-"NO_COLOR set: no colours. When standard output is not a terminal, the local host's\n"
-"counters are printed as 'pfclab monitor' prints them; HOSTs, -e and --replay need a\n"
-"terminal (exit 2 without one).\n"
+"NO_COLOR set: no colours. When standard output is not a terminal, or TERM names none\n"
+"that can move the cursor (dumb, unknown, unset), the local host's counters are\n"
+"printed as 'pfclab monitor' prints them; HOSTs, -e and --replay need a terminal (exit\n"
+"2 without one).\n"
 "Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
 
 /* Words sent to the remote shell: refuse what it would interpret. */
@@ -278,20 +279,22 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	return -1;
 }
 
-/* Not a terminal: the local counters as "pfclab monitor" prints them. */
-static int fallback_text(const struct top_opts *o)
+/* Not a terminal that can hold the screen (why says how): the local counters as
+ * "pfclab monitor" prints them.
+ */
+static int fallback_text(const struct top_opts *o, const char *why)
 {
 	char *av[16], port[16], fr[300];
 	int n = 0;
 
 	if (o->replay) {
-		pfc_err("standard output is not a terminal: the replay needs one; the record's "
-			"numbers are in its samples.csv (a results folder's in summary.txt)");
+		pfc_err("%s: the replay needs a terminal; the record's numbers are in its "
+			"samples.csv (a results folder's in summary.txt)", why);
 		return 2;
 	}
 	if (o->nhosts || o->experiment) {
-		pfc_err("standard output is not a terminal: the dashboard needs one; for "
-			"text, run 'pfclab monitor' (on each host)");
+		pfc_err("%s: the dashboard needs a terminal; for text, run 'pfclab monitor' "
+			"(on each host)", why);
 		return 2;
 	}
 	av[n++] = (char *)"monitor";
@@ -816,10 +819,20 @@ int top_main(int argc, char **argv)
 		return rc;
 	}
 	if (!isatty(STDOUT_FILENO)) {
-		rc = fallback_text(&t->o);
+		rc = fallback_text(&t->o, "standard output is not a terminal");
 		free(t);
 		return rc;
 	}
+	if (top_view_usable(err, sizeof(err))) {
+		/* TERM=dumb, unknown or unset: ncurses would draw nothing, or exit */
+		if (!t->o.replay && !t->o.nhosts && !t->o.experiment)
+			pfc_warn("%s: printing the counters as text (set TERM, e.g. "
+				 "TERM=xterm-256color, for the dashboard)", err);
+		rc = fallback_text(&t->o, err);
+		free(t);
+		return rc;
+	}
+	err[0] = 0;
 	setlocale(LC_ALL, "");
 	top_model_init(&t->m);
 	t->m.tolerance = t->o.tolerance;

@@ -13,7 +13,10 @@
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <term.h>
+#include <unistd.h>
 
 #include "lib/util.h"
 #include "monitor/top/view.h"
@@ -25,13 +28,38 @@ enum { PAIR_RED = 1, PAIR_YELLOW, PAIR_GREEN, PAIR_CYAN };
 
 static bool use_color, use_utf8;
 
+int top_view_usable(char *why, size_t n)
+{
+	const char *term = getenv("TERM");
+	char *cup;
+	bool moves;
+	int err = 0;
+
+	if (!term || !*term) {
+		snprintf(why, n, "TERM is not set");
+		return -1;
+	}
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+		snprintf(why, n, "TERM=%s is not in this system's terminal database", term);
+		return -1;
+	}
+	cup = tigetstr("cup");
+	moves = cup && cup != (char *)-1;
+	del_curterm(cur_term);
+	if (!moves) {
+		snprintf(why, n, "TERM=%s cannot move the cursor", term);
+		return -1;
+	}
+	return 0;
+}
+
 int top_view_open(bool color)
 {
 	const char *cs;
 
 	cs = nl_langinfo(CODESET);
 	use_utf8 = cs && !strcmp(cs, "UTF-8");
-	if (!initscr())
+	if (!newterm(NULL, stdout, stdin))
 		return -1;
 	cbreak();
 	noecho();

@@ -6,6 +6,7 @@
 #define PFCLAB_TOP_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "monitor/top/keys.h"
@@ -21,6 +22,10 @@ struct top_view_info {
 	uint64_t now;		/* local monotonic time of this frame */
 };
 
+/* Whether the terminal TERM names can hold the screen (known to terminfo, can move the
+ * cursor); -1 with why ("TERM=dumb cannot move the cursor") when not.
+ */
+int top_view_usable(char *why, size_t n);
 /* Take the terminal: alternate screen, no echo, keypad, no cursor. color: use colours
  * (false under NO_COLOR or without colours).
  */

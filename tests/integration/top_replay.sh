@@ -235,7 +235,7 @@ wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay with a damaged timeline (e
 	fail "$name: q (damaged timeline)" "$(screen | tail -2)"
 
 out=$("$PFCLAB" top --replay "$rec" </dev/null 2>&1 >/dev/null); rc=$?
-if [ $rc -eq 2 ] && [[ $out == *"not a terminal: the replay needs one"* ]]; then
+if [ $rc -eq 2 ] && [[ $out == *"not a terminal: the replay needs a terminal"* ]]; then
 	ok "$name: without a terminal, exit 2: $out"
 else
 	fail "$name: without a terminal" "rc $rc: $out"

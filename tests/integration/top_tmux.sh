@@ -10,7 +10,7 @@
 # after SIGTERM.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 21
+plan 23
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -164,6 +164,26 @@ wait_for 'TOP_EXIT=[0-9]' && screen | grep -q "^pfclab top: --gpu '0000:00:00.0'
 	screen | grep -q 'TOP_EXIT=2' && [ "$(alternate_on)" = 0 ] &&
 	ok "$name: --gpu 0000:00:00.0: $(screen | grep -m1 -o 'there is no NVIDIA GPU.*\|is not an NVIDIA GPU.*'), exit 2" ||
 	fail "$name: --gpu address" "$(screen | tail -4)"
+
+# a terminal TERM cannot drive (dumb: no cursor motion; a name terminfo lacks): the
+# monitor's text, saying why, for the local host; a replay exits 2 saying why. Before,
+# dumb drew a blank screen and an unknown TERM ended in ncurses' own "Error opening
+# terminal" with exit 1.
+for term in dumb no-such-term; do
+	type_line clear
+	T clear-history -t "$TMUX_NAME"
+	type_line "env TERM=$term timeout -s INT 1.5 ip netns exec $NSB $PFCLAB top -i ttb -I 300ms; echo TOP_EXIT=\$?; env TERM=$term $PFCLAB top --replay $tmp/rec; echo REPLAY_EXIT=\$?"
+	wait_for 'REPLAY_EXIT=[0-9]'
+	all=$(T capture-pane -p -J -S -200 -t "$TMUX_NAME")
+	if grep -q "^pfclab top: warning: TERM=$term .*printing the counters as text" <<<"$all" &&
+		grep -q '^#1 .*baseline' <<<"$all" && grep -q '^TOP_EXIT=124' <<<"$all" &&
+		grep -q "^pfclab top: TERM=$term .*the replay needs a terminal" <<<"$all" &&
+		grep -q '^REPLAY_EXIT=2' <<<"$all" && ! grep -q 'Error opening terminal' <<<"$all"; then
+		ok "$name: TERM=$term: text output saying why; a replay exits 2 saying why"
+	else
+		fail "$name: TERM=$term" "$(grep -v '^$' <<<"$all" | grep -v '^  ' | tail -8)"
+	fi
+done
 
 # not a terminal: the monitor's text output.
 ip netns exec "$NSB" timeout 2 "$PFCLAB" top -i ttb -I 100ms >"$tmp/text" 2>&1 </dev/null &
