@@ -16,6 +16,13 @@ struct top_hist {
 	char name[MON_NAME_MAX];
 	float v[TOP_HIST];	/* oldest first; NaN where no rate was known */
 	bool seen;		/* updated by the latest sample */
+	/* A counter that went back (re-created, reset, a 32-bit one wrapped): what it had
+	 * counted since the baseline before, kept in the total.
+	 */
+	uint64_t last_raw;	/* its reading at the last sample taken */
+	bool last_ok;
+	uint64_t carry;		/* counted before it went back */
+	bool restarted;		/* counts from 0 since: the baseline no longer applies */
 };
 
 /* ---- snapshots ---------------------------------------------------------------- */
@@ -132,6 +139,8 @@ static struct top_hist *hist_get(struct top_host *h, const char *name, bool add)
 	p = &h->hist[h->nhist++];
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->seen = false;
+	p->last_ok = p->restarted = false;
+	p->last_raw = p->carry = 0;
 	for (i = 0; i < TOP_HIST; i++)
 		p->v[i] = NAN;
 	return p;
@@ -142,9 +151,46 @@ static const struct top_hist *hist_find(const struct top_host *h, const char *na
 	return hist_get((struct top_host *)h, name, false);
 }
 
+/* Counter x at a new sample (next: the one right after the last taken). Read lower than
+ * at the last sample, it went back: a 32-bit counter that wrapped (the source still gave a
+ * rate for the step, which only it can tell, and the step was one sample) adds 2^32; else
+ * it was reset or its device re-created and counts from 0: what it counted since the
+ * baseline is kept, and the total goes on from there.
+ */
+static void counter_step(const struct top_host *h, struct top_hist *p,
+			 const struct top_metric *x, bool next)
+{
+	if (p->last_ok && x->raw < p->last_raw) {
+		const struct top_metric *b = h->have_base ? top_snap_get(&h->base, x->name) : NULL;
+
+		if (next && (x->flags & TOP_M_RATE) && p->last_raw <= UINT32_MAX) {
+			p->carry += 1ULL << 32;
+		} else {
+			uint64_t from = !p->restarted && b && (b->flags & TOP_M_VALID) &&
+						b->raw <= p->last_raw ? b->raw : 0;
+
+			p->carry += p->last_raw - from;
+			p->restarted = true;
+		}
+	}
+	p->last_raw = x->raw;
+	p->last_ok = true;
+}
+
+static void counters_rebase(struct top_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nhist; i++) {
+		h->hist[i].carry = 0;
+		h->hist[i].restarted = false;
+	}
+}
+
 int top_model_update(struct top_model *m, size_t hi, const struct top_snap *s)
 {
 	struct top_host *h = &m->host[hi];
+	uint64_t prev_seq;
 	bool fresh;
 	size_t i;
 	int rc;
@@ -157,6 +203,7 @@ int top_model_update(struct top_model *m, size_t hi, const struct top_snap *s)
 		return rc;
 	if (!fresh)
 		return 0;
+	prev_seq = h->last_seq;
 	h->last_seq = s->seq;
 	if (!h->have_base) {
 		/* Totals count from the first sample seen; 'z' moves the baseline. */
@@ -184,6 +231,8 @@ int top_model_update(struct top_model *m, size_t hi, const struct top_snap *s)
 		memmove(p->v, p->v + 1, (TOP_HIST - 1) * sizeof(p->v[0]));
 		p->v[TOP_HIST - 1] = v;
 		p->seen = true;
+		if ((x->flags & TOP_M_COUNTER) && (x->flags & TOP_M_VALID))
+			counter_step(h, p, x, s->seq == prev_seq + 1);
 	}
 	for (i = 0; i < h->nhist; i++)
 		if (!h->hist[i].seen) {
@@ -198,8 +247,10 @@ void top_model_baseline(struct top_model *m)
 	size_t i;
 
 	for (i = 0; i < m->nhost; i++)
-		if (m->host[i].snap.seq && !top_snap_copy(&m->host[i].base, &m->host[i].snap))
+		if (m->host[i].snap.seq && !top_snap_copy(&m->host[i].base, &m->host[i].snap)) {
 			m->host[i].have_base = true;
+			counters_rebase(&m->host[i]);
+		}
 }
 
 void top_model_baseline_clear(struct top_model *m)
@@ -209,6 +260,7 @@ void top_model_baseline_clear(struct top_model *m)
 	for (i = 0; i < m->nhost; i++) {
 		m->host[i].base.n = 0;
 		m->host[i].have_base = m->host[i].snap.seq != 0;
+		counters_rebase(&m->host[i]);
 	}
 }
 
@@ -222,6 +274,7 @@ int top_model_base_set(struct top_model *m, size_t hi, const struct top_snap *s)
 	if (rc)
 		return rc;
 	m->host[hi].have_base = true;
+	counters_rebase(&m->host[hi]);
 	return 0;
 }
 
@@ -509,11 +562,14 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	}
 	if (x->flags & TOP_M_COUNTER) {
 		const struct top_metric *b = h->have_base ? top_snap_get(&h->base, metric) : NULL;
+		const struct top_hist *p = hist_find(h, metric);
 
+		uint64_t counted = x->raw + (p ? p->carry : 0), from = 0;
+
+		if (b && (b->flags & TOP_M_VALID) && !(p && p->restarted))
+			from = b->raw;	/* else it counts from 0 since it went back */
 		c->has_total = true;
-		c->total = x->raw;
-		if (b && (b->flags & TOP_M_VALID) && x->raw >= b->raw)
-			c->total = x->raw - b->raw;
+		c->total = counted >= from ? counted - from : x->raw;
 	}
 	if (!(x->flags & TOP_M_RATE)) {
 		/* Read, but no rate yet (first sample, or just after a reset). */

@@ -265,6 +265,54 @@ static void test_totals_baseline_history(void **state)
 	top_model_free(&m);
 }
 
+/* A counter that goes back while top runs keeps what it counted in the total: one reset
+ * or re-created (ip link del/add: no rate for that step) counts on from 0; a 32-bit one
+ * that wrapped (the source gave a rate for the step) adds 2^32. 'z' starts over.
+ */
+static void test_totals_counter_reset(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	size_t n;
+
+	(void)state;
+	one_host(&m, &s);
+	top_snap_put(&s, "link.rx_bytes", "B", C, 1000, 0);
+	top_snap_put(&s, "discard.rdma_rx_buffer", "packets", C, 4294967000ULL, 0);
+	top_model_update(&m, 0, &s);
+	snap_set(&s, 2, 2 * S);
+	top_snap_put(&s, "link.rx_bytes", "B", C, 1500, 500);
+	top_snap_put(&s, "discard.rdma_rx_buffer", "packets", C, 4294967200ULL, 200);
+	top_model_update(&m, 0, &s);
+	snap_set(&s, 3, 3 * S);	/* re-created: reads from 0, no rate */
+	top_snap_put(&s, "link.rx_bytes", "B", TOP_M_VALID | TOP_M_COUNTER, 20, 0);
+	top_snap_put(&s, "discard.rdma_rx_buffer", "packets", C, 100, 196);	/* wrapped */
+	top_model_update(&m, 0, &s);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "link")->cell[0][0].total, 520);
+	assert_int_equal(row(n, "rdma_rx_buffer")->cell[0][0].total, 396);
+	snap_set(&s, 4, 4 * S);	/* past the first reading: the total never goes back */
+	top_snap_put(&s, "link.rx_bytes", "B", C, 2000, 1980);
+	top_snap_put(&s, "discard.rdma_rx_buffer", "packets", C, 104, 4);
+	top_model_update(&m, 0, &s);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "link")->cell[0][0].total, 2500);
+	assert_int_equal(row(n, "rdma_rx_buffer")->cell[0][0].total, 400);
+	top_model_baseline(&m);	/* z: from now */
+	snap_set(&s, 5, 5 * S);
+	top_snap_put(&s, "link.rx_bytes", "B", C, 2100, 100);
+	top_snap_put(&s, "discard.rdma_rx_buffer", "packets", C, 105, 1);
+	top_model_update(&m, 0, &s);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "link")->cell[0][0].total, 100);
+	assert_int_equal(row(n, "rdma_rx_buffer")->cell[0][0].total, 1);
+	top_model_baseline_clear(&m);	/* Z: as read */
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(row(n, "link")->cell[0][0].total, 2100);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
 static void test_stale(void **state)
 {
 	struct top_model m;
@@ -1143,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(test_paused_from_capture),
 		cmocka_unit_test(test_capture_marks),
 		cmocka_unit_test(test_totals_baseline_history),
+		cmocka_unit_test(test_totals_counter_reset),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_gpu_link_share),
