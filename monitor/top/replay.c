@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "lib/util.h"
+#include "monitor/recfile.h"
 #include "monitor/top/replay.h"
 #include "monitor/top/replay_cap.h"
 
@@ -77,10 +78,27 @@ static int meta_load(struct rec *r, const char *dir, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	m = json_object_from_file(path);
 	if (!m || !json_object_is_type(m, json_type_object)) {
-		snprintf(err, errlen, "%s: not a JSON object (%s)", path, json_util_get_last_err() ?
-			 json_util_get_last_err() : "unreadable");
+		const char *why = json_util_get_last_err();
+
+		/* json-c's message ends in a newline: one line here; its "continue" is a
+		 * file that ends before the JSON does
+		 */
+		if (why && strstr(why, "failed: continue"))
+			why = "it ends before its JSON does: cut short?";
+		snprintf(err, errlen, "%s: not a JSON object (%.*s)", path,
+			 why ? (int)strcspn(why, "\n") : 10, why ? why : "unreadable");
 		if (m)
 			json_object_put(m);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(m, "format", &x) && (!json_object_is_type(x, json_type_string) ||
+	    strcmp(json_object_get_string(x), REC_FORMAT))) {
+		const char *ver = jstr(m, "pfclab_version");
+
+		snprintf(err, errlen, "%s: format '%s', not the %s this pfclab reads (written by "
+			 "pfclab %s): replay it with a pfclab that reads that format", path,
+			 json_object_get_string(x), REC_FORMAT, ver ? ver : "of unknown version");
+		json_object_put(m);
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(m, "interval_ns", &x) &&

@@ -13,10 +13,12 @@
 # --timeline 10ms of the capture, as the runner writes it), seen/s of PFC per priority,
 # CNP and ECN-marked and the paused share, marked '*', on the record's time line, and
 # totals equal to what was injected; a timeline with a damaged line is named on the
-# screen, line and why, and left out. Without a terminal, --replay is exit 2 saying why.
+# screen, line and why, and left out. A record of another format than pfclab-monitor-1 is
+# refused naming the format and the pfclab that wrote it; a meta.json cut short is named so,
+# on one line. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 12
+plan 14
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -233,6 +235,31 @@ fi
 keys q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay with a damaged timeline (exit 0)" ||
 	fail "$name: q (damaged timeline)" "$(screen | tail -2)"
+
+# A record of a newer format (it was played as if it were this one), and a meta.json cut
+# short (json-c's "failed: continue" and a newline in the middle of the message).
+cp -r "$rec" "$tmp/newer"
+sed -i 's/"format": *"pfclab-monitor-1"/"format":"pfclab-monitor-2"/' "$tmp/newer/meta.json"
+cp -r "$rec" "$tmp/cut"
+head -c 200 "$rec/meta.json" >"$tmp/cut/meta.json"
+type_line clear
+type_line "$PFCLAB top --replay $tmp/newer; echo TOP_EXIT=\$?"
+wait_for 'TOP_EXIT=[0-9]' && got=$(T capture-pane -p -J -t "$TMUX_NAME" | grep '^pfclab top:')
+if [[ $got == "pfclab top: $tmp/newer/meta.json: format 'pfclab-monitor-2', not the pfclab-monitor-1 this pfclab reads (written by pfclab "*"): replay it with a pfclab that reads that format" ]] &&
+	screen | grep -q 'TOP_EXIT=1'; then
+	ok "$name: a record of another format is refused naming it (exit 1)"
+else
+	fail "$name: newer format" "$(screen | grep -v '^$' | tail -3)"
+fi
+type_line clear
+type_line "$PFCLAB top --replay $tmp/cut; echo TOP_EXIT=\$?"
+wait_for 'TOP_EXIT=[0-9]' && got=$(T capture-pane -p -J -t "$TMUX_NAME" | grep '^pfclab top:\|^TOP_EXIT=')
+if [ "$got" = "pfclab top: $tmp/cut/meta.json: not a JSON object (it ends before its JSON does: cut short?)
+TOP_EXIT=1" ]; then
+	ok "$name: a meta.json cut short is named so, on one line (exit 1)"
+else
+	fail "$name: meta.json cut short" "$got"
+fi
 
 out=$("$PFCLAB" top --replay "$rec" </dev/null 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && [[ $out == *"not a terminal: the replay needs a terminal"* ]]; then
