@@ -20,6 +20,7 @@
 #include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/monitor.h"
+#include "monitor/record.h"
 #include "scripts/run/exp.h"
 #include "monitor/top/feed.h"
 #include "monitor/top/keys.h"
@@ -151,7 +152,8 @@ static const struct opt top_opts_tab[] = {
 	  .arg = "DUR", .help = "redraw period, 50ms..10s (default: the interval, at most 1s)" },
 	{ "record-dir", 0, OPT_STR, .dst = &T.record_dir, .arg = "DIR",
 	  .help = "where 'r' records (default top-YYYYmmdd-HHMMSS); with\n"
-		  "several hosts, one record per host in DIR/HOST" },
+		  "several hosts, one record per host in DIR/HOST; a DIR that\n"
+		  "holds a record is kept, DIR-2, DIR-3 ... taken instead" },
 	{ "tolerance", 0, OPT_FN, .fn = tolerance_fn, .arg = "PCT",
 	  .help = "disagreement allowed between paired hosts (default 10)" },
 	{ "stale", 0, OPT_DUR, 1000000ULL, 3600000000000ULL, &T.stale_ns, .arg = "DUR",
@@ -569,28 +571,60 @@ static bool any_recording(struct top_run *t)
 	return false;
 }
 
-/* r: every host records; one host into DIR, several into DIR/HOST (replay finds them). */
+/* The folder host i records into under base: base itself for one host, else base/HOST. */
+static void record_host_dir(const struct top_run *t, size_t i, const char *base, char *dir,
+			    size_t n)
+{
+	if (t->nfeed == 1)
+		snprintf(dir, n, "%s", base);
+	else
+		snprintf(dir, n, "%s/%s", base, t->feed[i].name);
+}
+
+static bool record_taken(const struct top_run *t, const char *base)
+{
+	char dir[4200];
+	size_t i;
+
+	for (i = 0; i < t->nfeed; i++) {
+		record_host_dir(t, i, base, dir, sizeof(dir));
+		if (mon_rec_check_dir(dir) == -EEXIST)
+			return true;
+	}
+	return false;
+}
+
+/* r: every host records; one host into DIR, several into DIR/HOST (replay finds them).
+ * A DIR that holds a record already (r pressed again, a --record-dir used before) is
+ * kept: the next free DIR-2, DIR-3 ... is taken.
+ */
 static void toggle_record(struct top_run *t, char *msg, size_t n)
 {
-	char base[4096], dir[4200];
+	char first[4000], base[4096], dir[4200];
 	bool on = any_recording(t);
+	unsigned k;
 	size_t i;
 
 	if (t->o.record_dir)
-		snprintf(base, sizeof(base), "%s", t->o.record_dir);
+		snprintf(first, sizeof(first), "%s", t->o.record_dir);
 	else
-		default_record_dir(base, sizeof(base));
+		default_record_dir(first, sizeof(first));
+	snprintf(base, sizeof(base), "%s", first);
+	for (k = 2; !on && record_taken(t, base) && k < 10000; k++)
+		snprintf(base, sizeof(base), "%s-%u", first, k);
 	for (i = 0; i < t->nfeed; i++) {
-		if (t->nfeed == 1)
-			snprintf(dir, sizeof(dir), "%s", base);
-		else
-			snprintf(dir, sizeof(dir), "%s/%s", base, t->feed[i].name);
+		record_host_dir(t, i, base, dir, sizeof(dir));
 		if (t->is_local[i])
 			top_local_record(&t->feed[i], on ? NULL : dir);
 		else
 			top_remote_record(&t->feed[i], on ? NULL : dir);
 	}
-	snprintf(msg, n, on ? "r: recording stopped" : "r: recording to %.200s", base);
+	if (on)
+		snprintf(msg, n, "r: recording stopped");
+	else if (strcmp(base, first))
+		snprintf(msg, n, "r: recording to %.75s (%.75s holds a record, kept)", base, first);
+	else
+		snprintf(msg, n, "r: recording to %.180s", base);
 }
 
 static void replay_step(struct top_run *t, uint64_t now, char *where, size_t n)

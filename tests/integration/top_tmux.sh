@@ -10,7 +10,7 @@
 # after SIGTERM.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 23
+plan 24
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -106,6 +106,19 @@ rc_tot=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capture.pfc.pri
 [ $rec = yes ] && [ "$rc_tot" = 20 ] && grep -q '"finished": *true' "$tmp/rec/meta.json" && ! screen | head -1 | grep -q REC &&
 	ok "$name: r records the 20 frames in the monitor's record format, r stops it" ||
 	fail "$name: r record" "[REC] shown: $rec; CSV prio3 delta '$rc_tot'; $(grep finished "$tmp/rec/meta.json"); $(screen | head -1)"
+
+# r again: the record made above is kept, this one goes to rec-2 (it replaced the first).
+keys r
+wait_for '\[REC\]'
+again=$?
+sleep 0.5
+keys r
+sleep 0.5
+rc_tot2=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "capture.pfc.prio3.frames") c = i }
+	NR == 2 { f = $c } END { print $c - f }' "$tmp/rec/samples.csv" 2>/dev/null)
+[ $again = 0 ] && [ "$rc_tot2" = 20 ] && grep -q '"finished": *true' "$tmp/rec-2/meta.json" &&
+	ok "$name: r again records to rec-2, the first record kept (its 20 frames)" ||
+	fail "$name: r again" "CSV prio3 delta '$rc_tot2'; $(ls -d "$tmp"/rec*); $(screen | tail -1)"
 
 # focus and help are drawn; refresh changes.
 keys 3
