@@ -565,7 +565,7 @@ static json_object *errors_gather(struct point_run *r, const char *repdir)
 	for (i = 0; i < r->pl.n; i++) {
 		const struct plan_step *s = &r->pl.s[i];
 		const char *hn = r->c->hosts[s->host].h->name;
-		char how[96], file[128], path[1400], msg[REC_ERR_LINE];
+		char how[96], file[176], path[1400], msg[REC_ERR_LINE];
 		json_object *o;
 
 		if (!step_failed(r, i, how, sizeof(how)))

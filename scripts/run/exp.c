@@ -545,9 +545,12 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 
 		snprintf(k, sizeof(k), "hosts.%.100s", nm);
 		if (!*nm || strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
-				    strlen(nm) || !strcmp(nm, "all"))
+				    strlen(nm) || !strcmp(nm, "all") || nm[0] == '.')
 			return perr(c, hs->key_lines[i], k,
-				    "a host name is letters, digits, '-', '_' and '.' (and not 'all')");
+				    "a host name is letters, digits, '-', '_' and '.', not first (and not 'all')");
+		if (strlen(nm) > EXP_MAX_HOST_NAME)
+			return perr(c, hs->key_lines[i], k, "a host name of %zu characters; at most %d "
+				    "(it names the host's files and folders)", strlen(nm), EXP_MAX_HOST_NAME);
 		h->name = strdup(nm);
 		h->line = hs->key_lines[i];
 		e->nhosts++;
@@ -982,6 +985,10 @@ static int parse_phase(struct pctx *c, const struct ynode *m, size_t idx, struct
 		    strlen(ph->name))
 			return perr(c, v->line, k, "'%s': a phase name is letters, digits, '-', '_', '.'",
 				    ph->name);
+		if (strlen(ph->name) > EXP_MAX_PHASE_NAME)
+			return perr(c, v->line, k, "a phase name of %zu characters; at most %d (it names "
+				    "the phase's files, e.g. traffic-<phase>-server-<host>.jsonl)",
+				    strlen(ph->name), EXP_MAX_PHASE_NAME);
 	} else {
 		char nm[32];
 
@@ -1413,6 +1420,11 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 	if (strspn(e->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
 		    strlen(e->name) || e->name[0] == '.') {
 		rc = perr(&c, v->line, "name", "'%s': letters, digits, '-', '_' and '.' only", e->name);
+		goto fail;
+	}
+	if (strlen(e->name) > EXP_MAX_NAME) {
+		rc = perr(&c, v->line, "name", "a name of %zu characters; at most %d (the results "
+			  "folder is <name>-<YYYYmmdd-HHMMSS>)", strlen(e->name), EXP_MAX_NAME);
 		goto fail;
 	}
 	if ((v = ytree_get(r, "launcher"))) {

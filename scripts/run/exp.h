@@ -19,6 +19,11 @@
 #define EXP_MAX_SWEEP	8
 #define EXP_MAX_POINTS	10000
 #define EXP_ERR_LEN	512
+/* Names that go into file names whole: the results folder <name>-<YYYYmmdd-HHMMSS>, a
+ * host's folder and its traffic-<phase>-server-<host>.jsonl and the like. */
+#define EXP_MAX_NAME	100
+#define EXP_MAX_HOST_NAME 64
+#define EXP_MAX_PHASE_NAME 64
 
 struct exp_host {
 	char *name;	 /* the key under hosts: */

@@ -248,7 +248,7 @@ static int cmd_steps(struct plan *pl, enum plan_role role, int k, const struct e
 		if (!s)
 			return -ENOMEM;
 		memset(&a, 0, sizeof(a));
-		snprintf(s->name, sizeof(s->name), "%s-%.60s-%zu", what, ph->name, i);
+		snprintf(s->name, sizeof(s->name), "%s-%s-%zu", what, ph->name, i);
 		snprintf(s->out, sizeof(s->out), "%s.out", s->name);
 		s->essential = cmd[i].essential;
 		s->limit_ns = 120000000000ull;
@@ -367,7 +367,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 			const struct exp_inject *in = &ph->inject[i];
 
 			STEP(PR_INJECT, (int)k, in->host);
-			snprintf(s->name, sizeof(s->name), "inject-%.60s-%zu", ph->name, i);
+			snprintf(s->name, sizeof(s->name), "inject-%s-%zu", ph->name, i);
 			snprintf(s->out, sizeof(s->out), "%s.out", s->name);
 			s->limit_ns = plim;
 			inject_args(&a, c, in, plim);
@@ -382,7 +382,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 
 				STEP(PR_SERVER, (int)k, t->to);
 				s->peer = from;
-				snprintf(s->name, sizeof(s->name), "traffic-%.50s-server-%.20s", ph->name,
+				snprintf(s->name, sizeof(s->name), "traffic-%s-server-%s", ph->name,
 					 c->hosts[from].h->name);
 				snprintf(s->out, sizeof(s->out), "%s.jsonl", s->name);
 				s->limit_ns = plim;
@@ -397,7 +397,7 @@ int plan_point(const struct run_ctx *c, const struct exp_point *p, struct plan *
 
 				STEP(PR_CLIENT, (int)k, from);
 				s->peer = t->to;
-				snprintf(s->name, sizeof(s->name), "traffic-%.50s-client-%.20s", ph->name,
+				snprintf(s->name, sizeof(s->name), "traffic-%s-client-%s", ph->name,
 					 c->hosts[t->to].h->name);
 				snprintf(s->out, sizeof(s->out), "%s.jsonl", s->name);
 				s->limit_ns = plim;

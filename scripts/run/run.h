@@ -102,8 +102,8 @@ struct plan_step {
 	int phase;	   /* -1: for the whole point (monitor, capture) */
 	size_t host;
 	size_t peer;	   /* traffic: the host at the other end (server <-> client) */
-	char name[96];	   /* file stem in the host's point folder */
-	char out[128];	   /* stdout file name */
+	char name[160];	   /* file stem in the host's point folder: names whole (exp.h) */
+	char out[176];	   /* stdout file name */
 	char **argv;	   /* the command on the host */
 	bool essential;
 	uint64_t limit_ns; /* how long it may run */

@@ -23,6 +23,11 @@ struct err_case {
 	const char *want; /* expected error message (exact) */
 };
 
+#define X16 "xxxxxxxxxxxxxxxx"
+#define X64 X16 X16 X16 X16
+#define X65 X64 "x"
+#define X101 X64 X16 X16 "xxxxx"
+
 static void test_errors(void **state)
 {
 	static const struct err_case cases[] = {
@@ -175,6 +180,19 @@ static void test_errors(void **state)
 		{ "name: t\nhosts:\n  a: {netdev: va}\ncapture: {speed: xxG}\n",
 		  "exp.yaml:4: capture.speed: 'xxG' is not valid for pfclab capture --speed; give a link speed "
 		  "such as 25G or 100M" },
+		/* names go into file names whole: refused where they would not fit */
+		{ "name: " X101 "\nhosts:\n  a: {netdev: va}\n",
+		  "exp.yaml:1: name: a name of 101 characters; at most 100 (the results folder is "
+		  "<name>-<YYYYmmdd-HHMMSS>)" },
+		{ "name: t\nhosts:\n  " X65 ": {netdev: va}\n",
+		  "exp.yaml:3: hosts." X65 ": a host name of 65 characters; at most 64 (it names the "
+		  "host's files and folders)" },
+		{ "name: t\nhosts:\n  ..: {netdev: va}\n",
+		  "exp.yaml:3: hosts...: a host name is letters, digits, '-', '_' and '.', not first (and "
+		  "not 'all')" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - name: " X65 "\n    duration: 1s\n",
+		  "exp.yaml:5: phases[0].name: a phase name of 65 characters; at most 64 (it names the "
+		  "phase's files, e.g. traffic-<phase>-server-<host>.jsonl)" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nsweep:\n  i: [va, \"v/a\"]\nphases:\n  - duration: 1s\n"
 		  "    inject: {host: a, kind: pfc, iface: \"${i}\"}\n",
 		  "exp.yaml:8: phases[0].inject[0].iface: 'v/a' is not an interface name for pfclab inject -i "
@@ -405,6 +423,49 @@ static void test_plan_incast(void **state)
 	exp_free(e);
 }
 
+/* Names as long as allowed, alike but for their last character: every process of a point
+ * keeps its own file (two servers on one host, two phases' pre commands), named whole. */
+static void test_plan_long_names(void **state)
+{
+#define H63 "node-" X16 X16 "xxxxxxxxxxxxxx-rack12-slot"
+#define P63 "phase-" X16 X16 "xxxxxxxxxxxxxx-bidir-step"
+	static const char text[] =
+		"name: " X64 X16 X16 "long\nlauncher: local\nhosts:\n"
+		"  " H63 "1: {addr: 10.0.0.9, rdma: mlx5_0, netdev: eth2}\n"
+		"  " H63 "2: {rdma: mlx5_0, netdev: eth2}\n"
+		"  " H63 "3: {rdma: mlx5_0, netdev: eth2}\n"
+		"phases:\n"
+		"  - name: " P63 "1\n    pre: [{host: " H63 "1, run: 'echo 1'}]\n"
+		"    traffic: {from: [" H63 "2, " H63 "3], to: " H63 "1, duration: 1s}\n"
+		"  - name: " P63 "2\n    pre: [{host: " H63 "1, run: 'echo 2'}]\n"
+		"    traffic: {from: [" H63 "2, " H63 "3], to: " H63 "1, duration: 1s}\n";
+	struct run_host hosts[3];
+	struct run_ctx c;
+	char err[EXP_ERR_LEN] = "";
+	struct exp *e = NULL;
+	struct exp_point p;
+	struct plan pl;
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(exp_parse("l.yaml", text, strlen(text), &e, err, sizeof(err)), 0);
+	plan_ctx(&c, hosts, e, false);
+	assert_int_equal(exp_point_build(e, 0, &p, err, sizeof(err)), 0);
+	assert_int_equal(plan_point(&c, &p, &pl), 0);
+	for (i = 0; i < pl.n; i++)
+		for (j = i + 1; j < pl.n; j++)
+			if (pl.s[i].host == pl.s[j].host && !strcmp(pl.s[i].out, pl.s[j].out))
+				fail_msg("steps %zu and %zu both write %s", i, j, pl.s[i].out);
+	for (i = 0; i < pl.n; i++)
+		if (pl.s[i].role == PR_SERVER && pl.s[i].phase == 1 && pl.s[i].peer == 2)
+			assert_string_equal(pl.s[i].out, "traffic-" P63 "2-server-" H63 "3.jsonl");
+	plan_free(&pl);
+	exp_point_free(&p);
+	exp_free(e);
+#undef H63
+#undef P63
+}
+
 /* A path that is no experiment file: a directory is said to be one, with what is expected
  * (fopen takes a directory; only reading it fails); a missing file names the errno. */
 static void test_load_not_a_file(void **state)
@@ -434,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_wrap),
 		cmocka_unit_test(test_host_values_ok),
 		cmocka_unit_test(test_plan_incast),
+		cmocka_unit_test(test_plan_long_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
