@@ -1297,6 +1297,45 @@ static int parse_capture(struct pctx *c, struct exp *e, const struct ynode *m)
 	return 0;
 }
 
+/* Whether a value under N (the sweep: itself left out) names ${REF}. */
+static bool tree_names(const struct ynode *n, const struct ynode *sweep, const char *ref)
+{
+	size_t i;
+
+	if (n == sweep)
+		return false;
+	if (n->type == YN_SCALAR)
+		return strstr(n->str, ref) != NULL;
+	for (i = 0; i < n->n; i++)
+		if (tree_names(n->v[i], sweep, ref))
+			return true;
+	return false;
+}
+
+/* A sweep variable no value names would make every point the same run under different
+ * labels (sweep: {size: [...]} does not set traffic's size by itself). */
+static int sweep_used(struct pctx *c, const struct exp *e, const struct ynode *root,
+		      const struct ynode *sweep)
+{
+	char *ref, k[200];
+	size_t i;
+	bool named;
+
+	for (i = 0; i < e->nsweep; i++) {
+		if (asprintf(&ref, "${%s}", e->sweep[i].name) < 0)
+			return -ENOMEM;
+		named = tree_names(root, sweep, ref);
+		free(ref);
+		if (named)
+			continue;
+		snprintf(k, sizeof(k), "sweep.%.100s", e->sweep[i].name);
+		return perr(c, e->sweep[i].line, k, "no value names ${%s}, so every point would run the "
+			    "same; write ${%s} where the value goes (e.g. traffic: {size: \"${%s}\"})",
+			    e->sweep[i].name, e->sweep[i].name, e->sweep[i].name);
+	}
+	return 0;
+}
+
 static int parse_sweep(struct pctx *c, struct exp *e, const struct ynode *m)
 {
 	char k[200];
@@ -1473,7 +1512,7 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 		goto fail;
 	if ((v = ytree_get(r, "capture")) && (rc = parse_capture(&c, e, v)))
 		goto fail;
-	if ((v = ytree_get(r, "sweep")) && (rc = parse_sweep(&c, e, v)))
+	if ((v = ytree_get(r, "sweep")) && ((rc = parse_sweep(&c, e, v)) || (rc = sweep_used(&c, e, r, v))))
 		goto fail;
 	rc = cpoint_parse(e, &e->cp, err, errlen);
 	if (rc)

@@ -180,6 +180,11 @@ static void test_errors(void **state)
 		{ "name: t\nhosts:\n  a: {netdev: va}\ncapture: {speed: xxG}\n",
 		  "exp.yaml:4: capture.speed: 'xxG' is not valid for pfclab capture --speed; give a link speed "
 		  "such as 25G or 100M" },
+		/* a sweep variable nothing names: every point the same run, labelled apart */
+		{ "name: t\nhosts:\n  a: {netdev: va}\nsweep:\n  size: [64K, 1M]\n  d: [1s, 2s]\n"
+		  "phases:\n  - duration: ${d}\n    pre: [{host: a, run: echo size}]  # ${size}\n",
+		  "exp.yaml:5: sweep.size: no value names ${size}, so every point would run the same; write "
+		  "${size} where the value goes (e.g. traffic: {size: \"${size}\"})" },
 		/* names go into file names whole: refused where they would not fit */
 		{ "name: " X101 "\nhosts:\n  a: {netdev: va}\n",
 		  "exp.yaml:1: name: a name of 101 characters; at most 100 (the results folder is "
