@@ -359,19 +359,53 @@ static bool wait_phase(struct point_run *r, int phase, uint64_t limit_ns, bool t
 	}
 }
 
-static int run_fg(struct point_run *r, const struct plan_step *s)
+/* kill -INT a pre/post command through its pid file. Its sh -c acts on a signal only once
+ * the command it waits for has ended, so the process group is signalled where the wrapper
+ * leads one (its own group locally, its own session over ssh), else the one process. */
+static void interrupt_fg(struct point_run *r, const struct plan_step *s)
 {
-	char **av = plan_wrap(s, r->hostdir[s->host]);
-	int rc, code = -1;
+	const char *argv[] = { "sh", "-c",
+		"cd \"$1\" || exit 0; [ -f \".$2.pid\" ] || exit 0; p=$(cat \".$2.pid\"); "
+		"kill -INT \"-$p\" 2>/dev/null || kill -INT \"$p\" 2>/dev/null; exit 0",
+		"sh", r->hostdir[s->host], s->name, NULL };
 
-	if (!av)
-		return -ENOMEM;
-	rc = remote_run(&r->c->hosts[s->host].t, (const char *const *)av, NULL,
-			(int)(s->limit_ns / 1000000), &code, NULL, NULL, 0);
-	remote_argv_free(av);
+	remote_run(&r->c->hosts[s->host].t, argv, NULL, 10000, NULL, NULL, NULL, 0);
+}
+
+/* Run step I (a pre/post command) and wait for it: its exit code, or -errno when it could
+ * not start or ran past its limit. Ctrl-C (when STOPPABLE) or the limit interrupts it as
+ * interrupt_fg says; what is still there STOP_WAIT_MS later is killed. A command stopped
+ * for Ctrl-C is marked stopped. */
+static int run_fg(struct point_run *r, size_t i, bool stoppable)
+{
+	const struct plan_step *s = &r->pl.s[i];
+	struct bg *b = &r->bg[i];
+	uint64_t end = time_mono_ns() + s->limit_ns, kill_at = 0;
+	bool over = false;
+	int rc = start_bg(r, i);
+
 	if (rc)
 		return rc;
-	return code;
+	while (remote_wait(&b->p, 0) != 0) {
+		uint64_t now = time_mono_ns();
+
+		if (!kill_at && ((stoppable && run_stop_requested) || now >= end)) {
+			over = now >= end;
+			b->stopped = !over;
+			interrupt_fg(r, s);
+			kill_at = time_mono_ns() + STOP_WAIT_MS * 1000000ull;
+		} else if (kill_at && now >= kill_at) {
+			run_log(r->c, "host %s: %s did not stop within %d s; killed",
+				r->c->hosts[s->host].h->name, s->name, STOP_WAIT_MS / 1000);
+			remote_kill(&b->p, SIGKILL);
+			remote_wait(&b->p, 2000);
+			break;
+		}
+		msleep(20);
+	}
+	b->running = false;
+	b->code = remote_exit_code(&b->p);
+	return over ? -ETIMEDOUT : b->code;
 }
 
 /* ---- after the point: bring back, review, judge -------------------------------------- */
@@ -534,6 +568,8 @@ static bool step_failed(const struct point_run *r, size_t i, char *how, size_t l
 	if (r->lost[s->host])
 		return false;
 	if (b->fg_ran) {
+		if (b->stopped)
+			return false; /* stopped for Ctrl-C: no failure of its own */
 		if (b->fg_code < 0)
 			snprintf(how, len, "did not run: %s", strerror(-b->fg_code));
 		else
@@ -646,10 +682,12 @@ static bool fg_steps(struct point_run *r, int k, enum plan_role role)
 
 		if (s->phase != k || s->role != role)
 			continue;
-		rc = run_fg(r, s);
+		if (run_stop_requested)
+			return true; /* nothing new starts after Ctrl-C */
+		rc = run_fg(r, i, true);
 		r->bg[i].fg_ran = true;
 		r->bg[i].fg_code = rc;
-		if (!rc)
+		if (!rc || r->bg[i].stopped)
 			continue;
 		if (role == PR_PRE)
 			run_log(c, "host %s: %s (%s) failed: %s%s", c->hosts[s->host].h->name, s->name,
@@ -681,7 +719,7 @@ static bool run_phase(struct point_run *r, size_t k)
 	json_object_object_add(pj, "start_s", out_json_double((double)(time_real_ns() - r->t0) / 1e9));
 	json_object_array_add(r->phases, pj);
 	run_log(c, "  phase %s", ph->name);
-	stopped = fg_steps(r, (int)k, PR_PRE);
+	stopped = fg_steps(r, (int)k, PR_PRE) || run_stop_requested;
 	for (i = 0; i < r->pl.n && !stopped; i++) {
 		if (r->pl.s[i].phase != (int)k || r->pl.s[i].role != PR_INJECT)
 			continue;
@@ -823,7 +861,7 @@ int exec_point(struct run_ctx *c, const struct exp_point *p, unsigned rep, unsig
 		if (s->role != PR_POST || s->phase != (int)p->nphases || r.lost[s->host])
 			continue;
 		r.bg[i].fg_ran = true;
-		r.bg[i].fg_code = run_fg(&r, s);
+		r.bg[i].fg_code = run_fg(&r, i, false);
 		if (r.bg[i].fg_code) {
 			run_log(c, "host %s: %s failed: the bottleneck was not put back (see its "
 				"%s.err)", c->hosts[s->host].h->name, s->name, s->name);

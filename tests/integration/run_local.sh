@@ -4,15 +4,15 @@
 # (host a = va, host b = vb; no RDMA needed). Inject phases send known numbers of PFC and
 # CNP frames from a; the summary must report exactly those on b. Also: the results layout,
 # plots (gnuplot exit status, each data file holding its series), --dry-run, --report,
-# --resume, retries after a failing essential command, Ctrl-C, a version mismatch; a
-# results folder that holds a run refused (-o, -r) or replaced (--force), no folders made
-# above the results folder; a traffic pair whose server fails: the client stopped at once
-# and the server's own error line in the terminal, status.json and the summary. The paused
-# share labelled as the point's and given per phase; review's time-order caveats (late
-# frames, bad timestamps) as warnings that leave the point valid; the wording of an
-# experiment argument that is a directory and of --resume with --report.
+# --resume, retries after a failing essential command, Ctrl-C (also during a pre command),
+# a version mismatch; a results folder that holds a run refused (-o, -r) or replaced
+# (--force), no folders made above the results folder; a traffic pair whose server fails:
+# the client stopped at once and the server's own error line in the terminal, status.json
+# and the summary. The paused share labelled as the point's and given per phase; review's
+# time-order caveats (late frames, bad timestamps) as warnings that leave the point valid;
+# the wording of an experiment argument that is a directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 22
+plan 23
 
 name=run-local
 need_root $name || finish
@@ -373,6 +373,43 @@ if [ $rc -eq 1 ] && [ "$(jq -r .status "$d3/manifest.json")" = interrupted ] &&
 	ok "$name: Ctrl-C stops every host within $((t1 - t0)) s, keeps the records, marks the run interrupted"
 else
 	fail "$name: Ctrl-C" "exit $rc, $left processes left, $(tail -n 2 long.out | tr '\n' ' ')"
+fi
+
+# SIGTERM during a pre command: the command (a shell waiting for its child) stopped at
+# once, nothing of the phase started after it, the command not called a failure
+cat >pre.yaml <<EOF
+name: pre
+launcher: local
+hosts:
+  a: {netdev: va}
+  b: {netdev: vb}
+monitor: {interval: 50ms, sources: [link]}
+phases:
+  - name: setup
+    duration: 5s
+    pre:
+      - {host: a, run: "sleep 67.25; echo done", essential: true}
+      - {host: b, run: "echo second"}
+    inject:
+      - {host: a, kind: pfc, args: [-c, "0", -r, "100"]}
+EOF
+ip netns exec "$NS" "$PFCLAB" run -q -o "$work/r5" pre.yaml >pre.out 2>&1 &
+rpid=$!
+defer kill $rpid
+for _ in $(seq 100); do pgrep -f "sleep 67.25" >/dev/null && break; sleep 0.1; done
+kill -TERM $rpid
+t0=$(date +%s%N)
+wait $rpid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+st=$work/r5/points/p000/rep0/status.json
+if [ $rc -eq 1 ] && [ $ms -lt 8000 ] && ! pgrep -f "sleep 67.25" >/dev/null &&
+	[ "$(jq -r .status "$work/r5/manifest.json")" = interrupted ] &&
+	[ "$(jq -c '[.finished, .reasons, .errors]' "$st")" = '[false,["interrupted"],[]]' ] &&
+	! ls "$work"/r5/points/p000/rep0/*/inject-* "$work"/r5/points/p000/rep0/b/pre-* >/dev/null 2>&1; then
+	ok "$name: SIGTERM in a pre command: stopped in $ms ms, nothing started after it, no error of its own"
+else
+	fail "$name: SIGTERM in a pre command" "exit $rc in $ms ms; $(jq -c '[.finished, .reasons, .errors]' "$st" 2>&1 | head -c 300); $(ls "$work"/r5/points/p000/rep0/*/ 2>&1 | tr '\n' ' ')"
 fi
 
 # a host that runs another pfclab version: a clear error before anything runs
