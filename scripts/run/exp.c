@@ -586,6 +586,9 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 			rc = get_list(c, v, k, &h->capture_ifs, &h->ncapture_ifs);
 			if (rc)
 				return rc;
+			if (!h->ncapture_ifs)
+				return perr(c, v->line, k, "an empty list: give at least one interface, or "
+					    "leave capture: out to capture on the netdev");
 		}
 		if (!h->netdev) {
 			snprintf(k, sizeof(k), "hosts.%.100s", nm);
@@ -736,7 +739,11 @@ static int parse_traffic(struct pctx *c, const struct ynode *m, const char *key,
 			rc = get_list(c, v, k, &names, &n);
 			if (rc)
 				return rc;
-			tr->from = calloc(n ? n : 1, sizeof(*tr->from));
+			if (!n) {
+				free(names);
+				return perr(c, v->line, k, "an empty list: give at least one sender");
+			}
+			tr->from = calloc(n, sizeof(*tr->from));
 			for (j = 0; j < n && tr->from; j++) {
 				int h = exp_host_find(c->e, names[j]);
 
@@ -1239,6 +1246,11 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 		rc = get_list(c, v, "monitor.sources", &l, &n);
 		if (rc)
 			return rc;
+		if (!n) {
+			free(l);
+			return perr(c, v->line, "monitor.sources", "an empty list: give at least one "
+				    "source, or leave sources: out for all of them");
+		}
 		for (i = 0; i < n; i++) {
 			for (j = 0; ok[j] && strcmp(ok[j], l[i]); j++)
 				;

@@ -180,6 +180,16 @@ static void test_errors(void **state)
 		{ "name: t\nhosts:\n  a: {netdev: va}\ncapture: {speed: xxG}\n",
 		  "exp.yaml:4: capture.speed: 'xxG' is not valid for pfclab capture --speed; give a link speed "
 		  "such as 25G or 100M" },
+		/* an empty list where one value at least is needed */
+		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {sources: []}\n",
+		  "exp.yaml:4: monitor.sources: an empty list: give at least one source, or leave sources: "
+		  "out for all of them" },
+		{ "name: t\nhosts:\n  a: {netdev: va, capture: []}\n",
+		  "exp.yaml:3: hosts.a.capture: an empty list: give at least one interface, or leave "
+		  "capture: out to capture on the netdev" },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\nphases:\n"
+		  "  - traffic: {from: [], to: a}\n",
+		  "exp.yaml:5: phases[0].traffic.from: an empty list: give at least one sender" },
 		/* a sweep variable nothing names: every point the same run, labelled apart */
 		{ "name: t\nhosts:\n  a: {netdev: va}\nsweep:\n  size: [64K, 1M]\n  d: [1s, 2s]\n"
 		  "phases:\n  - duration: ${d}\n    pre: [{host: a, run: echo size}]  # ${size}\n",
