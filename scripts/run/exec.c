@@ -769,10 +769,14 @@ static bool run_phase(struct point_run *r, size_t k)
 	for (i = 0; i < r->pl.n; i++) {
 		const struct plan_step *s = &r->pl.s[i];
 
-		if (s->phase != (int)k || (s->role != PR_CLIENT && s->role != PR_SERVER) || !r->bg[i].s)
+		int *worst = s->role == PR_INJECT ? &r->obs.inject_exit : &r->obs.traffic_exit;
+
+		if (s->phase != (int)k || (s->role != PR_CLIENT && s->role != PR_SERVER &&
+					   s->role != PR_INJECT) || !r->bg[i].s)
 			continue;
-		if (r->bg[i].code && !r->bg[i].stopped && r->obs.traffic_exit < r->bg[i].code)
-			r->obs.traffic_exit = r->bg[i].code;
+		/* an injector that failed before its phase ended left the phase without it */
+		if (r->bg[i].code && !r->bg[i].stopped && *worst < r->bg[i].code)
+			*worst = r->bg[i].code;
 	}
 	if (!stopped)
 		stopped = fg_steps(r, (int)k, PR_POST);

@@ -158,6 +158,7 @@ struct validity_obs {
 	bool essential_failed;
 	bool interrupted;
 	int traffic_exit;	   /* worst exit code of the traffic processes (0 ok) */
+	int inject_exit;	   /* worst exit code of the injectors that ended by themselves */
 	uint64_t traffic_errors;   /* completion errors reported in the summaries */
 	bool traffic_missing;	   /* a traffic process left no summary */
 	uint64_t capture_drops;	   /* kernel drops, all captures */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* validity.c: the rules that mark a point's repetition invalid (and so retried): a host
- * unreachable, traffic that failed or reported errors, frames the capture dropped, a counter
- * reset, a link that flapped, a failing essential command, an interruption; and the
+ * unreachable, traffic that failed or reported errors, an injector that failed, frames the
+ * capture dropped, a counter reset, a link that flapped, a failing essential command, an
+ * interruption; and the
  * caveats that leave it valid: capture frames whose time could not be trusted.
  */
 #include <stdarg.h>
@@ -35,6 +36,8 @@ bool validity_judge(const struct validity_obs *o, const struct exp *e, json_obje
 		note(reasons, "an essential pre/post command failed");
 	if (o->traffic_exit)
 		note(reasons, "traffic exited with status %d", o->traffic_exit);
+	if (o->inject_exit)
+		note(reasons, "an injector exited with status %d", o->inject_exit);
 	if (o->traffic_missing)
 		note(reasons, "a traffic process left no summary");
 	if (o->traffic_errors)

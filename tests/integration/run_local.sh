@@ -4,15 +4,16 @@
 # (host a = va, host b = vb; no RDMA needed). Inject phases send known numbers of PFC and
 # CNP frames from a; the summary must report exactly those on b. Also: the results layout,
 # plots (gnuplot exit status, each data file holding its series), --dry-run, --report,
-# --resume, retries after a failing essential command, Ctrl-C (also during a pre command),
-# a version mismatch; a results folder that holds a run refused (-o, -r) or replaced
-# (--force), no folders made above the results folder; a traffic pair whose server fails:
-# the client stopped at once and the server's own error line in the terminal, status.json
-# and the summary. The paused share labelled as the point's and given per phase; review's
-# time-order caveats (late frames, bad timestamps) as warnings that leave the point valid;
-# the wording of an experiment argument that is a directory and of --resume with --report.
+# --resume, retries after a failing essential command, an injector that fails, Ctrl-C
+# (also during a pre command), a version mismatch; a results folder that holds a run
+# refused (-o, -r) or replaced (--force), no folders made above the results folder; a
+# traffic pair whose server fails: the client stopped at once and the server's own error
+# line in the terminal, status.json and the summary. The paused share labelled as the
+# point's and given per phase; review's time-order caveats (late frames, bad timestamps) as
+# warnings that leave the point valid; the wording of an experiment argument that is a
+# directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 23
+plan 24
 
 name=run-local
 need_root $name || finish
@@ -410,6 +411,32 @@ if [ $rc -eq 1 ] && [ $ms -lt 8000 ] && ! pgrep -f "sleep 67.25" >/dev/null &&
 	ok "$name: SIGTERM in a pre command: stopped in $ms ms, nothing started after it, no error of its own"
 else
 	fail "$name: SIGTERM in a pre command" "exit $rc in $ms ms; $(jq -c '[.finished, .reasons, .errors]' "$st" 2>&1 | head -c 300); $(ls "$work"/r5/points/p000/rep0/*/ 2>&1 | tr '\n' ' ')"
+fi
+
+# an injector that fails (here: its arguments given as one string) leaves its phase without
+# what it should inject: the repetition is invalid, saying so, and the run exits 1
+cat >injfail.yaml <<EOF
+name: injfail
+launcher: local
+hosts:
+  a: {netdev: va}
+  b: {netdev: vb}
+monitor: false
+phases:
+  - name: pfc
+    duration: 500ms
+    inject:
+      - {host: a, kind: pfc, args: --prio 3 -c 5}
+EOF
+run -q -o "$work/r6" injfail.yaml >injfail.out 2>&1
+rc=$?
+st=$work/r6/points/p000/rep0/status.json
+if [ $rc -eq 1 ] && [ "$(jq -c '[.valid, .reasons, .errors[0].process]' "$st")" = \
+	'[false,["an injector exited with status 2"],"inject-pfc-0"]' ] &&
+	grep -q "INVALID (an injector exited with status 2)" injfail.out; then
+	ok "$name: a failing injector makes the repetition invalid; exit 1"
+else
+	fail "$name: failing injector" "exit $rc; $(jq -c '[.valid, .reasons, .errors]' "$st" 2>&1 | head -c 300)"
 fi
 
 # a host that runs another pfclab version: a clear error before anything runs

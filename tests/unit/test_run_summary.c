@@ -47,11 +47,12 @@ static void test_validity(void **state)
 	o.link_flaps = 2;
 	o.traffic_exit = 1;
 	o.traffic_errors = 3;
+	o.inject_exit = 2;
 	r = json_object_new_array();
 	assert_false(validity_judge(&o, e, r));
 	assert_string_equal(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN),
 			    "[\"host b unreachable\",\"traffic exited with status 1\","
-			    "\"traffic reported 3 completion errors\",\"capture dropped 7 frames (kernel drops)\","
+			    "\"an injector exited with status 2\",\"traffic reported 3 completion errors\",\"capture dropped 7 frames (kernel drops)\","
 			    "\"1 counter reset during the point\",\"link flapped (2 carrier changes)\"]");
 	json_object_put(r);
 	exp_free(e);
