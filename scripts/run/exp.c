@@ -145,9 +145,14 @@ static int subst(struct pctx *c, const struct ynode *n, const char *key, char **
 			    !strncmp(c->e->sweep[i].name, p + 2, (size_t)(end - p - 2)))
 				break;
 		if (i == c->e->nsweep) {
+			size_t kl = strlen(key);
+			/* in a shell command ${name} is most likely the shell's own */
+			bool sh = kl >= 4 && !strcmp(key + kl - 4, ".run");
+
 			free(o);
-			return perr(c, n->line, key, "'%s': no sweep variable '%.*s' (sweep: names them)",
-				    s, (int)(end - p - 2), p + 2);
+			return perr(c, n->line, key, "'%s': no sweep variable '%.*s' (sweep: names them)%s%.*s%s",
+				    s, (int)(end - p - 2), p + 2, sh ? "; a shell variable is written $" : "",
+				    sh ? (int)(end - p - 2) : 0, p + 2, sh ? " here" : "");
 		}
 		if (c->pt)
 			val = c->pt->values[i];

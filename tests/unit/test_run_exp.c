@@ -180,6 +180,10 @@ static void test_errors(void **state)
 		{ "name: t\nhosts:\n  a: {netdev: va}\ncapture: {speed: xxG}\n",
 		  "exp.yaml:4: capture.speed: 'xxG' is not valid for pfclab capture --speed; give a link speed "
 		  "such as 25G or 100M" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1s\n"
+		  "    pre: [{host: a, run: 'for d in a b; do echo ${d}; done'}]\n",
+		  "exp.yaml:6: phases[0].pre[0].run: 'for d in a b; do echo ${d}; done': no sweep variable 'd' "
+		  "(sweep: names them); a shell variable is written $d here" },
 		/* an empty list where one value at least is needed */
 		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {sources: []}\n",
 		  "exp.yaml:4: monitor.sources: an empty list: give at least one source, or leave sources: "
