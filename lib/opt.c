@@ -81,6 +81,40 @@ static void dur_examples(uint64_t min, uint64_t max, size_t most, char *buf, siz
 	}
 }
 
+/* A byte count as the options take it: 4K for 4096, 64 bytes for 64. */
+static void size_str(uint64_t v, char *buf, size_t len)
+{
+	static const char sfx[] = "KMG";
+	int i = -1;
+
+	while (i < 2 && v && v % 1024 == 0) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%" PRIu64 " byte%s", v, v == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", v, sfx[i]);
+}
+
+/* Up to three sizes that the option takes, from a fixed list; its least if none. */
+static void size_examples(uint64_t min, uint64_t max, char *buf, size_t len)
+{
+	static const char *const text[] = { "64", "4K", "1M", "64M", "1G" };
+	static const uint64_t val[] = { 64, 4096, 1 << 20, 64 << 20, 1 << 30 };
+	size_t i, n = 0, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(val) && n < 3; i++) {
+		if (val[i] < min || val[i] > max || at >= len)
+			continue;
+		at += snprintf(buf + at, len - at, "%s%s", n ? ", " : "", text[i]);
+		n++;
+	}
+	if (!n)
+		size_str(min, buf, len);
+}
+
 static const char *kind_want(const struct opt *o, char *buf, size_t len)
 {
 	char ex[64];
@@ -96,8 +130,13 @@ static const char *kind_want(const struct opt *o, char *buf, size_t len)
 				 o->min, o->max);
 		return buf;
 	case OPT_SIZE:
-		snprintf(buf, len, "expected a size from %" PRIu64 " to %" PRIu64 " bytes "
-			 "(e.g. 64, 4K, 1M)", o->min, o->max);
+		size_str(o->min, lo, sizeof(lo));
+		size_str(o->max, hi, sizeof(hi));
+		size_examples(o->min, o->max, ex, sizeof(ex));
+		if (o->max == UINT64_MAX)
+			snprintf(buf, len, "expected a size >= %s (e.g. %s)", lo, ex);
+		else
+			snprintf(buf, len, "expected a size from %s to %s (e.g. %s)", lo, hi, ex);
 		return buf;
 	case OPT_DUR:
 		fmt_duration_ns(o->min, lo, sizeof(lo));

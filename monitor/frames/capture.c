@@ -281,6 +281,15 @@ static int capture_opts(int argc, char **argv, struct capture_args *a)
 			"and no PAUSE/PFC; give one");
 		return OPT_USAGE;
 	}
+	if (a->filter) {
+		char why[PCAP_ERRBUF_SIZE + 64];
+
+		if (frames_cap_filter_check(a->filter, why, sizeof(why))) {
+			pfc_err("-f '%s': %s: give a libpcap filter expression (pcap-filter(7)), "
+				"e.g. -f 'ether proto 0x8808 or udp dst port 4791'", a->filter, why);
+			return OPT_USAGE;
+		}
+	}
 	o->immediate = !a->no_imm;
 	return 0;
 }
@@ -346,8 +355,9 @@ int capture_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	fprintf(stderr, "pfclab capture: listening on %s%s (snaplen %u, buffer %" PRIu64
-		" MiB)\n", o.ifnames[0], o.nifs > 1 ? " and more" : "", o.snaplen,
-		o.buffer_bytes >> 20);
+		" %s)\n", o.ifnames[0], o.nifs > 1 ? " and more" : "", o.snaplen,
+		o.buffer_bytes >> (o.buffer_bytes >= 1 << 20 ? 20 : 10),
+		o.buffer_bytes >= 1 << 20 ? "MiB" : "KiB");
 	t0 = time_mono_ns();
 	next = t0 + interval;
 	for (;;) {

@@ -37,6 +37,24 @@ int frames_cap_filter_untagged(char *buf, size_t len, bool ce, bool roce)
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
+int frames_cap_filter_check(const char *expr, char *why, size_t n)
+{
+	struct bpf_program prog;
+	pcap_t *pc = pcap_open_dead(DLT_EN10MB, 65535);
+	int rc = 0;
+
+	if (!pc)
+		return 0;	/* no handle to try it on: the capture's open will say */
+	if (pcap_compile(pc, &prog, expr, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+		snprintf(why, n, "%s", pcap_geterr(pc));
+		rc = -EINVAL;
+	} else {
+		pcap_freecode(&prog);
+	}
+	pcap_close(pc);
+	return rc;
+}
+
 /* The chosen parts, untagged and then behind one VLAN tag. The `vlan` primitive
  * shifts the offsets of everything after it, so it must come last. */
 int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce)

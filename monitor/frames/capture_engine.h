@@ -25,6 +25,9 @@ extern const char frames_cap_filter_roce[];
 int frames_cap_filter_build(char *buf, size_t len, bool ce, bool roce);
 /* The same parts untagged only, for links whose filters know no `vlan` (Linux cooked). */
 int frames_cap_filter_untagged(char *buf, size_t len, bool ce, bool roce);
+/* Whether EXPR compiles as a filter for an Ethernet capture: 0, or -EINVAL with
+ * libpcap's reason in why. */
+int frames_cap_filter_check(const char *expr, char *why, size_t n);
 
 struct frames_cap_opts {
 	const char *ifnames[FRAMES_CAP_MAX_IFS];

@@ -12,7 +12,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
 
 name=capture_opts
-plan 16
+plan 17
 need_root $name || finish
 need_cmd $name ip jq || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
@@ -80,6 +80,18 @@ if [ $rc -eq 2 ]; then
 	ok "$name: -W without -C or -G is a usage error"
 else
 	fail "$name: -W alone" "exit $rc: $(cat "$tmp/wnorot.err")"
+fi
+# a filter libpcap cannot parse is a usage error, refused before any interface is opened;
+# a size below the least names the least as a size (64K) and examples it takes
+inb capture -i pfcob -f 'ether prot 5' -D 1s >/dev/null 2>"$tmp/badf.err"
+rc=$?
+inb capture -i pfcob -B 12 -D 1s >/dev/null 2>"$tmp/badb.err"
+rcb=$?
+if [ $rc -eq 2 ] && grep -q "^pfclab capture: -f 'ether prot 5': .*syntax error.*pcap-filter(7)" "$tmp/badf.err" &&
+	[ $rcb -eq 2 ] && grep -q "expected a size from 64K to 2G (e.g. 1M, 64M, 1G)" "$tmp/badb.err"; then
+	ok "$name: -f with a syntax error and -B 12 are usage errors (exit 2) saying why"
+else
+	fail "$name: -f / -B errors" "exit $rc / $rcb: $(cat "$tmp/badf.err" "$tmp/badb.err")"
 fi
 
 # -C 4K -W 3: 400 PFC frames (76 bytes a record, about 30 KB) cycle through 3 files

@@ -103,9 +103,9 @@ static void test_errors(void **state)
 		  "number of nanoseconds\n" },
 		{ "-D .5s", "pfclab test: --duration '.5s': expected a duration >= 1ms "
 		  "(e.g. 10ms, 250ms, 30s, 5m)\n" },
-		{ "-s 1", "pfclab test: --size '1': expected a size from 2 to 1048576 bytes "
+		{ "-s 1", "pfclab test: --size '1': expected a size from 2 bytes to 1M "
 		  "(e.g. 64, 4K, 1M)\n" },
-		{ "-s 2M", "pfclab test: --size '2M': expected a size from 2 to 1048576 bytes "
+		{ "-s 2M", "pfclab test: --size '2M': expected a size from 2 bytes to 1M "
 		  "(e.g. 64, 4K, 1M)\n" },
 		{ "--even abc", "pfclab test: --even 'abc': expected an even number of characters\n" },
 		{ "-i a -i b", "pfclab test: --iface given twice; give it once\n" },
