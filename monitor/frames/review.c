@@ -487,6 +487,9 @@ static void render_pause(struct out *o, const struct frames_stats *st,
 		out_na(o, "link_bps", "pause     link speed unknown: times n/a (give --speed)\n");
 	}
 	out_str(o, "speed_from", NULL, ro->speed_bps ? "option" : known ? "capture" : "unknown");
+	/* link_bps is then the last interface's: each frame's paused time is still taken at
+	 * its own interface's speed */
+	out_bool(o, "speeds_mixed", NULL, st->speed_mixed);
 	out_ns(o, "storm_threshold_s", known ? ", storm >= %.3f ms\n" : NULL, st->storm_ns, 1e6,
 	       true);
 	out_text(o, "  %-11s %9s %9s %9s %11s %7s %11s %11s %6s\n", "prio", "frames", "xoff",

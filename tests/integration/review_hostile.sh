@@ -11,7 +11,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 name=review_hostile
-plan 5
+plan 6
 need_cmd $name jq od || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
 tmp=$(mktemp -d)
@@ -123,5 +123,32 @@ if [ $rc -eq 0 ] && grep -q "link type 105 (IEEE802_11) is not supported.*its $n
 	ok "$name: link type 105 (IEEE802_11) named once with its $n frames"
 else
 	fail "$name: link type" "exit $rc: $(cat "$tmp/err")"
+fi
+# a pcapng of two interfaces at 25G and 100G, one PFC frame of 1000 quanta on each: the
+# text and the JSON say the speeds are mixed, and each frame's paused time is taken at its
+# own interface's speed (1000 x 512 bits: 20.48 us at 25G, 5.12 us at 100G)
+python3 - "$tmp/mixed.pcapng" <<'PY'
+import struct, sys
+def blk(t, body):
+    body += b"\0" * (-len(body) % 4)
+    n = len(body) + 12
+    return struct.pack("<II", t, n) + body + struct.pack("<I", n)
+def opt(code, v):
+    return struct.pack("<HH", code, len(v)) + v + b"\0" * (-len(v) % 4)
+shb = blk(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+idb = lambda bps: blk(1, struct.pack("<HHI", 1, 0, 256) + opt(8, struct.pack("<Q", bps)) + opt(0, b""))
+pfc = bytes.fromhex("0180c2000001" "020000000001" "8808" "0101" "0008") + struct.pack(">8H", 0, 0, 0, 1000, 0, 0, 0, 0)
+pfc += b"\0" * (60 - len(pfc))
+epb = lambda i, us: blk(6, struct.pack("<IIIII", i, 0, us, len(pfc), len(pfc)) + pfc)
+open(sys.argv[1], "wb").write(shb + idb(25 * 10**9) + idb(100 * 10**9) + epb(0, 1000000) + epb(1, 2000000))
+PY
+"$PFCLAB" review --json "$tmp/mixed.pcapng" >"$tmp/mixed.json" 2>"$tmp/err"
+rc=$?
+got=$(jq -c '[.pause.speeds_mixed, .pause.link_bps, (.pause.priorities[0].paused_s * 1e9 | round)]' "$tmp/mixed.json" 2>/dev/null)
+txt=$("$PFCLAB" review "$tmp/mixed.pcapng" 2>/dev/null | grep '^pause ')
+if [ $rc -eq 0 ] && [ "$got" = '[true,100000000000,25600]' ] && grep -q 'mixed speeds' <<<"$txt"; then
+	ok "$name: 25G and 100G interfaces in one pcapng: speeds_mixed true, 20.48 + 5.12 us paused"
+else
+	fail "$name: mixed speeds" "exit $rc, [speeds_mixed, link_bps, paused ns] $got; '$txt'; $(cat "$tmp/err")"
 fi
 finish
