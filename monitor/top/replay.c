@@ -42,6 +42,7 @@ struct rec {
 	uint64_t *mono, *wall;
 	uint64_t *val;		/* nrow * ncol */
 	uint8_t *ok;		/* nrow * ncol */
+	bool unfinished;	/* meta.json says its monitor did not finish it */
 };
 
 struct top_replay {
@@ -101,6 +102,10 @@ static int meta_load(struct rec *r, const char *dir, char *err, size_t errlen)
 		json_object_put(m);
 		return -EINVAL;
 	}
+	/* killed, stopped by a full disk, or still recording: what it holds plays, said so */
+	if (json_object_object_get_ex(m, "finished", &x) &&
+	    json_object_is_type(x, json_type_boolean) && !json_object_get_boolean(x))
+		r->unfinished = true;
 	if (json_object_object_get_ex(m, "interval_ns", &x) &&
 	    json_object_is_type(x, json_type_int))
 		r->interval_ns = json_object_get_uint64(x);
@@ -477,7 +482,8 @@ static int snap_row(const struct rec *r, long k, struct top_snap *o)
 	o->seq = 0;
 	o->interval_ns = r->interval_ns;
 	o->down = false;
-	snprintf(o->status, sizeof(o->status), "%s: %zu samples%s%s", r->name, r->nrow,
+	snprintf(o->status, sizeof(o->status), "%s: %zu samples%s%s%s", r->name, r->nrow,
+		 r->unfinished ? " (unfinished: its monitor did not close it)" : "",
 		 r->cap && top_rcap_legend(r->cap)[0] ? "; " : "",
 		 r->cap ? top_rcap_legend(r->cap) : "");
 	snprintf(o->note, sizeof(o->note), "%s", r->cap ? top_rcap_note(r->cap) : "");

@@ -18,7 +18,7 @@
 # on one line. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 14
+plan 15
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -260,6 +260,21 @@ TOP_EXIT=1" ]; then
 else
 	fail "$name: meta.json cut short" "$got"
 fi
+
+# a record its monitor did not finish (killed, or still recording): it plays, and the
+# status line says it is unfinished
+cp -r "$rec" "$tmp/unfin"
+sed -i 's/"finished": *true/"finished": false/' "$tmp/unfin/meta.json"
+type_line clear
+resize 200 30
+type_line "$PFCLAB top --replay $tmp/unfin --paused; echo TOP_EXIT=\$?"
+if wait_for PAUSED && wait_for 'samples (unfinished: its monitor did not close it)'; then
+	ok "$name: a record whose meta.json says unfinished plays, the status line saying so"
+else
+	fail "$name: unfinished record" "$(screen | tail -1)"
+fi
+keys q
+wait_for 'TOP_EXIT=[0-9]'
 
 out=$("$PFCLAB" top --replay "$rec" </dev/null 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && [[ $out == *"not a terminal: the replay needs a terminal"* ]]; then
