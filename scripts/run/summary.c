@@ -711,11 +711,14 @@ static void text_rep(FILE *f, json_object *rep)
 
 /* summary.txt: the run's verdict, then per point each repetition and the aggregates. */
 static void text_summary(FILE *f, const char *name, const char *status, size_t valid_n,
-			 size_t total_n, json_object *points)
+			 size_t total_n, size_t planned_n, json_object *points)
 {
 	size_t i, j;
 
 	fprintf(f, "%s: %s, %zu of %zu repetitions valid", name, status, valid_n, total_n);
+	/* an interrupted run: how much of the plan the figures cover */
+	if (total_n < planned_n)
+		fprintf(f, " (%zu of the %zu planned ran)", total_n, planned_n);
 	fprintf(f, "\n");
 	for (i = 0; i < rec_json_len(points); i++) {
 		json_object *pj = json_object_array_get_idx(points, i), *reps, *agg, *lb, *pt;
@@ -908,6 +911,8 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	json_object_object_add(sum, "points", points);
 	json_object_object_add(sum, "repetitions_valid", json_object_new_int((int)valid_n));
 	json_object_object_add(sum, "repetitions_total", json_object_new_int((int)total_n));
+	json_object_object_add(sum, "repetitions_planned",
+			       json_object_new_int64((int64_t)(exp_point_count(e) * e->reps)));
 	/* the DCQCN figures: their text kept for summary.txt, their JSON into sum */
 	dq = open_memstream(&dq_text, &dq_len);
 	if (dq) {
@@ -928,7 +933,8 @@ int summary_make(const char *dir, char *err, size_t errlen)
 		goto out;
 	}
 	text_summary(f, e->name, man && json_object_object_get_ex(man, "status", &x) ?
-		     json_object_get_string(x) : "status n/a", valid_n, total_n, points);
+		     json_object_get_string(x) : "status n/a", valid_n, total_n,
+		     exp_point_count(e) * e->reps, points);
 	if (dq_text)
 		fputs(dq_text, f);
 	if (fclose(f)) {

@@ -382,6 +382,31 @@ static void test_err_line(void **state)
 /* status.json's failed processes reach summary.json and summary.txt; read as data: an
  * element that is no object is left out, a member of the wrong type is null, text is
  * made fit to show. */
+/* An interrupted run: summary.txt's first line says how much of the plan ran, and
+ * summary.json what was planned. */
+static void test_summary_planned(void **state)
+{
+	char root[] = "/tmp/run-sumplan-XXXXXX", path[900];
+	json_object *sum;
+
+	(void)state;
+	results_root(root);
+	put(root, "experiment.yaml",
+	    "name: sum\nrepetitions: 3\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n"
+	    "  b: {netdev: vb, rdma: s, addr: 1.2.3.5}\n"
+	    "phases:\n  - {name: x, traffic: {from: a, to: b}}\n");
+	rep_folder(root, 0, 1.0, true);
+	sum = summarised(root);
+	assert_int_equal(json_object_get_int(get(sum, "repetitions_total")), 1);
+	assert_int_equal(json_object_get_int(get(sum, "repetitions_planned")), 3);
+	snprintf(path, sizeof(path), "grep -q '^sum: .*, 1 of 1 repetitions valid (1 of the 3 "
+		 "planned ran)$' %s/summary.txt", root);
+	assert_int_equal(system(path), 0);
+	json_object_put(sum);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 static void test_summary_errors(void **state)
 {
 	char root[] = "/tmp/run-sumerr-XXXXXX", path[900], d[600];
@@ -927,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_records_malformed),
 		cmocka_unit_test(test_summary_bad_status),
 		cmocka_unit_test(test_err_line),
+		cmocka_unit_test(test_summary_planned),
 		cmocka_unit_test(test_summary_errors),
 		cmocka_unit_test(test_errors_show),
 	};
