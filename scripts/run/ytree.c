@@ -49,6 +49,8 @@ struct ynode *ytree_get(const struct ynode *m, const char *key)
 struct yparse {
 	yaml_parser_t p;
 	const char *name;
+	const char *text;	/* the input, for hints on the line of a syntax error */
+	size_t len;
 	char *err;
 	size_t errlen;
 };
@@ -59,13 +61,52 @@ static int fail(struct yparse *y, int line, const char *what)
 	return -EINVAL;
 }
 
+/* Whether the line of a syntax error holds an unquoted ${ after a { or [: in YAML's flow
+ * style the $ starts a plain value and the { after it opens a mapping, which libyaml
+ * reports without a word about the ${. */
+static bool flow_ref_hint(const struct yparse *y)
+{
+	size_t line = y->p.problem_mark.line, b = 0, e, i;
+	bool flow = false;
+	char quote = 0;
+
+	if (!y->text)
+		return false;
+	/* by line: libyaml's index counts characters, not bytes */
+	while (line && b < y->len) {
+		if (y->text[b++] == '\n')
+			line--;
+	}
+	for (e = b; e < y->len && y->text[e] != '\n'; e++)
+		;
+	for (i = b; i + 1 < e; i++) {
+		char c = y->text[i];
+
+		if (quote) {	/* inside "..." or '...': not this */
+			if (c == quote)
+				quote = 0;
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '#') {
+			return false;	/* the rest is a comment */
+		} else if (c == '{' || c == '[') {
+			flow = true;
+		} else if (flow && c == '$' && y->text[i + 1] == '{') {
+			return true;
+		}
+	}
+	return false;
+}
+
 static int next(struct yparse *y, yaml_event_t *ev)
 {
 	if (!yaml_parser_parse(&y->p, ev)) {
 		char why[256];
 
-		snprintf(why, sizeof(why), "not valid YAML: %s%s%s", y->p.problem ? y->p.problem : "?",
-			 y->p.context ? " " : "", y->p.context ? y->p.context : "");
+		snprintf(why, sizeof(why), "not valid YAML: %s%s%s%s", y->p.problem ? y->p.problem : "?",
+			 y->p.context ? " " : "", y->p.context ? y->p.context : "",
+			 flow_ref_hint(y) ? "; a value that starts with ${ inside { } or [ ] is "
+			 "quoted: {size: \"${s}\"}" : "");
 		return fail(y, (int)y->p.problem_mark.line + 1, why);
 	}
 	return 0;
@@ -205,7 +246,7 @@ out:
 int ytree_parse(const char *name, const char *text, size_t len, struct ynode **root, char *err,
 		size_t errlen)
 {
-	struct yparse y = { .name = name, .err = err, .errlen = errlen };
+	struct yparse y = { .name = name, .text = text, .len = len, .err = err, .errlen = errlen };
 	yaml_event_t ev;
 	int rc;
 

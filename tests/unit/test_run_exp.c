@@ -50,6 +50,10 @@ static void test_errors(void **state)
 		  "exp.yaml:1: name: missing; name the experiment (results/<name>-<time>/)" },
 		{ "name: t\nhosts:\n  a: {netdev: va\n",
 		  NULL /* a YAML syntax error: checked by prefix below */ },
+		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
+		  "sweep:\n  s: [4K]\nphases:\n  - traffic: {from: b, note: \"x\", to: a, size: ${s}}\n",
+		  "exp.yaml:8: not valid YAML: did not find expected ',' or '}' while parsing a flow mapping; "
+		  "a value that starts with ${ inside { } or [ ] is quoted: {size: \"${s}\"}" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: ${d}\n",
 		  "exp.yaml:5: phases[0].duration: '${d}': no sweep variable 'd' (sweep: names them)" },
 		{ "name: t\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n  b: {netdev: vb, rdma: s}\n"
