@@ -18,6 +18,7 @@
 #include "lib/opt.h"
 #include "lib/out.h"
 #include "lib/util.h"
+#include "records.h"
 #include "run.h"
 #include "scripts/run/run_main.h"
 #include "version.h" /* generated: $(BUILD)/gen */
@@ -405,6 +406,37 @@ static int run_hosts(struct run_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* A run id that can name a host's scratch folder: what a run's name and time make. */
+static bool run_id_ok(const char *id, size_t max)
+{
+	return *id && *id != '.' && strlen(id) < max &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") ==
+		       strlen(id);
+}
+
+/* --resume DIR: the run's id as its manifest recorded it, whatever DIR is called
+ * (results/latest, a trailing '/', an -o folder); without a usable one, the name of the
+ * folder DIR leads to.
+ */
+static void resume_id(struct run_ctx *c)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	json_object *man;
+	const char *id;
+
+	run_path(path, sizeof(path), "%s/manifest.json", c->dir);
+	man = run_json_read(path); /* data: the folder may come from elsewhere */
+	id = rec_json_str(rec_json_member(man, "run_id", json_type_string));
+	if (run_id_ok(id, sizeof(c->id))) {
+		run_path(c->id, sizeof(c->id), "%s", id);
+		json_object_put(man);
+		return;
+	}
+	json_object_put(man);
+	id = realpath(c->dir, real) ? strrchr(real, '/') + 1 : "";
+	run_path(c->id, sizeof(c->id), "%s", run_id_ok(id, sizeof(c->id)) ? id : "resumed");
+}
+
 /* This run's id and results folder, and each host's scratch folder; returns the parent
  * of the results folder.
  */
@@ -430,11 +462,8 @@ static const char *run_paths(struct run_ctx *c)
 		run_path(c->dir, sizeof(c->dir), "%s", c->o.out);
 	else
 		run_path(c->dir, sizeof(c->dir), "%s/%s", parent, c->id);
-	if (c->o.resume) {
-		const char *b = strrchr(c->dir, '/');
-
-		run_path(c->id, sizeof(c->id), "%s", b && b[1] ? b + 1 : c->dir);
-	}
+	if (c->o.resume)
+		resume_id(c);
 	for (h = 0; h < c->nhosts; h++) {
 		struct run_host *rh = &c->hosts[h];
 

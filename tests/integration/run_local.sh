@@ -220,14 +220,19 @@ else
 	fail "$name: wording" "exit $rc1/$rc2/$rc3: $out1 / $out2 / $out3"
 fi
 
-# --resume: p001 did not finish (no status); p000 is skipped, p001 run again
+# --resume: p001 did not finish (no status); p000 is skipped, p001 run again. Given as
+# results/latest/, the run keeps its id (the manifest's run_id, the hosts' scratch folders)
 rm "$dir/points/p001/rep0/status.json"
-if run -q --resume "$dir" >resume.out 2>&1 && grep -q "point p000 repetition 0: finished before; skipped" "$dir/run.log" &&
+id=${dir#results/}
+scratch=$("$PFCLAB" run -n --launcher ssh --resume results/latest/ 2>&1 | grep -m 1 '^  folder a: ')
+if run -q --resume results/latest/ >resume.out 2>&1 && grep -q "point p000 repetition 0: finished before; skipped" "$dir/run.log" &&
 	[ -s "$dir/points/p001/rep0/status.json" ] && [ -d "$dir/points/p001/rep0.interrupted1" ] &&
-	[ "$(jq -r '.points[1].repetitions[0].hosts.b.capture.cnp' "$dir/summary.json")" = $NCNP ]; then
-	ok "$name: --resume skips the finished point and runs the other again (the partial one kept aside)"
+	[ "$(jq -r '.points[1].repetitions[0].hosts.b.capture.cnp' "$dir/summary.json")" = $NCNP ] &&
+	[ "$(jq -r .run_id "$dir/manifest.json")" = "$id" ] && [ "$(jq -r .run_id "$dir/summary.json")" = "$id" ] &&
+	[ "$scratch" = "  folder a: /tmp/pfclab-run-$id-a/p000-rep0" ]; then
+	ok "$name: --resume results/latest/ skips the finished point and runs the other again (the partial one kept aside), keeping the run's id"
 else
-	fail "$name: --resume" "$(tail -n 3 resume.out | tr '\n' ' ')"
+	fail "$name: --resume" "run_id $(jq -r .run_id "$dir/manifest.json"), ssh scratch '$scratch': $(tail -n 3 resume.out | tr '\n' ' ')"
 fi
 
 # a failing essential command: the point is invalid, retried once, the failed try kept
