@@ -485,7 +485,8 @@ static const struct opt inject_opts_tab[] = {
 	  .help = "keep only N bytes of each written frame (truncated records)" },
 	OPT_HEADING("How many:"),
 	{ "count", 'c', OPT_U64, 0, UINT64_MAX, &ia.o.count, .arg = "N",
-	  .help = "frames (default 1; 0 = until --duration or Ctrl-C)" },
+	  .help = "frames (default 1, or with -D as many as it allows;\n"
+		  "0 = until --duration or Ctrl-C)" },
 	{ "rate", 'r', OPT_U64, 1, 1000000000, &ia.o.rate, .arg = "PPS",
 	  .help = "frames per second (default: as fast as possible; 1000 with -w)" },
 	{ "duration", 'D', OPT_DUR, 1, UINT64_MAX, &ia.o.duration_ns, .arg = "DUR",
