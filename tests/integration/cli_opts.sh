@@ -6,9 +6,10 @@
 # --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
 # and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF;
 # the second spellings of monitor's, top's and traffic's options (--interface, --ib-dev,
-# --rdma, -F) and the README's copy of 'pfclab top --help'.
+# --rdma, -F), the README's copy of 'pfclab top --help' and the READMEs' experiment files
+# (each passes pfclab run --dry-run).
 source "$(dirname "$0")/../lib.sh"
-plan 23
+plan 24
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -163,6 +164,20 @@ fi
 r=$(awk '/^Usage: pfclab top /{ f = 1 } f && /^```/{ exit } f' "$PFCLAB_ROOT/README.md")
 if [ -n "$r" ] && [ "$r" = "$("$PFCLAB" top --help)" ]; then ok "README's 'pfclab top --help' copy is the help"
 else fail "README's 'pfclab top --help' copy" "$(diff <(echo "$r") <("$PFCLAB" top --help) | head -n 6 | tr '\n' '|')"; fi
+# every whole experiment file the READMEs show (a YAML block with a top-level name:) is
+# one that pfclab run takes: --dry-run exits 0
+y_msgs="" ny=0
+for doc in README.md scripts/README.md; do
+	rm -f "$tmp"/doc-*.yaml
+	awk -v d="$tmp/doc-" '/^```yaml/ { n++; f = 1; next } /^```/ { f = 0 } f { print > (d n ".yaml") }' "$PFCLAB_ROOT/$doc"
+	for y in "$tmp"/doc-*.yaml; do
+		grep -q '^name:' "$y" || continue
+		ny=$((ny + 1))
+		m=$("$PFCLAB" run -n -r "$tmp/doc-results" "$y" 2>&1 >/dev/null) || y_msgs+="[$doc, block ${y##*doc-}: $m] "
+	done
+done
+if [ -z "$y_msgs" ] && [ $ny -ge 2 ]; then ok "the READMEs' $ny experiment files pass pfclab run --dry-run"
+else fail "the READMEs' experiment files" "$ny found; $y_msgs"; fi
 
 # ---- on a veth pair: capture options, reactive inject options, monitor --------------------
 if [ "$(id -u)" -ne 0 ]; then
