@@ -219,7 +219,7 @@ static int report(const char *dir, bool plots, bool print)
 			fwrite(buf, 1, n, stdout);
 		if (f)
 			fclose(f);
-		fflush(stdout);
+		out_stdout_check(); /* keeps why a write failed (EPIPE, ENOSPC) for the end */
 	}
 	return rc ? 1 : 0;
 }
@@ -670,6 +670,10 @@ int run_main(int argc, char **argv)
 	first = run_opts_parse(argc, argv, &c, &report_dir);
 	if (first < 0)
 		return first == OPT_HELP ? 0 : 2;
+	/* The plan (--dry-run), the summary (--report, the end of a run) and the progress
+	 * lines into a closed pipe: exit 1 with one message (out_stdout_check), as for every
+	 * command that prints as it goes, not death by SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	if (c.o.force && !c.o.out) {
 		pfc_err("--force needs --out DIR (it replaces the run in that folder)");
 		return 2;
@@ -769,7 +773,6 @@ int run_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	run_points(&c);
 	if (!strcmp(c.status, "running"))
