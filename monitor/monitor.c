@@ -70,12 +70,13 @@ static void on_signal(int sig)
 }
 
 static const char monitor_usage[] =
-"Usage: pfclab monitor -i IFACE [-d RDMADEV[:PORT]] [--gpu G] [--interval 10ms]\n"
+"Usage: pfclab monitor [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G] [--interval 10ms]\n"
 "                      [--count N] [--duration 30s] [--record DIR] [--json] [--raw]\n"
 "                      [--frames[=IFACE]] [--all]\n"
 "\n"
 "Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, every 100 us to 1 h,\n"
 "and prints per interval the metrics that changed, with deltas, rates and units.\n"
+"Give at least one of -i, -d and --gpu.\n"
 "\n";
 static const char monitor_tail[] =
 "\n"
