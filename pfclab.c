@@ -27,7 +27,7 @@ static int version_main(int argc, char **argv);
 /* Subcommands appear here as they are implemented, each from its own folder. */
 static const struct pfclab_cmd cmds[] = {
 	{ "version", "print the pfclab version", version_main },
-	{ "monitor", "sample PFC/ECN/CNP/link/GPU PCIe counters every ms; record runs", monitor_main },
+	{ "monitor", "sample PFC/ECN/CNP/link/GPU PCIe counters (every 100 us to 1 h); record runs", monitor_main },
 	{ "top", "live dashboard of PFC/ECN/CNP/PCIe per host, side by side; replay", top_main },
 	{ "capture", "capture PAUSE/PFC, CNP and RoCEv2 frames with live counts", capture_main },
 	{ "review", "summarise captures: PFC paused time, CNPs per QP, CE share", review_main },
