@@ -93,6 +93,11 @@ static int dispatch(int argc, char **argv)
 		/* pfclab help [help]: this usage; pfclab help CMD: the command's --help */
 		static char help[] = "--help";
 
+		if (argc > 3) {
+			pfc_err("help takes one command, not '%s'; e.g. 'pfclab help %s'", argv[3],
+				argv[2]);
+			return 2;
+		}
 		if (argc == 2 || !strcmp(argv[2], "help")) {
 			usage(stdout);
 			return 0;

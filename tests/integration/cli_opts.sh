@@ -69,8 +69,9 @@ done <<'EOF2'
 version --bogus|pfclab version: unknown option '--bogus'; see 'pfclab version --help'
 version extra|pfclab version: unexpected argument 'extra'; see 'pfclab version --help'
 no-such-command|pfclab: 'no-such-command' is not a pfclab command; 'pfclab --help' lists them
+help run extra|pfclab: help takes one command, not 'extra'; e.g. 'pfclab help run'
 EOF2
-if [ -z "$fd" ]; then ok "front door: help help, unknown option, version usage errors (exit 2, one line)"
+if [ -z "$fd" ]; then ok "front door: help help, unknown option, version usage errors, help with two commands (exit 2, one line)"
 else fail "front door" "$fd"; fi
 
 # top: a path named on the command line is checked before the terminal is (exit 2, one
