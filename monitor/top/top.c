@@ -708,7 +708,7 @@ static const char *status_line(struct top_run *t, size_t sel, uint64_t now, char
  * the NIC's counters and the capture's. The capture beside a record says so in its host's
  * status.
  */
-#define CAPTURE_LEGEND "*: from the frame capture (--frames), not the NIC's counters"
+#define CAPTURE_LEGEND "*: captured frames, not NIC counters"
 
 static const char *legend_status(const struct top_run *t, const char *status, char *buf,
 				 size_t n)

@@ -104,7 +104,7 @@ want=$(fmt "$(want_rate link.rx_bytes 8)") got=$(cell link 1)
 [ "$got" = "$want" ] || bad+=" link rx b/s $got want $want;"
 want=$(fmt "$(want_rate capture.pfc.prio3.frames 1)")'*' got=$(cell prio3 4)
 [ "$got" = "$want" ] || bad+=" prio3 seen/s $got want $want;"
-screen | tail -1 | grep -q "^\*: from the frame capture (--frames), not the NIC's counters; h2: " ||
+screen | tail -1 | grep -q "^\*: captured frames, not NIC counters; h2: " ||
 	bad+=" no legend of '*' on the status line: $(screen | tail -1);"
 [ "$(want_total capture.pfc.prio3.frames)" = 120 ] && [ "$(want_total capture.pfc.prio5.frames)" = 30 ] ||
 	bad+=" the record holds $(want_total capture.pfc.prio3.frames)/$(want_total capture.pfc.prio5.frames) frames, not 120/30;"

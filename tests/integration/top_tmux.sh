@@ -56,7 +56,7 @@ got=$(cell prio3 5) others=$(for p in 0 1 2 4 5 6 7; do cell prio$p 5; done | so
 # the status line.
 paused=$(cell prio3 3) link="$(cell link 1) $(cell link 3)"
 if [[ $paused =~ ^[0-9.]+%\*$ ]] && [[ $link != *'*'* ]] &&
-	screen | tail -1 | grep -q "^\*: from the frame capture (--frames), not the NIC's counters"; then
+	screen | tail -1 | grep -q "^\*: captured frames, not NIC counters"; then
 	ok "$name: the capture's figures marked '*' (paused $paused, total $got), the link's not ($link), the legend on the status line"
 else
 	fail "$name: capture marks" "prio3 paused '$paused', link '$link'; status: $(screen | tail -1)"
