@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fields.c: the field-list, info and netlink-socket helpers the counter sources share. */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/nl.h"
+#include "lib/util.h"
 #include "monitor/sources/sources.h"
 
 int src_fields_reserve(struct mon_src *s, size_t n)
@@ -81,4 +83,24 @@ void src_nl_close(struct mon_src *s)
 	}
 	s->priv = NULL;
 	src_fields_free(s);
+}
+
+int src_ifindex_check(struct mon_src *s, uint32_t ifindex, uint64_t *last_ns)
+{
+	uint64_t now = time_mono_ns();
+	unsigned idx;
+
+	if (*last_ns && now - *last_ns < SRC_IFINDEX_CHECK_NS)
+		return 0;
+	*last_ns = now;
+	idx = if_nametoindex(s->dev);
+	if (idx == ifindex)
+		return 0;
+	if (idx)
+		snprintf(s->err, sizeof(s->err), "interface %s re-created (ifindex %u -> %u)",
+			 s->dev, ifindex, idx);
+	else
+		snprintf(s->err, sizeof(s->err), "interface %s: no such interface (renamed or "
+			 "deleted)", s->dev);
+	return -ENODEV;
 }

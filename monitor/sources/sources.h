@@ -34,6 +34,14 @@ const char *src_last_error(const struct mon_src *s);
  */
 int src_nl_open(struct mon_src *s, size_t priv_size, int bus, const char *what);
 void src_nl_close(struct mon_src *s);
+/* Sources that read an interface by ifindex: at most every SRC_IFINDEX_CHECK_NS (*last_ns
+ * keeps the time), whether the name s->dev still names ifindex. A renamed, deleted or
+ * re-created interface is -ENODEV with s->err set, so that the source's counters never
+ * go on under the name from another device (the ethtool source, by name, moves to the new
+ * one); else 0.
+ */
+#define SRC_IFINDEX_CHECK_NS (100 * 1000000ULL)
+int src_ifindex_check(struct mon_src *s, uint32_t ifindex, uint64_t *last_ns);
 
 /* --- SIOCETHTOOL replies (struct ethtool_sset_info / ethtool_gstrings / ethtool_stats) */
 int src_ethtool_parse_sset(const void *buf, size_t len, uint32_t *count);

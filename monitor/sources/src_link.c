@@ -31,6 +31,7 @@ static const char *const link_names[] = {
 struct link_priv {
 	struct nl_sock nl;
 	uint32_t ifindex;
+	uint64_t ifindex_ns;	/* when the name was last checked to still name ifindex */
 	struct src_link_stats st;
 	/* The request never changes but for its sequence number: built once. */
 	struct {
@@ -117,8 +118,10 @@ static int link_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 {
 	struct link_priv *p = s->priv;
 	size_t i;
-	int rc;
+	int rc = src_ifindex_check(s, p->ifindex, &p->ifindex_ns);
 
+	if (rc)
+		return rc;
 	p->req.nlh.nlmsg_seq = ++p->nl.seq;
 	p->st.have64 = false;
 	rc = nl_sock_talk_type(&p->nl, &p->req.nlh, RTM_NEWSTATS, link_cb, &p->st);

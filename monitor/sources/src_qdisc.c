@@ -26,6 +26,7 @@
 struct qdisc_priv {
 	struct nl_sock nl;	/* first: src_nl_open/src_nl_close own it */
 	uint32_t ifindex;
+	uint64_t ifindex_ns;	/* when the name was last checked to still name ifindex */
 	struct src_qdisc_stats q[QD_MAX];
 	size_t nq;		/* qdiscs of this dump (capped at QD_MAX) */
 	char sig[QD_MAX][48];	/* name/kind of each qdisc the field list was built from */
@@ -407,8 +408,10 @@ static int qdisc_sample(struct mon_src *s, uint64_t *vals, uint8_t *valid)
 	struct src_qdisc_val v[24];
 	char sig[48];
 	size_t i, k, nv, f = 0;
-	int rc = qdisc_dump(s);
+	int rc = src_ifindex_check(s, p->ifindex, &p->ifindex_ns);
 
+	if (!rc)
+		rc = qdisc_dump(s);
 	if (rc)
 		return rc;
 	if (p->nq != p->nsig)

@@ -5,9 +5,11 @@
 # reported unsupported (n/a, never 0), deleting and re-creating the veth while sampling
 # records a gap without a crash, a kill -9 leaves every complete line parseable, and
 # --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot;
-# the other threads show by name in ps -L; the CSV rows and JSON lines agree row by row.
+# the other threads show by name in ps -L; the CSV rows and JSON lines agree row by row;
+# renaming the interface away and creating another of its name moves every source to the
+# new one, through a gap (no counter goes on from the renamed device under the old name).
 source "$(dirname "$0")/../lib.sh"
-plan 15
+plan 16
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -249,6 +251,40 @@ if command -v setpriv >/dev/null; then
 	fi
 else
 	skip monitor_veth_rt_priority_denied "setpriv (util-linux) not installed"
+fi
+
+
+# --- 6: rename vB away and create another vB: every source follows the name -----------
+# link and qdisc read by ifindex; they must notice the name now names another interface,
+# as ethtool does, and not go on counting the renamed one's traffic as vB's.
+run6=$tmp/run6
+ip netns exec "$B" "$PFCLAB" monitor -i vB --sources ethtool,link,qdisc -I 20ms -q \
+	--record "$run6" 2>"$tmp/err6" &
+mon=$!
+defer kill "$mon"
+sleep 0.4
+ip -n "$B" link set vB name vOld
+ip -n "$B" link add vB type veth peer name vC
+ip -n "$B" link set vB up
+ip -n "$B" link set vC up
+sleep 0.4
+send_udp 150		# to 10.99.0.2, on vOld
+sleep 0.4
+kill -INT "$mon"
+wait "$mon"
+rc=$?
+csv=$run6/samples.csv
+c=$(col "$csv" link.rx_packets)
+# the last link.rx_packets recorded for vB is the new vB's (a few at most), not vOld's
+last=$(last_val "$csv" "$c")
+new=$(ip netns exec "$B" cat /sys/class/net/vB/statistics/rx_packets)
+old=$(ip netns exec "$B" cat /sys/class/net/vOld/statistics/rx_packets)
+if [ "$rc" -eq 0 ] && grep -q "link statistics.*vB.*re-created" "$tmp/err6" &&
+   grep -q "qdisc statistics.*vB.*re-created" "$tmp/err6" &&
+   [ -n "$last" ] && [ "$last" -le "$new" ] && [ "$old" -ge 150 ]; then
+	ok monitor_veth_rename_follows_name
+else
+	fail monitor_veth_rename_follows_name "exit $rc; last link.rx_packets of vB '$last', the new vB has $new, vOld $old; stderr: $(tr '\n' ' ' <"$tmp/err6")"
 fi
 
 finish
