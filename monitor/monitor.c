@@ -86,7 +86,7 @@ static const char monitor_tail[] =
 "Text output starts with what is sampled and says when nothing changed.\n"
 "A value that could not be read shows as n/a, never 0. A source the device does not\n"
 "support is reported once; when no source can be read at all, the run fails.\n"
-"Stop with Ctrl-C; the record stays consistent.\n"
+"Stop with Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal); the record is finished.\n"
 "Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
 
 /* --rdma DEV[:PORT] */
@@ -849,6 +849,8 @@ int monitor_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* the terminal or ssh session went away: finish the record as for Ctrl-C */
+	sigaction(SIGHUP, &sa, NULL);
 	/* output lost to a closed pipe ends the run with one message and exit 1
 	 * (out_stdout_check in the loop), as for every command, not death by SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);

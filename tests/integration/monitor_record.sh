@@ -4,12 +4,13 @@
 # a run is refused (exit 1) unless --force; --interval 500us works; on a full disk (a
 # 512 KiB tmpfs in a private mount namespace) recording stops at once, says so once,
 # meta.json is finished with the reason and the sample count the files hold, no
-# temporary file is left, exit 1. Monitors the loopback of a namespace made here; about
+# temporary file is left, exit 1; SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh
+# session) mid-record leave a finished record, exit 0. Monitors the loopback of a namespace made here; about
 # 2 s.
 source "$(dirname "$0")/../lib.sh"
 
 name=monitor_record
-plan 4
+plan 7
 need_root $name || finish
 need_cmd $name ip jq unshare mount || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
@@ -45,6 +46,26 @@ if mon -I 1ms -c 3 --record "$tmp/run" --force 2>"$tmp/err" &&
 else
 	fail "$name: --force" "$(cat "$tmp/err")"
 fi
+
+# stopped by a signal mid-record: finished, every sample in both files, no .reserve left
+for sig in INT TERM HUP; do
+	ip netns exec "$NS" "$PFCLAB" monitor -i lo -q -I 1ms --record "$tmp/sig$sig" 2>"$tmp/err" &
+	pid=$!
+	defer kill -9 "$pid"
+	sleep 0.6
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	rows=$(($(wc -l <"$tmp/sig$sig/samples.csv") - 1))
+	jrows=$(grep -c '"type":"sample"' "$tmp/sig$sig/samples.jsonl")
+	meta=$(jq -r '"\(.finished) \(.samples) \(.error)"' "$tmp/sig$sig/meta.json")
+	if [ "$rc" -eq 0 ] && [ "$rows" -gt 10 ] && [ "$rows" -eq "$jrows" ] &&
+		[ "$meta" = "true $rows null" ] && [ ! -e "$tmp/sig$sig/.reserve" ]; then
+		ok "$name: SIG$sig mid-record: exit 0, record finished with its $rows samples"
+	else
+		fail "$name: SIG$sig mid-record" "exit $rc, rows $rows/$jrows, meta '$meta', files: $(ls -A "$tmp/sig$sig" | tr '\n' ' '): $(cat "$tmp/err")"
+	fi
+done
 
 # full disk: 512 KiB fill within a second at 1 ms (about 1.5 KiB a sample on lo)
 cat >"$tmp/full.sh" <<EOF
