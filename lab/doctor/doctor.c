@@ -169,6 +169,13 @@ int doctor_main(int argc, char **argv)
 		return 2;
 	}
 	nwant = sec.n;
+	if (!cpoint && nwant && section_wanted(want, nwant, "cpoint")) {
+		/* without DEV the section has nothing to check: an empty report would read as
+		 * a host that passed */
+		pfc_err("--section cpoint checks the port given with --congestion-point DEV; "
+			"add it (the port towards the receiver, as 'ip link' names it)");
+		return 2;
+	}
 	memset(&rep, 0, sizeof(rep));
 	doctor_check_kernel(&rep);
 	doctor_check_nvidia(&rep);

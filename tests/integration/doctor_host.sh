@@ -3,9 +3,10 @@
 # doctor_host.sh: 'pfclab doctor' on this host, whatever it has: every item is one of
 # OK/INFO/WARN/FAIL, the text and JSON forms agree, missing devices are findings (the exit
 # status pinned: 1 where this host lacks the NVIDIA driver, else from the FAIL items; never
-# a crash), --section filters, bad usage exits 2.
+# a crash), --section filters, bad usage exits 2 (--section cpoint without
+# --congestion-point too).
 source "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 
 [ -x "$PFCLAB" ] || { skip doctor_host "no pfclab binary at $PFCLAB"; finish; }
 
@@ -69,5 +70,14 @@ fi
 
 "$PFCLAB" doctor --section nosuch >/dev/null 2>&1
 [ $? = 2 ] && ok doctor_usage_error || fail doctor_usage_error "bad --section did not exit 2"
+# the cpoint section without its DEV would be an empty report that passes: a usage error
+# naming the option it needs
+out=$("$PFCLAB" doctor --section cpoint 2>&1)
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--congestion-point DEV" <<<"$out"; then
+	ok doctor_cpoint_section_needs_dev
+else
+	fail doctor_cpoint_section_needs_dev "exit $rc: $out"
+fi
 
 finish
