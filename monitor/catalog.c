@@ -49,14 +49,52 @@ static bool pattern_ok(const char *s)
 	return true;
 }
 
-int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out, int *line_err)
+/* The sources' names (their ops' .name): a line for another one would never match. */
+static const char catalog_sources[] = "ethtool,pause,dcb,rdma,link,nvml,pci,qdisc,frames";
+
+/* Why one line's nf fields (8: 8 or more) are not a catalog row, into why; "" when they
+ * are one.
+ */
+static void line_check(char *const *f, size_t nf, char *why, size_t len)
+{
+	static const char *const col[] = { "source", "drivers", "raw", "metric" };
+	size_t i;
+
+	why[0] = '\0';
+	if (nf != 6 && nf != 7) {
+		snprintf(why, len, "%s%zu field%s, expected 6 or 7 separated by tabs (source "
+			 "drivers raw metric unit counter|gauge [32|64])%s", nf > 7 ? "over " : "",
+			 nf > 7 ? (size_t)7 : nf, nf == 1 ? "" : "s",
+			 nf < 6 && strchr(f[0], ' ') ? ": are they separated by spaces?" : "");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(col); i++)
+		if (!*f[i]) {
+			snprintf(why, len, "the %s field is empty", col[i]);
+			return;
+		}
+	if (!pfc_list_has(catalog_sources, f[0], strlen(f[0])))
+		snprintf(why, len, "source '%s': expected one of ethtool, pause, dcb, rdma, link, "
+			 "nvml, pci, qdisc, frames", f[0]);
+	else if (!pattern_ok(f[2]) || !pattern_ok(f[3]))
+		snprintf(why, len, "%s '%s' holds white space", pattern_ok(f[2]) ? "metric" : "raw",
+			 pattern_ok(f[2]) ? f[3] : f[2]);
+	else if (strcmp(f[5], "counter") && strcmp(f[5], "gauge"))
+		snprintf(why, len, "kind '%s': expected counter or gauge", f[5]);
+	else if (nf == 7 && strcmp(f[6], "32") && strcmp(f[6], "64"))
+		snprintf(why, len, "bits '%s': expected 32 or 64", f[6]);
+}
+
+int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out,
+		      struct mon_catalog_err *err)
 {
 	struct mon_catalog *c = calloc(1, sizeof(*c));
 	size_t cap = 0;
 	char *p, *next;
 	int lineno = 0;
 
-	*line_err = 0;
+	err->line = 0;
+	err->why[0] = '\0';
 	if (!c)
 		return -ENOMEM;
 	c->text = malloc(len + 1);
@@ -79,9 +117,8 @@ int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out, in
 		if (*p == '#' || *p == '\0')
 			continue;
 		nf = pfc_split(p, '\t', f, 8);
-		if ((nf != 6 && nf != 7) || (nf == 7 && strcmp(f[6], "32") && strcmp(f[6], "64")) || !*f[0] || !*f[1] || !*f[2] || !*f[3] ||
-		    (strcmp(f[5], "counter") && strcmp(f[5], "gauge")) ||
-		    !pattern_ok(f[2]) || !pattern_ok(f[3]))
+		line_check(f, nf, err->why, sizeof(err->why));
+		if (err->why[0])
 			goto bad;
 		if (c->n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -103,7 +140,7 @@ int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out, in
 	*out = c;
 	return 0;
 bad:
-	*line_err = lineno;
+	err->line = lineno;
 	mon_catalog_free(c);
 	return -EINVAL;
 }
@@ -112,19 +149,20 @@ int mon_catalog_builtin(struct mon_catalog **out)
 {
 	size_t len;
 	const char *t = mon_catalog_data(&len);
-	int line;
+	struct mon_catalog_err err;
 
-	return mon_catalog_parse(t, len, out, &line);
+	return mon_catalog_parse(t, len, out, &err);
 }
 
-int mon_catalog_load(const char *path, struct mon_catalog **out, int *line_err)
+int mon_catalog_load(const char *path, struct mon_catalog **out, struct mon_catalog_err *err)
 {
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;
 	size_t len = 0;
 	int rc;
 
-	*line_err = 0;
+	err->line = 0;
+	err->why[0] = '\0';
 	if (!f)
 		return -errno;
 	buf = malloc(1 << 20);
@@ -132,11 +170,13 @@ int mon_catalog_load(const char *path, struct mon_catalog **out, int *line_err)
 		fclose(f);
 		return -ENOMEM;
 	}
+	errno = 0;
 	len = fread(buf, 1, (1 << 20) - 1, f);
-	rc = ferror(f) ? -EIO : (!feof(f) ? -EFBIG : 0);
+	/* a folder opens, and fails only here (EISDIR) */
+	rc = ferror(f) ? -(errno ? errno : EIO) : (!feof(f) ? -EFBIG : 0);
 	fclose(f);
 	if (!rc)
-		rc = mon_catalog_parse(buf, len, out, line_err);
+		rc = mon_catalog_parse(buf, len, out, err);
 	free(buf);
 	return rc;
 }

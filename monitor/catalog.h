@@ -12,11 +12,21 @@
 
 struct mon_catalog;
 
-/* Parse a catalog from text; *line_err gets the 1-based line of a syntax error. */
-int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out, int *line_err);
+/* Where and why a catalog does not parse: the 1-based line (0: not a line's fault) and
+ * what is wrong with it ("kind 'countr': expected counter or gauge").
+ */
+struct mon_catalog_err {
+	int line;
+	char why[200];
+};
+
+/* Parse a catalog from text; -EINVAL with *err filled for a line that does not parse. */
+int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out,
+		      struct mon_catalog_err *err);
 /* The compiled-in table. */
 int mon_catalog_builtin(struct mon_catalog **out);
-int mon_catalog_load(const char *path, struct mon_catalog **out, int *line_err);
+/* The file at path: -errno where it cannot be read (a folder: -EISDIR), -EINVAL as above. */
+int mon_catalog_load(const char *path, struct mon_catalog **out, struct mon_catalog_err *err);
 void mon_catalog_free(struct mon_catalog *c);
 size_t mon_catalog_size(const struct mon_catalog *c);
 

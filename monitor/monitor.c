@@ -803,7 +803,8 @@ int monitor_main(int argc, char **argv)
 	struct mon_catalog *cat = NULL;
 	struct mon_ctx *x = calloc(1, sizeof(*x));
 	struct mon_engine_cfg cfg = { 0 };
-	int rc, line;
+	struct mon_catalog_err cerr;
+	int rc;
 
 	if (!x) {
 		pfc_errno(ENOMEM, "starting");
@@ -815,14 +816,12 @@ int monitor_main(int argc, char **argv)
 		return rc;
 	}
 	if (x->o.catalog) {
-		rc = mon_catalog_load(x->o.catalog, &cat, &line);
+		rc = mon_catalog_load(x->o.catalog, &cat, &cerr);
 		if (rc) {
 			if (rc == -EINVAL)
-				pfc_err("catalog %s line %d: expected 6 or 7 tab-separated fields "
-					"(source drivers raw metric unit counter|gauge [32|64])",
-					x->o.catalog, line);
+				pfc_err("--catalog %s line %d: %s", x->o.catalog, cerr.line, cerr.why);
 			else
-				pfc_errno(-rc, "catalog %s", x->o.catalog);
+				pfc_errno(-rc, "--catalog %s", x->o.catalog);
 			free(x);
 			return 1;
 		}

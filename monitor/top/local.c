@@ -179,7 +179,8 @@ int top_local_start(struct top_feed *f, const struct top_local_cfg *cfg, char *e
 {
 	struct mon_engine_cfg ec = { 0 };
 	struct local *l = calloc(1, sizeof(*l));
-	int rc, line, failed;
+	struct mon_catalog_err cerr;
+	int rc, failed;
 
 	if (!l)
 		return -ENOMEM;
@@ -188,11 +189,15 @@ int top_local_start(struct top_feed *f, const struct top_local_cfg *cfg, char *e
 	l->cfg = *cfg;
 	pthread_mutex_init(&l->rlock, NULL);
 	atomic_init(&l->recording, false);
-	rc = cfg->catalog ? mon_catalog_load(cfg->catalog, &l->cat, &line) :
+	rc = cfg->catalog ? mon_catalog_load(cfg->catalog, &l->cat, &cerr) :
 			    mon_catalog_builtin(&l->cat);
+	if (rc && rc == -EINVAL && cfg->catalog) {
+		snprintf(err, errlen, "catalog %s line %d: %s", cfg->catalog, cerr.line, cerr.why);
+		return rc;
+	}
 	if (rc) {
 		snprintf(err, errlen, "catalog %s: %s", cfg->catalog ? cfg->catalog : "(built in)",
-			 rc == -EINVAL ? "syntax error" : strerror(-rc));
+			 strerror(-rc));
 		return rc;
 	}
 	ec.interval_ns = cfg->interval_ns;

@@ -422,12 +422,22 @@ static void test_catalog_parse(void **state)
 				   "nvml\t*\trx\tpcie.gpu{i}.rx\tB/s\tgauge\t64\n";
 	static const char bad_kind[] = "ethtool\t*\ta\tb\tB\tcount\n";
 	static const char bad_cols[] = "# ok\nethtool\t*\ta\tb\n";
+	/* each wrong in one way, each said */
+	static const struct { const char *text, *why; } bad[] = {
+		{ "link\t*\trx\tm\tB\tcounter\t48\n", "bits '48': expected 32 or 64" },
+		{ "lnk\t*\trx\tm\tB\tcounter\n", "source 'lnk': expected one of " },
+		{ "link\t*\trx x\tm\tB\tcounter\n", "raw 'rx x' holds white space" },
+		{ "link\t\trx\tm\tB\tcounter\n", "the drivers field is empty" },
+		{ "link * rx m B counter\n", "1 field, expected 6 or 7 separated by tabs" },
+		{ "a\tb\tc\td\te\tf\tg\th\ti\n", "over 7 fields, expected 6 or 7" },
+	};
 	struct mon_catalog *c;
 	struct mon_catalog_hit h;
-	int line;
+	struct mon_catalog_err err;
+	size_t i;
 
 	(void)state;
-	assert_int_equal(mon_catalog_parse(good, sizeof(good) - 1, &c, &line), 0);
+	assert_int_equal(mon_catalog_parse(good, sizeof(good) - 1, &c, &err), 0);
 	assert_int_equal(mon_catalog_size(c), 2);
 	assert_int_equal(mon_catalog_lookup(c, "ethtool", "x", "rx_12_x", -1, &h), 1);
 	assert_string_equal(h.metric, "q.12.x");
@@ -435,10 +445,23 @@ static void test_catalog_parse(void **state)
 	assert_int_equal(mon_catalog_lookup(c, "nvml", "nvidia", "rx", 3, &h), 1);
 	assert_string_equal(h.metric, "pcie.gpu3.rx");
 	mon_catalog_free(c);
-	assert_int_equal(mon_catalog_parse(bad_kind, sizeof(bad_kind) - 1, &c, &line), -EINVAL);
-	assert_int_equal(line, 1);
-	assert_int_equal(mon_catalog_parse(bad_cols, sizeof(bad_cols) - 1, &c, &line), -EINVAL);
-	assert_int_equal(line, 2);
+	assert_int_equal(mon_catalog_parse(bad_kind, sizeof(bad_kind) - 1, &c, &err), -EINVAL);
+	assert_int_equal(err.line, 1);
+	assert_string_equal(err.why, "kind 'count': expected counter or gauge");
+	assert_int_equal(mon_catalog_parse(bad_cols, sizeof(bad_cols) - 1, &c, &err), -EINVAL);
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.why, "4 fields, expected 6 or 7"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(mon_catalog_parse(bad[i].text, strlen(bad[i].text), &c, &err),
+				 -EINVAL);
+		if (!strstr(err.why, bad[i].why))
+			fail_msg("line '%s': '%s', expected '%s'", bad[i].text, err.why, bad[i].why);
+	}
+	/* a folder is said to be one, not an I/O error */
+	assert_int_equal(mon_catalog_load("/", &c, &err), -EISDIR);
+	/* the built-in table passes its own checks */
+	assert_int_equal(mon_catalog_builtin(&c), 0);
+	mon_catalog_free(c);
 }
 
 /* --- lib/nl message walking ---------------------------------------------------------- */
