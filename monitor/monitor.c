@@ -774,9 +774,11 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 	}
 	if (s && s->overruns_total)	/* the intervals: the samples after the baseline */
 		pfc_warn("%" PRIu64 " of %" PRIu64 " sampling intervals were missed (the host could "
-			 "not keep up with %.3f ms); each is counted in the record's overruns "
-			 "column", s->overruns_total, s->overruns_total + n - 1,
-			 x->o.interval_ns / 1e6);
+			 "not keep up with %.3f ms)%s", s->overruns_total, s->overruns_total + n - 1,
+			 x->o.interval_ns / 1e6,
+			 x->rec ? "; each is counted in the record's overruns column" :
+			 x->o.quiet ? "" : x->o.json ? "; each sample's \"overruns\" counts those "
+			 "before it" : "; the sample after them says how many");
 	if (x->o.stats && n) {
 		/* the engine's sums come from a sample of the ticks; the writer's is whole */
 		uint64_t rd = mon_engine_cpu_read_ns(x->e);

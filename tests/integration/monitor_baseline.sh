@@ -5,10 +5,11 @@
 # show in the first interval's deltas (JSON); -D 3s at 1 s samples at 0, 1, 2 and 3 s in
 # JSON and in the record alike, -D 2.5s ends on a shorter last interval, -c N is N
 # samples with the baseline; text mode says what it samples and when nothing changed,
-# -q says nothing; no readable source is an error; -I takes a decimal fraction. ~15 s.
+# -q says nothing; no readable source is an error; -I takes a decimal fraction; missed
+# intervals (the monitor stopped a while) are said where they are counted. ~17 s.
 source "$(dirname "$0")/../lib.sh"
 name=monitor_baseline
-plan 9
+plan 10
 need_root $name || finish
 need_cmd $name ip jq awk || finish
 setup_ns NSA NSB || { fail $name "cannot create namespaces"; finish; }
@@ -136,5 +137,31 @@ if [ $rc -eq 0 ] && [ -z "$q" ] && [ $rc1 -eq 1 ] && [ -z "$e1" ] &&
 	ok "$name: -q silent; --sources ethtool -i lo exit 1, --sources '' exit 2, each with a reason"
 else
 	fail "$name: quiet and no source" "-q exit $rc '$q'; ethtool on lo exit $rc1 '$e1' $(cat "$tmp/e1.err"); '' exit $rc2 $(cat "$tmp/e2.err")"
+fi
+# --- missed intervals: the closing warning points where they are counted --------------
+for mode in text json record; do
+	case $mode in
+	text) args=() ;;
+	json) args=(--json) ;;
+	record) args=(-q --record "$tmp/overrun") ;;
+	esac
+	# not through inb: $! must be the monitor, not a subshell
+	ip netns exec "$NSB" "$PFCLAB" monitor -i mbb --sources link -I 10ms -D 1s "${args[@]}" \
+		>"$tmp/ov.out" 2>"$tmp/ov.$mode" &
+	mon=$!
+	defer kill -CONT "$mon"
+	sleep 0.3
+	kill -STOP "$mon"
+	sleep 0.3
+	kill -CONT "$mon"
+	wait "$mon"
+done
+if grep -q "intervals were missed.*the sample after them says how many" "$tmp/ov.text" &&
+   grep -q 'intervals were missed.*each sample.s "overruns" counts' "$tmp/ov.json" &&
+   grep -q "intervals were missed.*record's overruns column" "$tmp/ov.record" &&
+   ! grep -q "record" "$tmp/ov.text" "$tmp/ov.json"; then
+	ok "$name: missed intervals are said where they are counted (text, JSON, the record)"
+else
+	fail "$name: missed intervals" "$(cat "$tmp/ov.text" "$tmp/ov.json" "$tmp/ov.record")"
 fi
 finish
