@@ -19,6 +19,23 @@ void rec_seg_name(unsigned seg, char *buf, size_t n)
 		snprintf(buf, n, "samples-%u.csv", seg);
 }
 
+int rec_segments_clear(const char *dir, char *err, size_t errlen)
+{
+	char path[4200], name[32];
+	unsigned seg;
+
+	for (seg = 2;; seg++) {
+		rec_seg_name(seg, name, sizeof(name));
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (!unlink(path))
+			continue;
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "removing %s of the run replaced", path);
+		return -errno;
+	}
+}
+
 json_object *rec_meta_new(const char *host)
 {
 	json_object *m = json_object_new_object();

@@ -17,6 +17,11 @@
 
 /* samples.csv for the first segment, samples-N.csv for the Nth. */
 void rec_seg_name(unsigned seg, char *buf, size_t n);
+/* Removes DIR's samples-2.csv, samples-3.csv ... (up to the first one missing): the
+ * segments of a run a new one replaces, which readers would otherwise take for its own.
+ * 0 or -errno of the first that could not be removed, its name in err.
+ */
+int rec_segments_clear(const char *dir, char *err, size_t errlen);
 /* A new meta.json object with its first fields: format, pfclab_version, host. */
 json_object *rec_meta_new(const char *host);
 /* One entry of meta.json's "columns" added to cols; metric may be NULL (JSON null). */

@@ -972,6 +972,10 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 	rc = pfc_mkdir_p(dir); /* the run folder may be new, with new parents */
 	if (rc)
 		return rec_fail(r, rc, "creating run folder %s", dir);
+	/* the files below are truncated; a replaced run's further segments must go too */
+	rc = rec_segments_clear(dir, path, sizeof(path));
+	if (rc)
+		return rec_fail(r, rc, "%s", path);
 	if (argv) {
 		r->argv = json_object_new_array();
 		for (i = 0; i < argc; i++)

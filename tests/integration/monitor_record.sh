@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # monitor_record.sh: a record is never lost silently. --record into a folder that holds
-# a run is refused (exit 1) unless --force; --interval 500us works; on a full disk (a
-# 512 KiB tmpfs in a private mount namespace) recording stops at once, says so once,
-# meta.json is finished with the reason and the sample count the files hold, no
-# temporary file is left, exit 1; SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh
-# session) mid-record leave a finished record, exit 0. Monitors the loopback of a namespace made here; about
-# 2 s.
+# a run is refused (exit 1) unless --force (which removes all of the old run's CSV
+# segments); --interval 500us works; on a full disk (a 512 KiB tmpfs in a private mount
+# namespace) recording stops at once, says so once, meta.json is finished with the
+# reason and the sample count the files hold, no temporary file is left, exit 1; SIGINT,
+# SIGTERM and SIGHUP (a closed terminal or ssh session) mid-record leave a finished
+# record, exit 0. Monitors the loopback of a namespace made here; about 5 s.
 source "$(dirname "$0")/../lib.sh"
 
 name=monitor_record
@@ -39,10 +39,15 @@ if [ $rc -eq 1 ] && grep -q "$tmp/run already holds a monitor run" "$tmp/err" &&
 else
 	fail "$name: overwrite refused" "exit $rc: $(cat "$tmp/err")"
 fi
+# the run replaced had a second and third CSV segment (columns added during it): they go
+# too, or readers (top --replay) would take their rows for the new run's
+cp "$tmp/run/samples.csv" "$tmp/run/samples-2.csv"
+cp "$tmp/run/samples.csv" "$tmp/run/samples-3.csv"
 if mon -I 1ms -c 3 --record "$tmp/run" --force 2>"$tmp/err" &&
 	[ "$(jq .samples "$tmp/run/meta.json")" = 3 ] &&
-	[ "$(($(wc -l <"$tmp/run/samples.csv") - 1))" -eq 3 ]; then
-	ok "$name: --force replaces the run (3 samples now)"
+	[ "$(($(wc -l <"$tmp/run/samples.csv") - 1))" -eq 3 ] &&
+	[ ! -e "$tmp/run/samples-2.csv" ] && [ ! -e "$tmp/run/samples-3.csv" ]; then
+	ok "$name: --force replaces the run (3 samples now, the old run's segments gone)"
 else
 	fail "$name: --force" "$(cat "$tmp/err")"
 fi
