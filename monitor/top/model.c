@@ -563,7 +563,6 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	if (x->flags & TOP_M_COUNTER) {
 		const struct top_metric *b = h->have_base ? top_snap_get(&h->base, metric) : NULL;
 		const struct top_hist *p = hist_find(h, metric);
-
 		uint64_t counted = x->raw + (p ? p->carry : 0), from = 0;
 
 		if (b && (b->flags & TOP_M_VALID) && !(p && p->restarted))

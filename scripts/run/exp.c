@@ -527,6 +527,11 @@ static int check_gpus(struct pctx *c, const struct exp *e)
 
 /* ---- hosts ------------------------------------------------------------------------ */
 
+bool exp_name_chars_ok(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == strlen(s);
+}
+
 static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 {
 	static const char *const keys[] = { "ssh", "node", "addr", "rdma", "netdev", "gpu",
@@ -549,8 +554,7 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 		const char *nm = hs->keys[i];
 
 		snprintf(k, sizeof(k), "hosts.%.100s", nm);
-		if (!*nm || strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
-				    strlen(nm) || !strcmp(nm, "all") || nm[0] == '.')
+		if (!*nm || !exp_name_chars_ok(nm) || !strcmp(nm, "all") || nm[0] == '.')
 			return perr(c, hs->key_lines[i], k,
 				    "a host name is letters, digits, '-', '_' and '.', not first (and not 'all')");
 		if (strlen(nm) > EXP_MAX_HOST_NAME)
@@ -993,8 +997,7 @@ static int parse_phase(struct pctx *c, const struct ynode *m, size_t idx, struct
 		rc = get_str(c, v, k, &ph->name);
 		if (rc)
 			return rc;
-		if (strspn(ph->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
-		    strlen(ph->name))
+		if (!exp_name_chars_ok(ph->name))
 			return perr(c, v->line, k, "'%s': a phase name is letters, digits, '-', '_', '.'",
 				    ph->name);
 		if (strlen(ph->name) > EXP_MAX_PHASE_NAME)
@@ -1473,8 +1476,7 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 	rc = get_str(&c, v, "name", &e->name);
 	if (rc)
 		goto fail;
-	if (strspn(e->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
-		    strlen(e->name) || e->name[0] == '.') {
+	if (!exp_name_chars_ok(e->name) || e->name[0] == '.') {
 		rc = perr(&c, v->line, "name", "'%s': letters, digits, '-', '_' and '.' only", e->name);
 		goto fail;
 	}

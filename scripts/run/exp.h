@@ -24,6 +24,9 @@
 #define EXP_MAX_NAME	100
 #define EXP_MAX_HOST_NAME 64
 #define EXP_MAX_PHASE_NAME 64
+/* Whether S is all letters, digits, '-', '_' and '.': what such names and a run's id
+ * may hold. */
+bool exp_name_chars_ok(const char *s);
 
 struct exp_host {
 	char *name;	 /* the key under hosts: */

@@ -409,9 +409,7 @@ static int run_hosts(struct run_ctx *c, char *err, size_t errlen)
 /* A run id that can name a host's scratch folder: what a run's name and time make. */
 static bool run_id_ok(const char *id, size_t max)
 {
-	return *id && *id != '.' && strlen(id) < max &&
-	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") ==
-		       strlen(id);
+	return *id && *id != '.' && strlen(id) < max && exp_name_chars_ok(id);
 }
 
 /* --resume DIR: the run's id as its manifest recorded it, whatever DIR is called
