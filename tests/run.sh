@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh: pfclab's test runner. Runs unit tests (plain and under ASan+UBSan), host
 # integration tests, the virtual-lab suite and GPU tests; prints one OK/FAIL/SKIP line
-# per test and ends with "N passed, N failed, N skipped". Exit 1 on any failure.
+# per test and ends with "N passed, N failed, N skipped" (before it, the five slowest
+# scripts; every script's seconds in build/test-logs/durations.tsv). Exit 1 on any failure.
 #   tests/run.sh [--only unit|host|vlab|gpu]...
 set -uo pipefail
 
@@ -11,12 +12,13 @@ cd "$root"
 build=${BUILD:-build}
 logs=$build/test-logs
 mkdir -p "$logs"
+: >"$logs/durations.tsv"	# seconds and script, one line per script run
 
 only=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) only+=("$2"); shift 2 ;;
-	-h|--help) sed -n '3,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -61,15 +63,17 @@ run_unit() { # $1 = binary, $2 = label prefix
 }
 
 run_script() { # $1 = script; its results are judged by verdict_log
-	local s=$1 name log rc
+	local s=$1 name log rc t
 	name=$(basename "$s" .sh)
 	log="$logs/$(basename "$(dirname "$s")")-$name.log"
 	if [ ! -x "$s" ]; then
 		tally <<<"FAIL $name: $s is not executable"
 		return
 	fi
+	t=$SECONDS
 	"$s" >"$log" 2>&1
 	rc=$?
+	printf '%d\t%s\n' $((SECONDS - t)) "$s" >>"$logs/durations.tsv"
 	tally < <(verdict_log "$name" "$log" "$rc")
 	[ $rc -eq 0 ] || tail -n 20 "$log" >&2
 }
@@ -108,5 +112,9 @@ if want gpu; then
 fi
 
 echo "logs: $logs"
+if [ -s "$logs/durations.tsv" ]; then	# where the time went: the five slowest scripts
+	echo "slowest: $(sort -rn "$logs/durations.tsv" | head -n 5 |
+		awk -F '\t' '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }') (all: $logs/durations.tsv)"
+fi
 echo "$pass passed, $failn failed, $skipn skipped"
 [ "$failn" -eq 0 ]
