@@ -112,9 +112,15 @@ static int parse_sources(void *dst, const char *v, char *why, size_t len)
 			 "rdma, nvml, qdisc");
 		return -1;
 	}
-	for (; *p; p = e + 1) {
+	for (;; p = e + 1) {
 		e = strchr(p, ',');
 		l = e ? (size_t)(e - p) : strlen(p);
+		if (!l) {
+			snprintf(why, len, "an empty name (a comma at the start, at the end or "
+				 "twice); give names with one comma between them, e.g. "
+				 "ethtool,link");
+			return -1;
+		}
 		if (!pfc_list_has(known, p, l)) {
 			snprintf(why, len, "unknown source '%.*s'; known: ethtool, pause, dcb, "
 				 "link, pci, rdma, nvml, qdisc", (int)l, p);

@@ -70,7 +70,7 @@ static int parse_prios(const char *s, uint8_t *vec)
 		}
 		for (long i = a; i <= b; i++)
 			v |= (uint8_t)(1u << i);
-		if (*end == ',')
+		if (*end == ',' && end[1])	/* a comma ends no list */
 			end++;
 		else if (*end)
 			return -EINVAL;

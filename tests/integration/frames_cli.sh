@@ -11,7 +11,7 @@
 # capture and inject take --iface for --interface; inject --help lists the KINDs its
 # messages name.
 source "$(dirname "$0")/../lib.sh"
-plan 42
+plan 43
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
@@ -63,6 +63,7 @@ echo "not a capture" >"$tmp/bad.pcap"
 expect_rc "review of a non-capture exits 1" 1 "not a pcap or pcapng" "$PFCLAB" review "$tmp/bad.pcap"
 expect_rc "inject without a kind" 2 "give exactly one KIND" "$PFCLAB" inject -w "$tmp/x.pcap"
 expect_rc "inject --prio 9" 2 "--prio '9'" "$PFCLAB" inject --prio 9 pfc
+expect_rc "inject --prio 3, (a comma ends no list)" 2 "--prio '3,'" "$PFCLAB" inject --prio 3, pfc
 expect_rc "inject needs -i or -w" 2 "either -i IF" "$PFCLAB" inject pfc
 expect_rc "inject --pause-time too long for one frame" 2 "at most 65535" \
 	"$PFCLAB" inject -w "$tmp/x.pcap" --pause-time 5ms --speed 25G pfc

@@ -131,12 +131,15 @@ e1=$(inb "$PFCLAB" monitor -i lo --sources ethtool -D 1s 2>"$tmp/e1.err")
 rc1=$?
 e2=$(inb "$PFCLAB" monitor -i lo --sources '' -D 1s 2>"$tmp/e2.err")
 rc2=$?
+e3=$(inb "$PFCLAB" monitor -i lo --sources 'link,' -D 1s 2>"$tmp/e3.err")
+rc3=$?
 if [ $rc -eq 0 ] && [ -z "$q" ] && [ $rc1 -eq 1 ] && [ -z "$e1" ] &&
 	grep -q 'nothing to sample: no source can be read (ethtool on lo: not supported' "$tmp/e1.err" &&
-	[ $rc2 -eq 2 ] && [ -z "$e2" ] && grep -q -- "--sources '': give at least one source" "$tmp/e2.err"; then
-	ok "$name: -q silent; --sources ethtool -i lo exit 1, --sources '' exit 2, each with a reason"
+	[ $rc2 -eq 2 ] && [ -z "$e2" ] && grep -q -- "--sources '': give at least one source" "$tmp/e2.err" &&
+	[ $rc3 -eq 2 ] && [ -z "$e3" ] && grep -q -- "--sources 'link,': an empty name" "$tmp/e3.err"; then
+	ok "$name: -q silent; --sources ethtool -i lo exit 1, --sources '' and 'link,' exit 2, each with a reason"
 else
-	fail "$name: quiet and no source" "-q exit $rc '$q'; ethtool on lo exit $rc1 '$e1' $(cat "$tmp/e1.err"); '' exit $rc2 $(cat "$tmp/e2.err")"
+	fail "$name: quiet and no source" "-q exit $rc '$q'; ethtool on lo exit $rc1 '$e1' $(cat "$tmp/e1.err"); '' exit $rc2 $(cat "$tmp/e2.err"); 'link,' exit $rc3 $(cat "$tmp/e3.err")"
 fi
 # --- missed intervals: the closing warning points where they are counted --------------
 for mode in text json record; do
