@@ -59,6 +59,9 @@ struct mon_ctx {
 	bool rec_failed;
 	uint64_t unshown;	/* text: samples in a row with nothing to show, not yet said */
 	uint64_t shown_ns;	/* text: the time of the last sample said */
+	uint32_t gap_said;	/* text: the sources whose gap was last said ... */
+	uint64_t gap_said_ns;	/* ... at this time */
+	uint64_t gap_since[MON_MAX_SRC];	/* text: the first sample of a source's gap */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -342,7 +345,9 @@ static void sample_head(struct out *o, const struct mon_sample *s, const char *n
 	out_text(o, "%s\n", note);
 }
 
-/* Sources with no data this sample: JSON "source:dev" strings, text one line each. */
+/* Sources with no data this sample: JSON "source:dev" strings, text one line each; a
+ * gap that goes on says since when.
+ */
 static void sample_gaps(struct out *o, const struct mon_ctx *x, const struct mon_sample *s)
 {
 	size_t i;
@@ -355,10 +360,40 @@ static void sample_gaps(struct out *o, const struct mon_ctx *x, const struct mon
 
 			snprintf(k, sizeof(k), "%s:%s", src->ops->name, src->dev);
 			out_str(o, NULL, NULL, k);
-			out_text(o, "#%" PRIu64 " gap: %s on %s: n/a\n", s->seq, src->ops->name,
+			out_text(o, "#%" PRIu64 " gap: %s on %s: n/a", s->seq, src->ops->name,
 				 src->dev);
+			if (i < MON_MAX_SRC && x->gap_since[i] && x->gap_since[i] < s->seq)
+				out_text(o, " since #%" PRIu64 " (%" PRIu64 " samples)",
+					 x->gap_since[i], s->seq - x->gap_since[i] + 1);
+			out_text(o, "\n");
 		}
 	out_obj_close(o);
+}
+
+/* Text: whether this sample's gaps are said. A gap is said as it begins, or as the set
+ * of sources without data changes, then once a second while it goes on: at 1 ms a line
+ * a sample for each source would bury everything else.
+ */
+static bool text_gaps_due(struct mon_ctx *x, const struct mon_sample *s)
+{
+	size_t i;
+	bool due;
+
+	for (i = 0; i < mon_engine_nsrc(x->e) && i < MON_MAX_SRC; i++)
+		if (!(s->gap_mask & (1u << i)))
+			x->gap_since[i] = 0;
+		else if (!x->gap_since[i])
+			x->gap_since[i] = s->seq;
+	if (!s->gap_mask) {
+		x->gap_said = 0;
+		return false;
+	}
+	due = s->gap_mask != x->gap_said || s->mono_ns - x->gap_said_ns >= 1000000000ULL;
+	if (due) {
+		x->gap_said = s->gap_mask;
+		x->gap_said_ns = s->mono_ns;
+	}
+	return due;
 }
 
 /* A counter's text cells: "+1500 B" (or reset / n/a) and its rate ("1.50 kB/s"; pause
@@ -459,7 +494,7 @@ static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 	const struct mon_col *c;
 	struct out o;
 	size_t i, n;
-	bool any = s->overruns > 0;
+	bool any = s->overruns > 0, gaps = false;
 
 	c = mon_engine_cols(x->e, &n);
 	for (i = 0; i < s->ncol && !any; i++)
@@ -473,8 +508,13 @@ static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 	} else if (any || o.json) {
 		sample_head(&o, s, "");
 	}
-	if (!o.json && s->seq != 1 && !any && !s->gap_mask) {
-		text_quiet(x, &o, s, false);	/* nothing to list: said once a second */
+	if (!o.json)
+		gaps = text_gaps_due(x, s);
+	if (!o.json && s->seq != 1 && !any && !gaps) {
+		/* nothing to list: said once a second; a gap said within the second holds
+		 * these samples too */
+		if (!s->gap_mask)
+			text_quiet(x, &o, s, false);
 	} else {				/* this sample has its lines */
 		x->unshown = 0;
 		x->shown_ns = s->mono_ns;
@@ -493,7 +533,7 @@ static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 		sample_value(&o, name, &c[i], &s->v[i]);
 	}
 	out_obj_close(&o);
-	if (!o.json)
+	if (!o.json && gaps)
 		sample_gaps(&o, x, s);
 	out_end_lines(&o);
 }

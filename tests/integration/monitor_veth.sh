@@ -7,9 +7,10 @@
 # --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot;
 # the other threads show by name in ps -L; the CSV rows and JSON lines agree row by row;
 # renaming the interface away and creating another of its name moves every source to the
-# new one, through a gap (no counter goes on from the renamed device under the old name).
+# new one, through a gap (no counter goes on from the renamed device under the old name);
+# at 1 ms the text output says a gap as it begins and then once a second.
 source "$(dirname "$0")/../lib.sh"
-plan 16
+plan 17
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -286,6 +287,26 @@ if [ "$rc" -eq 0 ] && grep -q "link statistics.*vB.*\(re-created\|no such interf
 	ok monitor_veth_rename_follows_name
 else
 	fail monitor_veth_rename_follows_name "exit $rc; last link.rx_packets of vB '$last', the new vB has $new, vOld $old; stderr: $(tr '\n' ' ' <"$tmp/err6")"
+fi
+
+# --- 7: text at 1 ms while the interface is gone: a gap line as it begins, then one a
+# second, not a line a sample for each source ---------------------------------------------
+ip netns exec "$B" "$PFCLAB" monitor -i vB --sources link,ethtool -I 1ms -D 3s \
+	>"$tmp/gap7.out" 2>"$tmp/err7" &
+mon7=$!
+defer kill "$mon7"
+sleep 0.8
+ip -n "$B" link del vB
+wait "$mon7"
+rc=$?
+ngap=$(grep -c ' gap: ' "$tmp/gap7.out")
+first=$(grep -m 1 ' gap: link on vB' "$tmp/gap7.out")
+since=$(grep -c ' gap: link on vB: n/a since #[0-9]* ([0-9]* samples)$' "$tmp/gap7.out")
+if [ $rc -eq 0 ] && [ "$ngap" -ge 2 ] && [ "$ngap" -le 10 ] &&
+	[[ $first =~ ^#[0-9]+\ gap:\ link\ on\ vB:\ n/a$ ]] && [ "$since" -ge 1 ]; then
+	ok "monitor_veth_gap_text_once_a_second ($ngap gap lines in about 2 s of gap at 1 ms, $(wc -l <"$tmp/gap7.out") lines in all)"
+else
+	fail monitor_veth_gap_text_once_a_second "exit $rc, $ngap gap lines (want 2-10), first '$first', $since with since; $(head -c 300 "$tmp/err7")"
 fi
 
 finish
