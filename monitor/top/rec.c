@@ -116,6 +116,10 @@ int top_rec_open(const char *dir, const char *host, struct top_rec **out, char *
 	r->csv_fd = -1;
 	r->started_wall_ns = time_real_ns();
 	rc = pfc_mkdir_p(dir);
+	/* a folder without a record may still hold samples-N.csv of one (its meta.json and
+	 * samples.csv removed): they would play as this record's */
+	if (!rc)
+		rc = rec_segments_clear(dir, path, sizeof(path));
 	snprintf(path, sizeof(path), "%s/" REC_JSONL, dir);
 	if (!rc) {
 		r->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);

@@ -43,6 +43,7 @@ struct rec {
 	uint64_t *val;		/* nrow * ncol */
 	uint8_t *ok;		/* nrow * ncol */
 	bool unfinished;	/* meta.json says its monitor did not finish it */
+	unsigned nseg;		/* the CSV segments meta.json lists; 0: not listed */
 };
 
 struct top_replay {
@@ -109,6 +110,11 @@ static int meta_load(struct rec *r, const char *dir, char *err, size_t errlen)
 	if (json_object_object_get_ex(m, "interval_ns", &x) &&
 	    json_object_is_type(x, json_type_int))
 		r->interval_ns = json_object_get_uint64(x);
+	/* a finished record's own list of its segments: a samples-N.csv beyond it is not
+	 * this run's */
+	if (json_object_object_get_ex(m, "csv_segments", &x) &&
+	    json_object_is_type(x, json_type_array) && json_object_array_length(x) < 1000)
+		r->nseg = (unsigned)json_object_array_length(x);
 	if (!json_object_object_get_ex(m, "columns", &cols) ||
 	    !json_object_is_type(cols, json_type_array)) {
 		snprintf(err, errlen, "%s: no \"columns\" array; is it a pfclab monitor record?",
@@ -295,7 +301,8 @@ static int rec_load(struct rec *r, const char *dir, const char *name, const char
 	rc = meta_load(r, dir, err, errlen);
 	if (rc)
 		return rc;
-	for (seg = 1; seg < 1000; seg++) {
+	/* an unfinished record may have opened a segment its meta.json does not list yet */
+	for (seg = 1; seg < 1000 && (r->unfinished || !r->nseg || seg <= r->nseg); seg++) {
 		struct stat st;
 
 		if (seg == 1)

@@ -18,7 +18,7 @@
 # on one line. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 15
+plan 16
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -272,6 +272,21 @@ if wait_for PAUSED && wait_for 'samples (unfinished: its monitor did not close i
 	ok "$name: a record whose meta.json says unfinished plays, the status line saying so"
 else
 	fail "$name: unfinished record" "$(screen | tail -1)"
+fi
+keys q
+wait_for 'TOP_EXIT=[0-9]'
+
+# a finished record plays the segments its meta.json lists: a samples-2.csv beside it
+# (left by another run) is not its rows
+cp -r "$rec" "$tmp/stray"
+cp "$rec/samples.csv" "$tmp/stray/samples-2.csv"
+nrow=$(($(wc -l <"$rec/samples.csv") - 1))
+type_line clear
+type_line "$PFCLAB top --replay $tmp/stray --paused; echo TOP_EXIT=\$?"
+if wait_for PAUSED && wait_for ": $nrow samples"; then
+	ok "$name: a samples-2.csv its meta.json does not list is left out ($nrow samples, as recorded)"
+else
+	fail "$name: stray segment" "want $nrow samples: $(screen | tail -1)"
 fi
 keys q
 wait_for 'TOP_EXIT=[0-9]'
