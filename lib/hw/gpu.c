@@ -152,8 +152,11 @@ int hw_gpu_index(const char *sel, char *why, size_t whylen)
 {
 	char bdf[HW_BDF_LEN];
 	uint32_t u;
+	int i = hw_gpu_find(sel, bdf, sizeof(bdf), why, whylen);
 
-	if (!parse_u32(sel, 0, HW_GPU_INDEX_MAX, &u))
+	/* an index where the PCI bus cannot be listed (no sysfs): taken as given, NVML
+	 * numbers the GPUs itself */
+	if (i < 0 && i != -ENODEV && i != -EINVAL && !parse_u32(sel, 0, HW_GPU_INDEX_MAX, &u))
 		return (int)u;
-	return hw_gpu_find(sel, bdf, sizeof(bdf), why, whylen);
+	return i;
 }

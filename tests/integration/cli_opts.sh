@@ -98,13 +98,13 @@ for c in "monitor -c 1" top; do	# top, its stdout no terminal: the monitor, no -
 	m=$("$PFCLAB" $c --gpu gpu0 </dev/null 2>&1); rc=$?
 	[ $rc -eq 2 ] && [[ $m == *"--gpu 'gpu0': expected a GPU index 0..63"*"or a PCI address"* ]] ||
 		g_msgs+="[$c --gpu gpu0: rc $rc: $m] "
-	for a in 0000:00:00.0 ff:1f.7; do
+	for a in 0000:00:00.0 ff:1f.7 63; do	# 63: an index past this host's GPUs
 		# shellcheck disable=SC2086 # the words of $c are the arguments
 		m=$(timeout 10 "$PFCLAB" $c --gpu $a </dev/null 2>&1); rc=$?
 		[ $rc -eq 2 ] && [[ $m == *"--gpu '$a': "*"NVIDIA GPU"* ]] || g_msgs+="[$c --gpu $a: rc $rc: $m] "
 	done
 done
-if [ -z "$g_msgs" ]; then ok "monitor/top --gpu: not an index or PCI address, or an address that is no NVIDIA GPU here: exit 2 saying which"
+if [ -z "$g_msgs" ]; then ok "monitor/top --gpu: not an index or PCI address, or an address or index of no NVIDIA GPU here: exit 2 saying which"
 else fail "--gpu" "$g_msgs"; fi
 
 # an ssh config whose path ssh's Include cannot take (a double quote) is refused up front by
