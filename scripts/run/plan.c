@@ -486,25 +486,12 @@ int plan_print(struct run_ctx *c, FILE *f)
 	fprintf(f, "# results: %s\n", c->dir);
 	for (h = 0; h < c->nhosts; h++)
 		print_transport(c, f, h);
-	for (h = 1; h < c->nhosts && !strcmp(c->hosts[h].pfclab, c->hosts[0].pfclab); h++)
-		;
-	if (h == c->nhosts) {	/* one pfclab for all */
-		fprintf(f, "# first, on every host: %s version", c->hosts[0].pfclab);
-	} else {		/* each host's own */
-		fprintf(f, "# first, on every host: its pfclab's version (");
-		for (h = 0; h < c->nhosts; h++)
-			fprintf(f, "%s%s: %s", h ? ", " : "", c->hosts[h].h->name, c->hosts[h].pfclab);
-		fprintf(f, ")");
-	}
-	fprintf(f, " (must print the same version as here), clock offset (date +%%s%%N, 3 round "
-		"trips), manifest (uname -r, ethtool -i, pfclab doctor --json)\n");
-	if (c->o.psk) {
-		fprintf(f, "# a fresh pre-shared key is written to each host's file (mode 0600) and "
-			"removed at the end:");
-		for (h = 0; h < c->nhosts; h++)
-			fprintf(f, "%s %s: %s", h ? "," : "", c->hosts[h].h->name, c->hosts[h].psk_path);
-		fprintf(f, "\n");
-	}
+	fprintf(f, "# first, on every host: %s version (must print the same version as here), "
+		"clock offset (date +%%s%%N, 3 round trips), manifest (uname -r, ethtool -i, "
+		"pfclab doctor --json)\n", c->hosts[0].pfclab);
+	if (c->o.psk)
+		fprintf(f, "# a fresh pre-shared key is written to each host's %s (mode 0600) and "
+			"removed at the end\n", c->hosts[0].psk_path);
 	for (i = 0; i < np; i++) {
 		struct exp_point p;
 		struct plan pl;
