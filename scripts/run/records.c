@@ -11,7 +11,6 @@
 
 #include "lib/util.h"
 #include "monitor/frames/timeline.h"
-#include "monitor/recfile.h"
 #include "records.h"
 
 const char *rec_json_str(json_object *o)
@@ -166,28 +165,10 @@ static void mon_line(json_object *o, void *arg)
 	s->prev = json_object_get(vals);
 }
 
-/* 0 when the record in DIR is of the format this pfclab reads (or names none, as the
- * first ones did); else -EPROTO, with why in ERR. */
-static int format_check(json_object *meta, const char *dir, char *err, size_t errlen)
-{
-	json_object *x, *v;
-
-	if (!json_object_object_get_ex(meta, "format", &x))
-		return 0;
-	if (json_object_is_type(x, json_type_string) && !strcmp(json_object_get_string(x), REC_FORMAT))
-		return 0;
-	v = rec_json_member(meta, "pfclab_version", json_type_string);
-	snprintf(err, errlen, "%s/meta.json: format '%.60s', not the %s this pfclab reads (written by "
-		 "pfclab %.40s): its counters are not read; report it with a pfclab that reads that "
-		 "format", dir, json_object_is_type(x, json_type_string) ? json_object_get_string(x) :
-		 "(not a string)", REC_FORMAT, v ? json_object_get_string(v) : "of unknown version");
-	return -EPROTO;
-}
-
 /* The names (metric, else key) of the gauges among a record's columns. */
-static json_object *gauges_of(json_object *m)
+static json_object *gauges_of(const char *meta)
 {
-	json_object *cols, *g = json_object_new_object();
+	json_object *m = json_object_from_file(meta), *cols, *g = json_object_new_object();
 	size_t i;
 
 	if (m && json_object_object_get_ex(m, "columns", &cols))
@@ -199,6 +180,7 @@ static json_object *gauges_of(json_object *m)
 				continue;
 			json_object_object_add(g, json_object_get_string(n), NULL);
 		}
+	json_object_put(m);
 	return g;
 }
 
@@ -206,7 +188,6 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 		     size_t ncounters)
 {
 	struct mon_scan s = { .m = m, .c = counters, .nc = ncounters };
-	json_object *meta;
 	char path[1200];
 	size_t i;
 	int rc;
@@ -217,14 +198,7 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 		counters[i].valid = false;
 	}
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	meta = json_object_from_file(path);
-	rc = format_check(meta, dir, m->format_err, sizeof(m->format_err));
-	if (rc) {
-		json_object_put(meta);
-		return rc;
-	}
-	s.gauges = gauges_of(meta);
-	json_object_put(meta);
+	s.gauges = gauges_of(path);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	rc = rec_jsonl_each(path, mon_line, &s);
 	json_object_put(s.prev);
@@ -238,17 +212,9 @@ bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
 {
 	struct rec_monitor m;
 	struct mon_scan s = { .m = &m, .gauge = metric };
-	json_object *meta;
 	char path[1200];
-	int rc;
 
 	memset(&m, 0, sizeof(m));
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	meta = json_object_from_file(path);
-	rc = format_check(meta, dir, m.format_err, sizeof(m.format_err));
-	json_object_put(meta);
-	if (rc)
-		return false;
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	if (rec_jsonl_each(path, mon_line, &s)) {
 		json_object_put(s.prev);

@@ -112,7 +112,6 @@ struct rec_monitor {
 	unsigned resets;      /* a counter went back without a rate: reset or re-created */
 	int64_t first_wall_ns, last_wall_ns;
 	bool failed;	      /* an "error" event */
-	char format_err[512]; /* a record of another format: why it was not read */
 };
 
 /* Scan DIR/samples.jsonl; fill COUNTERS[i].delta for the given metric names (exact, or a

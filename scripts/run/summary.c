@@ -361,8 +361,6 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 		rc[i].metric = names[i];
 	run_path(path, sizeof(path), "%s/monitor", hdir);
 	ok = !rec_monitor_read(path, &m, rc, ARRAY_SIZE(rc)) && m.samples > 0;
-	if (m.format_err[0])
-		json_object_object_add(mon, "error", json_object_new_string(m.format_err));
 	json_object_object_add(mon, "samples", json_object_new_int64((int64_t)m.samples));
 	json_object_object_add(mon, "counter_resets", json_object_new_int((int)m.resets));
 	/* PFC frames per priority, sent and received (NIC counters) */
@@ -635,8 +633,6 @@ static void text_rep(FILE *f, json_object *rep)
 		json_object_object_get_ex(ho, "counters", &mon);
 		json_object_object_get_ex(ho, "capture", &cap);
 		fprintf(f, "    host %s\n", hn);
-		if ((x = rec_json_member(mon, "error", json_type_string)))
-			fprintf(f, "      counters n/a: %s\n", json_object_get_string(x));
 		if (mon && json_object_object_get_ex(mon, "pfc_tx_frames", &txf) &&
 		    json_object_object_get_ex(mon, "pfc_rx_frames", &rxf) &&
 		    json_object_object_get_ex(mon, "paused_share_rx", &share)) {

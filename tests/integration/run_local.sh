@@ -13,7 +13,7 @@
 # warnings that leave the point valid; the wording of an experiment argument that is a
 # directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 25
+plan 24
 
 name=run-local
 need_root $name || finish
@@ -203,23 +203,6 @@ if [ $rc -eq 0 ] && [ "$wj" = "[true,2,3,4,12,0.07]" ] &&
 	ok "$name: late frames and bad timestamps: warnings with the counts, the repetition still valid; none in the real run"
 else
 	fail "$name: time-order warnings" "exit $rc, $wj; $(grep warning "$w/summary.txt" | head -n 2 | tr '\n' '|')"
-fi
-
-# a host's record of another monitor format (a host with another pfclab): its counters
-# are n/a with the reason, in summary.txt and summary.json, not read as this format
-f=$work/fmt
-cp -r "$dir" "$f"
-jq '.format = "pfclab-monitor-9" | .pfclab_version = "9.9"' "$dir/points/p000/rep0/b/monitor/meta.json" \
-	>"$f/points/p000/rep0/b/monitor/meta.json"
-"$PFCLAB" run --report "$f" --no-plots >fmt.out 2>&1
-rc=$?
-want="$f/points/p000/rep0/b/monitor/meta.json: format 'pfclab-monitor-9', not the pfclab-monitor-1 this pfclab reads (written by pfclab 9.9): its counters are not read; report it with a pfclab that reads that format"
-fj=$(jq -c '.points[0].repetitions[0].hosts | [.b.counters.samples, .a.counters.samples > 0, .a.counters.error]' "$f/summary.json")
-if [ $rc -eq 0 ] && [ "$(jq -r '.points[0].repetitions[0].hosts.b.counters.error' "$f/summary.json")" = "$want" ] &&
-	[ "$fj" = "[0,true,null]" ] && grep -qxF "      counters n/a: $want" "$f/summary.txt"; then
-	ok "$name: a record of another monitor format: that host's counters n/a, the reason in summary.txt and summary.json"
-else
-	fail "$name: record of another format" "exit $rc, $fj; $(grep -m 1 'counters n/a' "$f/summary.txt")"
 fi
 
 # an experiment argument that is a folder; --resume with --report
