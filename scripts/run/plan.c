@@ -464,6 +464,25 @@ static void print_transport(struct run_ctx *c, FILE *f, size_t h)
 	remote_argv_free(av);
 }
 
+/* Host H's pfclab as its commands name it, and where it comes from: the host's pfclab:
+ * key, this binary (launcher local) or the PATH a command gets there, which only the host
+ * knows. */
+static void print_pfclab(const struct run_ctx *c, FILE *f, size_t h)
+{
+	const struct run_host *rh = &c->hosts[h];
+
+	if (rh->h->pfclab)
+		fprintf(f, "# pfclab on host %s: %s (hosts.%s.pfclab)\n", rh->h->name, rh->pfclab,
+			rh->h->name);
+	else if (c->lops->kind == REMOTE_LOCAL)
+		fprintf(f, "# pfclab on host %s: %s (this binary: launcher local, no hosts.%s.pfclab)\n",
+			rh->h->name, rh->pfclab, rh->h->name);
+	else
+		fprintf(f, "# pfclab on host %s: %s (the first on the PATH a command run by %s gets on %s; "
+			"hosts.%s.pfclab gives a path)\n", rh->h->name, rh->pfclab,
+			c->lops->name, rh->reach[0] ? rh->reach : rh->h->name, rh->h->name);
+}
+
 static void print_step(FILE *f, const struct run_ctx *c, const struct plan_step *s)
 {
 	char *line = remote_argv_join((const char *const *)s->argv);
@@ -486,12 +505,18 @@ int plan_print(struct run_ctx *c, FILE *f)
 	fprintf(f, "# results: %s\n", c->dir);
 	for (h = 0; h < c->nhosts; h++)
 		print_transport(c, f, h);
-	fprintf(f, "# first, on every host: %s version (must print the same version as here), "
-		"clock offset (date +%%s%%N, 3 round trips), manifest (uname -r, ethtool -i, "
-		"pfclab doctor --json)\n", c->hosts[0].pfclab);
-	if (c->o.psk)
-		fprintf(f, "# a fresh pre-shared key is written to each host's %s (mode 0600) and "
-			"removed at the end\n", c->hosts[0].psk_path);
+	fprintf(f, "# first, on every host: its pfclab (below) version (must print the same version "
+		"as here), clock offset (date +%%s%%N, 3 round trips), manifest (uname -r, ethtool -i, "
+		"its pfclab doctor --json)\n");
+	for (h = 0; h < c->nhosts; h++)
+		print_pfclab(c, f, h);
+	if (c->o.psk) {
+		fprintf(f, "# a fresh pre-shared key is written to each host's run folder (mode 0600) "
+			"and removed at the end:");
+		for (h = 0; h < c->nhosts; h++)
+			fprintf(f, " %s %s%s", c->hosts[h].h->name, c->hosts[h].psk_path,
+				h + 1 < c->nhosts ? "," : "\n");
+	}
 	for (i = 0; i < np; i++) {
 		struct exp_point p;
 		struct plan pl;

@@ -13,7 +13,7 @@
 # warnings that leave the point valid; the wording of an experiment argument that is a
 # directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 
 name=run-local
 need_root $name || finish
@@ -61,6 +61,23 @@ if [ $? -eq 0 ] && [ ! -e "$work/dry" ] &&
 	ok "$name: --dry-run prints every command of both points and creates nothing"
 else
 	fail "$name: --dry-run" "$(echo "$out" | head -c 300)"
+fi
+
+# --dry-run names each host's own pfclab: a host's pfclab: key, else this binary (local)
+# or the PATH's on that host (ssh), and each host's own key file
+sed 's|^  b: {netdev: vb}|  b: {netdev: vb, pfclab: /opt/b/pfclab}|' inject.yaml >own.yaml
+out=$(run --dry-run -r "$work/dry" own.yaml)
+out_ssh=$(run --dry-run -l ssh -r "$work/dry" own.yaml)
+if echo "$out" | grep -qx "# pfclab on host a: $PFCLAB (this binary: launcher local, no hosts.a.pfclab)" &&
+	echo "$out" | grep -qx '# pfclab on host b: /opt/b/pfclab (hosts.b.pfclab)' &&
+	echo "$out" | grep -q "inject  a\$ $PFCLAB inject" && echo "$out" | grep -q 'capture b\$ /opt/b/pfclab capture' &&
+	echo "$out_ssh" | grep -qx "# pfclab on host a: pfclab (the first on the PATH a command run by ssh gets on a; hosts.a.pfclab gives a path)" &&
+	echo "$out_ssh" | grep -qx '# pfclab on host b: /opt/b/pfclab (hosts.b.pfclab)' &&
+	echo "$out_ssh" | grep -qE '^# a fresh pre-shared key .*: a /tmp/pfclab-run-veth-inject-[0-9-]+-a/psk, b /tmp/pfclab-run-veth-inject-[0-9-]+-b/psk$' &&
+	[ ! -e "$work/dry" ]; then
+	ok "$name: --dry-run names each host's pfclab (its pfclab: key, this binary, the PATH's) and key file"
+else
+	fail "$name: --dry-run per host pfclab" "$(echo "$out" "$out_ssh" | grep -E '^# (pfclab|a fresh)')"
 fi
 
 run -q inject.yaml >run.out 2>run.err
