@@ -463,13 +463,13 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		{ "CNP and ECN", "per second", NULL, 0 },
 		{ "GPU PCIe", "GB/s", NULL, 0 },
 	};
-	char path[PATH_MAX], gp[PATH_MAX], png[PATH_MAX];
+	char path[PATH_MAX], gp[PATH_MAX], png[PATH_MAX], why[256];
 	json_object *st, *phases = NULL, *hosts = NULL, *x;
 	int64_t t0 = 0;
 	double tmax = 0;
 	size_t h, i, k;
 	FILE *f;
-	int rc = 0;
+	int rc = 0, fr;
 
 	run_path(path, sizeof(path), "%s/points/%s/%s/status.json", dir, pid, rep);
 	st = json_object_from_file(path);
@@ -490,8 +490,12 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		if (hosts)
 			json_object_object_get_ex(hosts, hn, &mh);
 		mc.mh = mh;
+		/* a record of another format is left out, as the summary leaves it (counters_na) */
+		run_path(path, sizeof(path), "%s/points/%s/%s/%s/monitor", dir, pid, rep, hn);
+		fr = rec_monitor_format(path, why, sizeof(why));
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/monitor/samples.jsonl", dir, pid, rep, hn);
-		rec_jsonl_each(path, mon_sample, &mc);
+		if (!fr || fr == -ENOENT)
+			rec_jsonl_each(path, mon_sample, &mc);
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/review-timeline.csv", dir, pid, rep, hn);
 		timeline(p, path, hn, mh, t0);
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/traffic.jsonl", dir, pid, rep, hn);

@@ -11,6 +11,7 @@
 
 #include "lib/util.h"
 #include "monitor/frames/timeline.h"
+#include "monitor/recfile.h"
 #include "records.h"
 
 const char *rec_json_str(json_object *o)
@@ -184,6 +185,42 @@ static json_object *gauges_of(const char *meta)
 	return g;
 }
 
+int rec_monitor_format(const char *dir, char *why, size_t len)
+{
+	json_object *m, *f;
+	char path[1200], fmt[80], ver[80];
+	const char *s;
+	int rc = 0;
+
+	if (len)
+		*why = '\0';
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	if (access(path, F_OK))
+		return -errno;
+	m = json_object_from_file(path);
+	if (!m || !json_object_is_type(m, json_type_object)) {
+		snprintf(why, len, "not a JSON object (cut short, or not a pfclab monitor record?)");
+		json_object_put(m);
+		return -EINVAL;
+	}
+	/* as top --replay reads a record: a "format" there must be this pfclab's; a
+	 * meta.json without one is taken as it is */
+	if (json_object_object_get_ex(m, "format", &f) &&
+	    (!json_object_is_type(f, json_type_string) || strcmp(json_object_get_string(f), REC_FORMAT))) {
+		s = json_object_to_json_string_ext(f, JSON_C_TO_STRING_PLAIN);
+		if (json_object_is_type(f, json_type_string))
+			s = json_object_get_string(f);
+		rec_text_clean(s, strlen(s), fmt, sizeof(fmt));
+		s = rec_json_str(rec_json_member(m, "pfclab_version", json_type_string));
+		rec_text_clean(s, strlen(s), ver, sizeof(ver));
+		snprintf(why, len, "format '%s', not the %s this pfclab reads (written by pfclab %s)",
+			 fmt, REC_FORMAT, *ver ? ver : "of unknown version");
+		rc = -EPROTO;
+	}
+	json_object_put(m);
+	return rc;
+}
+
 int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
 		     size_t ncounters)
 {
@@ -197,6 +234,9 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 		counters[i].delta = 0;
 		counters[i].valid = false;
 	}
+	rc = rec_monitor_format(dir, path, sizeof(path));
+	if (rc && rc != -ENOENT)
+		return rc;	/* another format: none of it is read as this one */
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	s.gauges = gauges_of(path);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
@@ -214,6 +254,10 @@ bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
 	struct mon_scan s = { .m = &m, .gauge = metric };
 	char path[1200];
 
+	int rc = rec_monitor_format(dir, path, sizeof(path));
+
+	if (rc && rc != -ENOENT)
+		return false;
 	memset(&m, 0, sizeof(m));
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	if (rec_jsonl_each(path, mon_line, &s)) {
@@ -234,6 +278,8 @@ bool rec_monitor_gpu_index(const char *dir, int *idx)
 	bool ok = false, bad = false;
 	size_t i;
 
+	if (rec_monitor_format(dir, path, sizeof(path)))
+		return false;
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	o = json_object_from_file(path);
 	srcs = rec_json_member(o, "sources", json_type_array);

@@ -114,7 +114,15 @@ struct rec_monitor {
 	bool failed;	      /* an "error" event */
 };
 
-/* Scan DIR/samples.jsonl; fill COUNTERS[i].delta for the given metric names (exact, or a
+/* Whether the monitor record in DIR is of the format this pfclab reads, as top --replay
+ * checks it: its meta.json's "format" (a meta.json without one is taken as it is). 0 it
+ * is; -ENOENT (or another -errno) no meta.json; -EINVAL meta.json is not a JSON object;
+ * -EPROTO another format. WHY (LEN bytes, safe to show) says what is wrong for the last
+ * two: "format 'pfclab-monitor-2', not the pfclab-monitor-1 this pfclab reads (written by
+ * pfclab 2.0)". The readers below read nothing of a record it refuses. */
+int rec_monitor_format(const char *dir, char *why, size_t len);
+
+/* Scan DIR/samples.jsonl (-EPROTO or -EINVAL where rec_monitor_format refuses DIR); fill COUNTERS[i].delta for the given metric names (exact, or a
  * prefix ending in '*' summed over every match). */
 int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
 		     size_t ncounters);

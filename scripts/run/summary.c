@@ -351,18 +351,30 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	struct rec_counter rc[ARRAY_SIZE(names)];
 	struct rec_monitor m;
 	json_object *mon = json_object_new_object(), *o, *cap = json_object_new_object();
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[256];
 	size_t i;
 	double v;
-	bool ok;
-	int p;
+	bool ok, refused;
+	int p, fmt_rc;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		rc[i].metric = names[i];
 	run_path(path, sizeof(path), "%s/monitor", hdir);
+	fmt_rc = rec_monitor_format(path, why, sizeof(why));
+	refused = fmt_rc && fmt_rc != -ENOENT;
 	ok = !rec_monitor_read(path, &m, rc, ARRAY_SIZE(rc)) && m.samples > 0;
-	json_object_object_add(mon, "samples", json_object_new_int64((int64_t)m.samples));
-	json_object_object_add(mon, "counter_resets", json_object_new_int((int)m.resets));
+	if (refused) {
+		/* a record of another format (or no JSON) is not read as this one: every
+		 * counter n/a, and why, rather than zeros */
+		char na[PATH_MAX + 400];
+
+		run_path(na, sizeof(na), "%s/monitor/meta.json: %s; remake the summary "
+			 "(pfclab run --report) with a pfclab that reads that record", hrel, why);
+		json_object_object_add(ho, "counters_na", json_object_new_string(na));
+		ok = false;
+	}
+	json_object_object_add(mon, "samples", refused ? NULL : json_object_new_int64((int64_t)m.samples));
+	json_object_object_add(mon, "counter_resets", refused ? NULL : json_object_new_int((int)m.resets));
 	/* PFC frames per priority, sent and received (NIC counters) */
 	for (i = 0; i < 2; i++) {
 		o = json_object_new_object();
@@ -633,7 +645,9 @@ static void text_rep(FILE *f, json_object *rep)
 		json_object_object_get_ex(ho, "counters", &mon);
 		json_object_object_get_ex(ho, "capture", &cap);
 		fprintf(f, "    host %s\n", hn);
-		if (mon && json_object_object_get_ex(mon, "pfc_tx_frames", &txf) &&
+		if ((x = rec_json_member(ho, "counters_na", json_type_string)))
+			fprintf(f, "      counters       n/a: %s\n", json_object_get_string(x));
+		else if (mon && json_object_object_get_ex(mon, "pfc_tx_frames", &txf) &&
 		    json_object_object_get_ex(mon, "pfc_rx_frames", &rxf) &&
 		    json_object_object_get_ex(mon, "paused_share_rx", &share)) {
 			bool any = false, shares = false;

@@ -13,7 +13,7 @@
 # warnings that leave the point valid; the wording of an experiment argument that is a
 # directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 
 name=run-local
 need_root $name || finish
@@ -198,6 +198,29 @@ if "$PFCLAB" run --report "$dir" >report.out 2>&1 && [ -s "$dir/plots/p000-rep0.
 	ok "$name: --report remakes summary and plots"
 else
 	fail "$name: --report" "$(head -c 300 report.out)"
+fi
+
+# a monitor record of another format (b, p000) or whose meta.json is no JSON (a, p001):
+# named with the file and the pfclab that wrote it, its counters n/a, not read as this one
+w=$work/fmt
+cp -r "$dir" "$w"
+jq '.format = "pfclab-monitor-2" | .pfclab_version = "9.9"' "$dir/points/p000/rep0/b/monitor/meta.json" \
+	>"$w/points/p000/rep0/b/monitor/meta.json"
+head -c 40 "$dir/points/p001/rep0/a/monitor/meta.json" >"$w/points/p001/rep0/a/monitor/meta.json"
+"$PFCLAB" run --report "$w" >fmt.out 2>&1
+rc=$?
+na_b="points/p000/rep0/b/monitor/meta.json: format 'pfclab-monitor-2', not the pfclab-monitor-1 this pfclab reads (written by pfclab 9.9); remake the summary (pfclab run --report) with a pfclab that reads that record"
+na_a="points/p001/rep0/a/monitor/meta.json: not a JSON object (cut short, or not a pfclab monitor record?); remake the summary (pfclab run --report) with a pfclab that reads that record"
+fj=$(jq -c '[.points[0].repetitions[0].hosts.b | .counters_na, .counters.samples, .counters.counter_resets, .counters.gpu_pcie.rx_Bps_mean],
+	[.points[0].repetitions[0].hosts.a | .counters_na, (.counters.samples > 0)], .points[1].repetitions[0].hosts.a.counters_na' "$w/summary.json" | tr '\n' ' ')
+if [ $rc -eq 0 ] && [ "$fj" = "$(jq -nc --arg b "$na_b" --arg a "$na_a" '[$b,null,null,null], [null,true], $a' | tr '\n' ' ')" ] &&
+	grep -qxF "      counters       n/a: $na_b" "$w/summary.txt" &&
+	grep -qxF "      counters       n/a: $na_a" "$w/summary.txt" && grep -qxF "      counters       n/a: $na_b" fmt.out &&
+	[ "$(grep -c 'counters       n/a' "$w/summary.txt")" = 2 ] && [ -s "$w/plots/p000-rep0.png" ] &&
+	! grep -q counters_na "$dir/summary.json"; then
+	ok "$name: --report: a monitor record of another format, or a meta.json cut short, is named (host folder, file, format, writer) and its counters are n/a"
+else
+	fail "$name: record format" "exit $rc, $fj; $(grep 'counters ' "$w/summary.txt" | head -n 2 | tr '\n' '|')"
 fi
 
 # review's time-order caveats: late frames and bad timestamps are warnings with the count
