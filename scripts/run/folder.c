@@ -141,24 +141,55 @@ int run_folder_clear(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-int run_folder_parent_check(const char *dir, char *err, size_t errlen)
+/* The folder DIR is in ("." for a bare name); -ENAMETOOLONG or 0. */
+static int parent_of(const char *dir, char *parent, size_t len)
 {
-	char parent[PATH_MAX], *slash;
-	struct stat st;
+	char *slash;
 	size_t n;
 
-	if (run_path(parent, sizeof(parent), "%s", dir))
-		return pfc_why(err, errlen, -ENAMETOOLONG, "%.200s...: path too long", dir);
+	if (run_path(parent, len, "%s", dir))
+		return -ENAMETOOLONG;
 	n = strlen(parent);
 	while (n > 1 && parent[n - 1] == '/')
 		parent[--n] = 0;
 	slash = strrchr(parent, '/');
 	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
+		snprintf(parent, len, ".");
 	else if (slash == parent)
 		parent[1] = 0;
 	else
 		*slash = 0;
+	return 0;
+}
+
+int run_folder_writable(const char *dir, const char *opt, char *err, size_t errlen)
+{
+	char where[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (!stat(dir, &st))
+		run_path(where, sizeof(where), "%s", dir);
+	else if (parent_of(dir, where, sizeof(where)) || stat(where, &st))
+		return 0;	/* run_folder_parent_check says what is missing */
+	if (!access(where, W_OK | X_OK))
+		return 0;
+	rc = -errno;
+	if (!strcmp(opt, "--resume"))
+		return pfc_why(err, errlen, rc, "--resume %s: cannot write in %s: %s; a resumed run "
+			       "writes into its folder: copy it (cp -a %s NEW) where you can write and "
+			       "give --resume NEW", dir, where, strerror(-rc), dir);
+	return pfc_why(err, errlen, rc, "%s %s: cannot write in %s: %s; give %s a folder where you "
+		       "can write", opt, dir, where, strerror(-rc), opt);
+}
+
+int run_folder_parent_check(const char *dir, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (parent_of(dir, parent, sizeof(parent)))
+		return pfc_why(err, errlen, -ENAMETOOLONG, "%.200s...: path too long", dir);
 	if (stat(parent, &st))
 		return pfc_why(err, errlen, -errno, "%s: %s; pfclab run makes the results folder %s "
 			       "but not the folders above it: create %s first, or give another folder",

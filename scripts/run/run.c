@@ -68,8 +68,9 @@ int run_json_write(const char *path, json_object *o)
 	char tmp[PATH_MAX];
 
 	run_path(tmp, sizeof(tmp), "%s.tmp", path);
+	errno = 0;
 	if (json_object_to_file_ext(tmp, o, OUT_JSON_PRETTY))
-		return -EIO;
+		return errno ? -errno : -EIO;	/* why open or write failed (EROFS, ENOSPC) */
 	if (rename(tmp, path))
 		return -errno;
 	return 0;
@@ -583,8 +584,13 @@ static int folder_check(struct run_ctx *c, const char *parent)
 	struct stat st;
 	int rc;
 
-	if (c->o.resume)
+	if (c->o.resume) {
+		if (run_folder_writable(c->o.resume, "--resume", err, sizeof(err))) {
+			pfc_err("%s", err);
+			return -1;
+		}
 		return 0;
+	}
 	rc = run_folder_holds(dir, what, sizeof(what));
 	if (rc == -EEXIST && c->o.out && c->o.force)
 		snprintf(c->replaced, sizeof(c->replaced), "%s", what);
@@ -604,6 +610,10 @@ static int folder_check(struct run_ctx *c, const char *parent)
 		return -1;
 	}
 	if (stat(dir, &st) && run_folder_parent_check(dir, err, sizeof(err))) {
+		pfc_err("%s", err);
+		return -1;
+	}
+	if (run_folder_writable(dir, c->o.out ? "-o" : "-r", err, sizeof(err))) {
 		pfc_err("%s", err);
 		return -1;
 	}

@@ -207,6 +207,10 @@ int run_folder_holds(const char *dir, char *what, size_t len);
 /* --force: removes an earlier run's files and folders from DIR (those above and
  * summary.*, plots/), nothing else. 0, or -errno with ERR. */
 int run_folder_clear(const char *dir, char *err, size_t errlen);
+/* New files can be made in DIR, or where DIR is missing, in the folder it is to be made
+ * in (a missing one is left to run_folder_parent_check): 0, or -errno (-EROFS, -EACCES)
+ * with ERR naming OPT ("-r", "-o", "--resume"), the folder, why and what to do. */
+int run_folder_writable(const char *dir, const char *opt, char *err, size_t errlen);
 /* The folder DIR is made in exists: 0, or -errno with ERR saying what to do. */
 int run_folder_parent_check(const char *dir, char *err, size_t errlen);
 /* DIR made (0755) unless it is a folder already; the folders above it are never made:

@@ -935,15 +935,20 @@ int summary_make(const char *dir, char *err, size_t errlen)
 	}
 	run_path(path, sizeof(path), "%s/summary.json", dir);
 	rc = run_json_write(path, sum);
-	if (rc) {
-		run_path(err, errlen, "%s: cannot write: %s", path, strerror(-rc));
-		goto out;
+	if (!rc) {
+		run_path(path, sizeof(path), "%s/summary.txt", dir);
+		f = fopen(path, "w");
+		if (!f)
+			rc = -errno;
 	}
-	run_path(path, sizeof(path), "%s/summary.txt", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		rc = -errno;
-		run_path(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+	if (rc) {
+		/* a folder from elsewhere, read-only: say where a summary can be made */
+		if (rc == -EROFS || rc == -EACCES || rc == -EPERM)
+			run_path(err, errlen, "%s: cannot write: %s; the summary is written into the "
+				 "results folder: copy it (cp -a %s NEW) where you can write and give "
+				 "--report NEW", path, strerror(-rc), dir);
+		else
+			run_path(err, errlen, "%s: cannot write: %s", path, strerror(-rc));
 		goto out;
 	}
 	text_summary(f, e->name, man && json_object_object_get_ex(man, "status", &x) ?

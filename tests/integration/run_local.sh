@@ -13,7 +13,7 @@
 # warnings that leave the point valid; the wording of an experiment argument that is a
 # directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 26
+plan 27
 
 name=run-local
 need_root $name || finish
@@ -198,6 +198,33 @@ if "$PFCLAB" run --report "$dir" >report.out 2>&1 && [ -s "$dir/plots/p000-rep0.
 	ok "$name: --report remakes summary and plots"
 else
 	fail "$name: --report" "$(head -c 300 report.out)"
+fi
+
+# a read-only place: -r and -o refused before anything runs (--dry-run too), --resume and
+# --report of a run there say why and what to do (a resume used to go on and exit 0 with
+# nothing written; --report said "Input/output error")
+cp -r "$dir" "$work/ro-run"
+mkdir -p "$work/ro"
+rm "$work/ro-run/points/p001/rep0/status.json"
+unshare -m bash -c 'mount --bind "$1/ro" "$1/ro" && mount -o remount,bind,ro "$1/ro" &&
+	mount --bind "$1/ro-run" "$1/ro-run" && mount -o remount,bind,ro "$1/ro-run" || exit 99
+	cd "$1" && P=$2
+	$P run -n -r ro/results inject.yaml; echo "rc=$?"
+	$P run -o ro/mine inject.yaml; echo "rc=$?"
+	$P run --resume ro-run; echo "rc=$?"
+	$P run --report ro-run; echo "rc=$?"' sh "$work" "$PFCLAB" >ro.out 2>&1
+want="pfclab run: -r ro/results: cannot write in ro: Read-only file system; give -r a folder where you can write
+rc=1
+pfclab run: -o ro/mine: cannot write in ro: Read-only file system; give -o a folder where you can write
+rc=1
+pfclab run: --resume ro-run: cannot write in ro-run: Read-only file system; a resumed run writes into its folder: copy it (cp -a ro-run NEW) where you can write and give --resume NEW
+rc=1
+pfclab run: ro-run/summary.json: cannot write: Read-only file system; the summary is written into the results folder: copy it (cp -a ro-run NEW) where you can write and give --report NEW
+rc=1"
+if [ "$(cat ro.out)" = "$want" ] && [ ! -e "$work/ro/results" ]; then
+	ok "$name: a read-only results folder: -r, -o (--dry-run too), --resume and --report say so and what to do; exit 1"
+else
+	fail "$name: read-only results folder" "$(head -c 600 ro.out)"
 fi
 
 # a monitor record of another format (b, p000) or whose meta.json is no JSON (a, p001):
