@@ -335,7 +335,7 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 }
 
 static void host_summary(const char *hdir, const char *hrel, const char *host,
-			 const char *gpu, double dur, const struct rep_time *rt, json_object *ho,
+			 const char *gpu, bool monitored, double dur, const struct rep_time *rt, json_object *ho,
 			 json_object *tput, json_object *left, struct rec_review *rr)
 {
 	static const char *const names[] = {
@@ -351,30 +351,36 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	struct rec_counter rc[ARRAY_SIZE(names)];
 	struct rec_monitor m;
 	json_object *mon = json_object_new_object(), *o, *cap = json_object_new_object();
-	char path[PATH_MAX], why[256];
+	char path[PATH_MAX], why[256], na[PATH_MAX + 400] = "";
 	size_t i;
 	double v;
 	bool ok, refused;
-	int p, fmt_rc;
+	int p, fmt_rc, rd;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		rc[i].metric = names[i];
 	run_path(path, sizeof(path), "%s/monitor", hdir);
 	fmt_rc = rec_monitor_format(path, why, sizeof(why));
 	refused = fmt_rc && fmt_rc != -ENOENT;
-	ok = !rec_monitor_read(path, &m, rc, ARRAY_SIZE(rc)) && m.samples > 0;
-	if (refused) {
-		/* a record of another format (or no JSON) is not read as this one: every
-		 * counter n/a, and why, rather than zeros */
-		char na[PATH_MAX + 400];
-
+	rd = rec_monitor_read(path, &m, rc, ARRAY_SIZE(rc));
+	ok = !rd && m.samples > 0;
+	/* every counter n/a: say why, rather than leave it to be guessed */
+	if (refused)	/* another format (or no JSON): not read as this one */
 		run_path(na, sizeof(na), "%s/monitor/meta.json: %s; remake the summary "
 			 "(pfclab run --report) with a pfclab that reads that record", hrel, why);
+	else if (rd && !monitored)
+		run_path(na, sizeof(na), "not monitored (monitor: false in the experiment)");
+	else if (rd)
+		run_path(na, sizeof(na), "%s/monitor/samples.jsonl: %s (the host's monitor left no "
+			 "record; %s/monitor.err says why)", hrel, strerror(-rd), hrel);
+	else if (!m.samples)
+		run_path(na, sizeof(na), "%s/monitor/samples.jsonl holds no sample (%s/monitor.err "
+			 "may say why)", hrel, hrel);
+	if (na[0])
 		json_object_object_add(ho, "counters_na", json_object_new_string(na));
-		ok = false;
-	}
-	json_object_object_add(mon, "samples", refused ? NULL : json_object_new_int64((int64_t)m.samples));
-	json_object_object_add(mon, "counter_resets", refused ? NULL : json_object_new_int((int)m.resets));
+	json_object_object_add(mon, "samples", refused || rd ? NULL :
+			       json_object_new_int64((int64_t)m.samples));
+	json_object_object_add(mon, "counter_resets", na[0] ? NULL : json_object_new_int((int)m.resets));
 	/* PFC frames per priority, sent and received (NIC counters) */
 	for (i = 0; i < 2; i++) {
 		o = json_object_new_object();
@@ -672,7 +678,8 @@ static void text_rep(FILE *f, json_object *rep)
 			/* the shares are of the whole point, every phase together */
 			if (shares)
 				fprintf(f, " (paused: share of the point's %.1f s)", dur);
-			fprintf(f, "%s\n", any ? "" : " n/a (not counted by this NIC)");
+			fprintf(f, "%s\n", any ? "" : " n/a (not in the record: not counted by this "
+				"NIC, or not among monitor.sources)");
 		}
 		if (cap && json_object_object_get_ex(cap, "pfc", &pfc)) {
 			bool any = false;
@@ -845,8 +852,8 @@ static void point_reps(const struct exp *e, json_object *man, const char *ppath,
 						e->hosts[h].name, json_type_object);
 			run_path(hdir, sizeof(hdir), "%s/%s/%s", ppath, rl[j], e->hosts[h].name);
 			run_path(hrel, sizeof(hrel), "points/%s/%s/%s", pname, rl[j], e->hosts[h].name);
-			host_summary(hdir, hrel, e->hosts[h].name, e->hosts[h].gpu, dur, &rt, ho, tput,
-				     left, &rr);
+			host_summary(hdir, hrel, e->hosts[h].name, e->hosts[h].gpu, e->monitor, dur,
+				     &rt, ho, tput, left, &rr);
 			json_object_object_add(hosts, e->hosts[h].name, ho);
 			validity_obs_review(&obs, h, &rr);
 		}

@@ -191,8 +191,27 @@ static void test_summary(void **state)
 	assert_int_equal(system(path), 0);
 	x = get(sum, "points/0/repetitions/0/phases/0");
 	assert_true(json_object_get_double(get(x, "traffic_end_s")) == 1.9);
-	/* host b recorded nothing: its figures are n/a */
+	/* host b recorded nothing: its figures are n/a, and the summary says why (no
+	 * "not counted by this NIC" for a record that is not there), no count of 0 */
 	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/cnp_sent"));
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/samples"));
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/counter_resets"));
+	assert_string_equal(json_object_get_string(get(sum, "points/0/repetitions/0/hosts/b/counters_na")),
+			    "points/p000/rep0/b/monitor/samples.jsonl: No such file or directory (the "
+			    "host's monitor left no record; points/p000/rep0/b/monitor.err says why)");
+	assert_null(get(sum, "points/0/repetitions/0/hosts/a/counters_na"));
+	snprintf(path, sizeof(path), "grep -qF '      counters       n/a: points/p000/rep0/b/monitor/"
+		 "samples.jsonl: No such file or directory (the host' %s/summary.txt", root);
+	assert_int_equal(system(path), 0);
+	json_object_put(sum);
+	/* monitor: false: not monitored, said so for every host */
+	put(root, "experiment.yaml",
+	    "name: sum\nmonitor: false\nhosts:\n  a: {netdev: va, rdma: r, addr: 1.2.3.4}\n"
+	    "  b: {netdev: vb, rdma: s, addr: 1.2.3.5}\nphases:\n  - {name: x, traffic: {from: a, to: b}}\n");
+	sum = summarised(root);
+	assert_string_equal(json_object_get_string(get(sum, "points/0/repetitions/0/hosts/b/counters_na")),
+			    "not monitored (monitor: false in the experiment)");
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/counter_resets"));
 	json_object_put(sum);
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
