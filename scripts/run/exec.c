@@ -54,6 +54,7 @@ struct point_run {
 	char (*hostdir)[1024];
 	bool lost[EXP_MAX_HOSTS];
 	bool mon_failed[EXP_MAX_HOSTS], cap_failed[EXP_MAX_HOSTS];
+	bool mon_format[EXP_MAX_HOSTS];	/* its record is of another format */
 	struct validity_obs obs;
 	uint64_t t0;   /* runner wall clock at the point's time zero */
 	json_object *phases;
@@ -521,6 +522,7 @@ static void collect(struct point_run *r, const char *repdir, long *car0, long *c
 			snprintf(path, sizeof(path), "%s/monitor", hdir);
 			if (rec_monitor_read(path, &m, NULL, 0) || m.failed)
 				r->obs.monitor_failed = r->mon_failed[h] = !r->lost[h];
+			r->mon_format[h] = rec_monitor_format(path, NULL, 0) == -EPROTO;
 			r->obs.counter_resets += m.resets;
 		}
 		/* traffic.jsonl: every traffic process's lines, with the phase and role */
@@ -580,6 +582,9 @@ static bool step_failed(const struct point_run *r, size_t i, char *how, size_t l
 		return false;
 	if (!b->stopped && b->code)
 		snprintf(how, len, "exit status %d", b->code);
+	else if (s->role == PR_MONITOR && r->mon_format[s->host])
+		snprintf(how, len, "its record is of another format than this pfclab reads (the "
+			 "summary says which)");
 	else if (s->role == PR_MONITOR && r->mon_failed[s->host])
 		snprintf(how, len, "its record says it failed");
 	else if (s->role == PR_CAPTURE && r->cap_failed[s->host])
