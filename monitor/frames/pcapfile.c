@@ -22,9 +22,6 @@
 
 #define PCAP_MAGIC_US 0xa1b2c3d4u
 #define PCAP_MAGIC_NS 0xa1b23c4du
-/* libpcap's "modified" format (patched Linux tcpdump, 1999): microseconds, and each
- * record header 8 bytes longer (ifindex, protocol, packet type, padding) */
-#define PCAP_MAGIC_KUZ 0xa1b2cd34u
 #define NG_SHB 0x0a0d0d0au
 #define NG_IDB 1u
 #define NG_OPB 2u
@@ -129,20 +126,16 @@ static int reader_start(struct pcapf_reader *pr)
 		pr->ng = true;
 		return 0; /* the SHB is parsed by pcapf_reader_next like any block */
 	}
-	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS || magic == PCAP_MAGIC_KUZ)
+	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS)
 		pr->le = false;
 	else if (__builtin_bswap32(magic) == PCAP_MAGIC_US ||
-		 __builtin_bswap32(magic) == PCAP_MAGIC_NS ||
-		 __builtin_bswap32(magic) == PCAP_MAGIC_KUZ)
+		 __builtin_bswap32(magic) == PCAP_MAGIC_NS)
 		pr->le = true;
 	else
 		return fail(pr, "not a pcap or pcapng file (unknown magic)");
 	if (pr->le)
 		magic = __builtin_bswap32(magic);
-	pr->rec_extra = magic == PCAP_MAGIC_KUZ ? 8 : 0;
-	rd_skip(&pr->r, 4 + 2 + 2); /* magic, version */
-	pr->thiszone = (int32_t)get32(&pr->r, pr->le);
-	rd_skip(&pr->r, 4); /* sigfigs */
+	rd_skip(&pr->r, 4 + 2 + 2 + 4 + 4); /* magic, version, thiszone, sigfigs */
 	pr->ifs[0].snaplen = get32(&pr->r, pr->le);
 	pr->ifs[0].link = (int)(get32(&pr->r, pr->le) & 0xffff);
 	if (!rd_ok(&pr->r))
@@ -211,13 +204,12 @@ static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
 
 	if (!more(pr, 1))
 		return at_end(pr);
-	if (!more(pr, 16u + pr->rec_extra))
+	if (!more(pr, 16))
 		return cut(pr, "record header cut short (file truncated)");
 	sec = get32(r, pr->le);
 	frac = get32(r, pr->le);
 	rec->caplen = get32(r, pr->le);
 	rec->wirelen = get32(r, pr->le);
-	rd_skip(r, pr->rec_extra);
 	if (!rd_ok(r))
 		return cut(pr, "record header cut short (file truncated)");
 	if (rec->caplen > RECORD_MAX)
@@ -229,7 +221,6 @@ static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
 	if (frac >= 1000000000u / pr->ifs[0].ts_mul)
 		pr->bad_frac++; /* counted; the time is still sec + frac as written */
 	rec->ts_ns = (uint64_t)sec * 1000000000ull + (uint64_t)frac * pr->ifs[0].ts_mul;
-	rec->no_time = false;
 	rec->ifidx = 0;
 	rec->ifc = &pr->ifs[0];
 	return 1;
@@ -420,7 +411,6 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			rec->data = rd_ptr(&b);
 			rec->ifc = &pr->ifs[rec->ifidx];
 			rec->ts_ns = ts_to_ns(pr, rec->ifidx, (uint64_t)hi << 32 | lo);
-			rec->no_time = false;
 			return 1;
 		}
 		case NG_SPB:
@@ -438,7 +428,6 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 				rec->caplen = rec->ifc->snaplen;
 			rec->data = rd_ptr(&b);
 			rec->ts_ns = 0; /* SPBs carry no timestamp */
-			rec->no_time = true;
 			return 1;
 		case NG_OPB: {
 			uint32_t hi, lo;
@@ -454,7 +443,6 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			rec->data = rd_ptr(&b);
 			rec->ifc = &pr->ifs[rec->ifidx];
 			rec->ts_ns = ts_to_ns(pr, rec->ifidx, (uint64_t)hi << 32 | lo);
-			rec->no_time = false;
 			return 1;
 		}
 		default:

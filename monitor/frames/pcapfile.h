@@ -46,9 +46,6 @@ struct pcapf_reader {
 	uint64_t ts_overflow;/* pcapng: timestamp * if_tsresol beyond 64-bit ns */
 	uint64_t bad_tsresol;/* pcapng: interfaces with an if_tsresol beyond 10^-19 s or 2^-63 s */
 	bool cut_short;   /* the file ends inside a record */
-	int32_t thiszone; /* pcap: the header's UTC offset field (libpcap and tshark ignore
-			   * it, and so does the reader; review says so where it is set) */
-	uint8_t rec_extra;/* pcap: bytes after each record header (8 in the modified format) */
 	bool ng;
 	bool le;          /* byte order of the current section / file */
 	unsigned nifs;    /* interfaces of the current pcapng section (pcap: 1) */
@@ -60,7 +57,6 @@ struct pcapf_reader {
 
 struct pcapf_rec {
 	uint64_t ts_ns;
-	bool no_time;     /* a pcapng simple packet block: no timestamp (ts_ns 0) */
 	uint32_t caplen;
 	uint32_t wirelen;
 	const uint8_t *data;

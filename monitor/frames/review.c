@@ -50,9 +50,6 @@ struct review_file {
 	/* how far its earliest frame is stamped before the newest frame of the files given
 	 * before it (0: after them): the summary reads files one after another */
 	uint64_t behind_ns;
-	/* frames without a timestamp (pcapng simple packet blocks): each placed at the
-	 * time of the frame before it */
-	uint64_t no_time;
 	int bad_link;      /* a link type the decoder does not know (first seen), or -1 */
 	uint64_t bad_link_frames;
 	/* What the capture filters kept of RoCEv2 packets by their ECN field, known from
@@ -197,7 +194,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 	struct pcapf_rec rec;
 	struct frames_pkt pk;
 	bool is_stdin = !strcmp(rf->path, "-"), after = st->frames > 0;
-	uint64_t newest = st->last_ns, earliest = UINT64_MAX, known = st->last_ns;
+	uint64_t newest = st->last_ns, earliest = UINT64_MAX;
 	int fd, rc, link = -1;
 
 	rf->bad_link = -1;
@@ -244,15 +241,9 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			st->ecn_filtered = (uint8_t)(~ecn_kept(rf, opt, &ecn[cur], &rec, &pk) &
 						     FRAMES_ECN_ALL);
 		}
-		if (rec.no_time) {	/* counted where it came, at the time before it */
-			rec.ts_ns = known;
-			rf->no_time++;
-		} else {
-			known = rec.ts_ns;
-			if (rec.ts_ns < earliest)
-				earliest = rec.ts_ns;
-		}
 		frames_reorder_add(&ro, st, rec.ts_ns, &pk, rec.ifc->speed_bps);
+		if (rec.ts_ns < earliest)
+			earliest = rec.ts_ns;
 		rf->frames++;
 	}
 	frames_reorder_flush(&ro, st);
@@ -278,16 +269,6 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			 rf->path, pr.bad_frac);
 	if (rf->reorder.late)
 		late_warn(rf, opt);
-	if (rf->no_time)
-		pfc_warn("%s: %" PRIu64 " frame%s in simple packet blocks, which carry no "
-			 "timestamp: each is counted at the time of the frame before it, so pause "
-			 "times and CNP gaps around them are approximate (capture with pfclab "
-			 "capture --pcapng or tcpdump for timestamps)", rf->path, rf->no_time,
-			 rf->no_time == 1 ? "" : "s");
-	if (pr.thiszone)
-		pfc_warn("%s: the pcap header's time zone field is %" PRId32 " s: ignored, as "
-			 "libpcap and tshark do; timestamps are read as UTC", rf->path,
-			 pr.thiszone);
 	if (after && rf->frames && earliest < newest) {
 		char back[32];
 
@@ -433,9 +414,6 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 		out_bool(o, "damaged", NULL, f->error != NULL);
 		out_bool(o, "cut_short", NULL, f->cut_short);
 		out_uint_na(o, "bad_timestamps", NULL, f->bad_ts, !f->unread);
-		out_uint_na(o, "frames_without_time", f->no_time ?
-			    ", %" PRIu64 " without a timestamp (simple packet blocks)" : NULL,
-			    f->no_time, !f->unread);
 		if (f->bad_link >= 0)
 			out_int(o, "unsupported_link_type", NULL, f->bad_link);
 		else

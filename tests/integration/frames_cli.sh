@@ -11,7 +11,7 @@
 # capture and inject take --iface for --interface; inject --help lists the KINDs its
 # messages name.
 source "$(dirname "$0")/../lib.sh"
-plan 44
+plan 43
 
 need_cmd frames_cli jq || finish
 [ -x "$PFCLAB" ] || { skip frames_cli "no pfclab binary at $PFCLAB"; finish; }
@@ -64,26 +64,6 @@ expect_rc "review of a non-capture exits 1" 1 "not a pcap or pcapng" "$PFCLAB" r
 expect_rc "inject without a kind" 2 "give exactly one KIND" "$PFCLAB" inject -w "$tmp/x.pcap"
 expect_rc "inject --prio 9" 2 "--prio '9'" "$PFCLAB" inject --prio 9 pfc
 expect_rc "inject --prio 3, (a comma ends no list)" 2 "--prio '3,'" "$PFCLAB" inject --prio 3, pfc
-
-# a pcapng whose second PAUSE frame is in a simple packet block (no timestamp): counted,
-# at the time of the frame before it, with one warning and files[].frames_without_time
-le32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
-pause='\x01\x80\xc2\x00\x00\x01\x02\x00\x00\x00\x00\x01\x88\x08\x00\x01\xff\xff'
-pad=$(printf '\\x00%.0s' $(seq 42))
-{
-	printf "\x0a\x0d\x0d\x0a$(le32 28)\x4d\x3c\x2b\x1a\x01\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff$(le32 28)"
-	printf "$(le32 1)$(le32 20)\x01\x00\x00\x00$(le32 0)$(le32 20)"
-	printf "$(le32 6)$(le32 92)$(le32 0)$(le32 395812)$(le32 1)$(le32 60)$(le32 60)$pause$pad$(le32 92)"
-	printf "$(le32 3)$(le32 76)$(le32 60)$pause$pad$(le32 76)"
-} >"$tmp/spb.pcapng"
-spb=$("$PFCLAB" review --json "$tmp/spb.pcapng" 2>"$tmp/spb.err")
-rc=$?
-if [ $rc -eq 0 ] && [ "$(jq -c '[.files[0].frames, .files[0].frames_without_time, .kinds.pause]' <<<"$spb")" = "[2,1,2]" ] &&
-	grep -q "1 frame in simple packet blocks, which carry no timestamp: each is counted at the time of the frame before it" "$tmp/spb.err"; then
-	ok "frames_cli: a simple packet block's frame is counted, said to have no timestamp"
-else
-	fail "frames_cli: simple packet block" "exit $rc: $(jq -c '[.files[0], .kinds]' <<<"$spb" 2>&1 | head -c 300) $(head -c 300 "$tmp/spb.err")"
-fi
 expect_rc "inject needs -i or -w" 2 "either -i IF" "$PFCLAB" inject pfc
 expect_rc "inject --pause-time too long for one frame" 2 "at most 65535" \
 	"$PFCLAB" inject -w "$tmp/x.pcap" --pause-time 5ms --speed 25G pfc

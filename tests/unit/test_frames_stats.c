@@ -270,75 +270,6 @@ static void test_pcapng_tsresol_tsoffset(void **state)
 	assert_int_equal(pr.ts_overflow, 0);
 }
 
-/* The modified pcap format (magic 0xa1b2cd34, microseconds, 24-byte record headers), in
- * both byte orders, with a time zone field of 3600 s that is ignored as libpcap does. */
-static void test_pcap_modified(void **state)
-{
-	static const uint8_t le[] = {
-		0x34, 0xcd, 0xb2, 0xa1, 2, 0, 4, 0, 0x10, 0x0e, 0, 0, 0, 0, 0, 0,
-		0xff, 0xff, 0, 0, 1, 0, 0, 0,
-		/* 1700000000 s + 7 us, caplen 4, len 60, then ifindex 2, protocol, type, pad */
-		0x00, 0xf1, 0x53, 0x65, 7, 0, 0, 0, 4, 0, 0, 0, 60, 0, 0, 0,
-		2, 0, 0, 0, 0, 8, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd,
-		0x01, 0xf1, 0x53, 0x65, 0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0,
-		2, 0, 0, 0, 0, 8, 0, 0, 0xee, 0xff,
-	};
-	static const uint8_t be[] = {
-		0xa1, 0xb2, 0xcd, 0x34, 0, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0,
-		0, 0, 0xff, 0xff, 0, 0, 0, 1,
-		0x65, 0x53, 0xf1, 0x00, 0, 0, 0, 7, 0, 0, 0, 4, 0, 0, 0, 60,
-		0, 0, 0, 2, 8, 0, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd,
-	};
-	struct pcapf_reader pr;
-	struct pcapf_rec rec;
-
-	(void)state;
-	assert_int_equal(pcapf_reader_init(&pr, le, sizeof(le)), 0);
-	assert_int_equal(pr.thiszone, 3600);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
-	assert_int_equal(rec.ts_ns, 1700000000000007000ull);
-	assert_int_equal(rec.caplen, 4);
-	assert_int_equal(rec.wirelen, 60);
-	assert_int_equal(rec.data[0], 0xaa);
-	assert_false(rec.no_time);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
-	assert_int_equal(rec.ts_ns, 1700000001000000000ull);
-	assert_int_equal(rec.data[1], 0xff);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 0);
-	assert_int_equal(pcapf_reader_init(&pr, be, sizeof(be)), 0);
-	assert_int_equal(pr.thiszone, 0);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
-	assert_int_equal(rec.ts_ns, 1700000000000007000ull);
-	assert_int_equal(rec.data[3], 0xdd);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 0);
-	/* a record header cut inside its 8 extra bytes: cut short, not read past */
-	assert_int_equal(pcapf_reader_init(&pr, le, 24 + 20), 0);
-	assert_true(pcapf_reader_next(&pr, &rec) < 0);
-	assert_true(pr.cut_short);
-}
-
-/* A simple packet block: its frame, with no timestamp. */
-static void test_pcapng_spb(void **state)
-{
-	static const uint8_t f[] = {
-		0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0,
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
-		1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0,
-		/* SPB: original length 60, 4 bytes captured */
-		3, 0, 0, 0, 20, 0, 0, 0, 60, 0, 0, 0, 1, 2, 3, 4, 20, 0, 0, 0,
-	};
-	struct pcapf_reader pr;
-	struct pcapf_rec rec;
-
-	(void)state;
-	assert_int_equal(pcapf_reader_init(&pr, f, sizeof(f)), 0);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
-	assert_true(rec.no_time);
-	assert_int_equal(rec.wirelen, 60);
-	assert_int_equal(rec.caplen, 4);
-	assert_int_equal(pcapf_reader_next(&pr, &rec), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,8 +282,6 @@ int main(void)
 		cmocka_unit_test(test_pcapng_roundtrip),
 		cmocka_unit_test(test_not_pcap),
 		cmocka_unit_test(test_pcapng_tsresol_tsoffset),
-		cmocka_unit_test(test_pcap_modified),
-		cmocka_unit_test(test_pcapng_spb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
