@@ -221,6 +221,7 @@ static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
 	if (frac >= 1000000000u / pr->ifs[0].ts_mul)
 		pr->bad_frac++; /* counted; the time is still sec + frac as written */
 	rec->ts_ns = (uint64_t)sec * 1000000000ull + (uint64_t)frac * pr->ifs[0].ts_mul;
+	rec->has_ts = true;
 	rec->ifidx = 0;
 	rec->ifc = &pr->ifs[0];
 	return 1;
@@ -411,6 +412,7 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			rec->data = rd_ptr(&b);
 			rec->ifc = &pr->ifs[rec->ifidx];
 			rec->ts_ns = ts_to_ns(pr, rec->ifidx, (uint64_t)hi << 32 | lo);
+			rec->has_ts = true;
 			return 1;
 		}
 		case NG_SPB:
@@ -427,7 +429,8 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			if (rec->ifc->snaplen && rec->caplen > rec->ifc->snaplen)
 				rec->caplen = rec->ifc->snaplen;
 			rec->data = rd_ptr(&b);
-			rec->ts_ns = 0; /* SPBs carry no timestamp */
+			rec->ts_ns = 0;
+			rec->has_ts = false; /* SPBs carry no timestamp */
 			return 1;
 		case NG_OPB: {
 			uint32_t hi, lo;
@@ -443,6 +446,7 @@ static int next_ng(struct pcapf_reader *pr, struct pcapf_rec *rec)
 			rec->data = rd_ptr(&b);
 			rec->ifc = &pr->ifs[rec->ifidx];
 			rec->ts_ns = ts_to_ns(pr, rec->ifidx, (uint64_t)hi << 32 | lo);
+			rec->has_ts = true;
 			return 1;
 		}
 		default:

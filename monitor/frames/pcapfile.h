@@ -57,6 +57,9 @@ struct pcapf_reader {
 
 struct pcapf_rec {
 	uint64_t ts_ns;
+	/* false for a pcapng simple packet block, which carries no timestamp (ts_ns is then
+	 * 0, no time at all): such a frame has no place in time-based figures */
+	bool has_ts;
 	uint32_t caplen;
 	uint32_t wirelen;
 	const uint8_t *data;

@@ -44,6 +44,7 @@ struct review_file {
 			    * or a copy cut off) */
 	bool unread;       /* could not be opened or is not a capture */
 	uint64_t bad_ts;   /* records with impossible timestamps, all kinds together */
+	uint64_t untimed;  /* frames without a timestamp (pcapng simple packet blocks) */
 	/* frames stamped before one that came earlier in the file, put back in time order
 	 * or late (beyond the reorder window), as the window counted them (reorder.h) */
 	struct frames_reorder_counts reorder;
@@ -193,7 +194,7 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 	struct pcapf_reader pr;
 	struct pcapf_rec rec;
 	struct frames_pkt pk;
-	bool is_stdin = !strcmp(rf->path, "-"), after = st->frames > 0;
+	bool is_stdin = !strcmp(rf->path, "-"), after = st->frames > st->untimed;
 	uint64_t newest = st->last_ns, earliest = UINT64_MAX;
 	int fd, rc, link = -1;
 
@@ -241,10 +242,15 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 			st->ecn_filtered = (uint8_t)(~ecn_kept(rf, opt, &ecn[cur], &rec, &pk) &
 						     FRAMES_ECN_ALL);
 		}
+		rf->frames++;
+		if (!rec.has_ts) { /* no time to place it at: counted, not timed */
+			frames_stats_add_untimed(st, &pk);
+			rf->untimed++;
+			continue;
+		}
 		frames_reorder_add(&ro, st, rec.ts_ns, &pk, rec.ifc->speed_bps);
 		if (rec.ts_ns < earliest)
 			earliest = rec.ts_ns;
-		rf->frames++;
 	}
 	frames_reorder_flush(&ro, st);
 	frames_reorder_free(&ro);
@@ -267,9 +273,14 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		pfc_warn("%s: %" PRIu64 " records with a sub-second field of 1 s or more "
 			 "(microseconds >= 1e6 or nanoseconds >= 1e9); their times are wrong",
 			 rf->path, pr.bad_frac);
+	if (rf->untimed)
+		pfc_warn("%s: %" PRIu64 " frames without a timestamp (pcapng simple packet "
+			 "blocks); they are counted in frames, kinds and ECN flows but left out of "
+			 "the span, the timeline, pause times and the CNP table (rates, gaps)",
+			 rf->path, rf->untimed);
 	if (rf->reorder.late)
 		late_warn(rf, opt);
-	if (after && rf->frames && earliest < newest) {
+	if (after && earliest < newest) {
 		char back[32];
 
 		rf->behind_ns = newest - earliest;
@@ -395,6 +406,9 @@ static void render_files(struct out *o, const struct review_file *files, int nfi
 			    ", %" PRIu64 " out of time order (--reorder 0)", rc->late, ok);
 		out_ns(o, "max_backstep_s", steps ? ", steps back up to %.3f ms" : NULL,
 		       rc->max_back_ns, 1e6, ok);
+		out_uint_na(o, "frames_without_time", f->untimed ?
+			    ", %" PRIu64 " without a timestamp (not in time-based figures)" : NULL,
+			    f->untimed, ok);
 		out_ns(o, "behind_previous_s", f->behind_ns ?
 		       ", starts %.3f ms before the files before it end" : NULL, f->behind_ns,
 		       1e6, ok);
@@ -430,11 +444,17 @@ static void render_totals(struct out *o, const struct frames_stats *st)
 		FRAMES_KIND_PAUSE, FRAMES_KIND_PFC, FRAMES_KIND_CNP, FRAMES_KIND_ROCE,
 		FRAMES_KIND_MACCTL, FRAMES_KIND_OTHER,
 	};
-	bool any = st->frames > 0;
+	bool any = st->frames > st->untimed; /* a frame with a time */
 	size_t i;
 
-	out_ns(o, NULL, "span      %.6f s, ", any ? st->last_ns - st->first_ns : 0, 1e9, true);
+	if (any || !st->frames)
+		out_ns(o, NULL, "span      %.6f s, ", any ? st->last_ns - st->first_ns : 0, 1e9,
+		       true);
+	else
+		out_text(o, "span      n/a (no frame has a timestamp), ");
 	out_uint(o, "frames", "%" PRIu64 " frames, ", st->frames);
+	out_uint(o, "frames_without_time", st->untimed ?
+		 "%" PRIu64 " without a timestamp, " : NULL, st->untimed);
 	out_uint(o, "bytes", "%" PRIu64 " bytes\n", st->bytes);
 	out_ns(o, "first_s", NULL, st->first_ns, 1e9, any);
 	out_ns(o, "last_s", NULL, st->last_ns, 1e9, any);
@@ -675,6 +695,9 @@ static const char review_usage[] =
 	".max_backstep_s say how many and how far. Files are summed one after another:\n"
 	"give a capture's files oldest first (a file that starts before the newest frame\n"
 	"of those before it is warned about; files[].behind_previous_s says by how much).\n"
+	"Frames without a timestamp (pcapng simple packet blocks) count in frames, kinds\n"
+	"and ECN flows but in no figure of time (span, timeline, pause and CNP tables),\n"
+	"with a warning; frames_without_time and files[].frames_without_time say how many.\n"
 	"\n"
 	"Options:\n";
 static const char review_tail[] =

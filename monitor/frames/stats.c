@@ -369,21 +369,12 @@ static void flow_add(struct frames_stats *st, const struct frames_pkt *pk)
 		f->ce++;
 }
 
-void frames_stats_add_counts(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
+/* What counts a frame whatever its time. */
+static void counts_add(struct frames_stats *st, const struct frames_pkt *pk)
 {
-	if (st->frames == 0) {
-		st->first_ns = ts;
-		st->bin_t0 = st->bin_ns ? ts - ts % st->bin_ns : 0;
-	} else if (ts < st->first_ns) {
-		st->first_ns = ts;
-	}
 	st->frames++;
 	st->bytes += pk->wirelen;
-	if (ts > st->last_ns)
-		st->last_ns = ts;
 	st->status[pk->status < FRAMES_STATUS_MAX ? pk->status : FRAMES_INVALID]++;
-	if (st->bin_ns)
-		bin_add(st, ts, pk);
 	if (pk->status != FRAMES_OK)
 		return;
 	st->kind[pk->kind]++;
@@ -393,6 +384,27 @@ void frames_stats_add_counts(struct frames_stats *st, uint64_t ts, const struct 
 		if (!st->counts_only)
 			flow_add(st, pk);
 	}
+}
+
+void frames_stats_add_counts(struct frames_stats *st, uint64_t ts, const struct frames_pkt *pk)
+{
+	if (st->frames == st->untimed) { /* the first frame with a time */
+		st->first_ns = ts;
+		st->bin_t0 = st->bin_ns ? ts - ts % st->bin_ns : 0;
+	} else if (ts < st->first_ns) {
+		st->first_ns = ts;
+	}
+	if (ts > st->last_ns)
+		st->last_ns = ts;
+	if (st->bin_ns)
+		bin_add(st, ts, pk);
+	counts_add(st, pk);
+}
+
+void frames_stats_add_untimed(struct frames_stats *st, const struct frames_pkt *pk)
+{
+	st->untimed++;
+	counts_add(st, pk);
 }
 
 void frames_timed_from_pkt(struct frames_timed *ev, uint64_t ts, const struct frames_pkt *pk,

@@ -108,6 +108,10 @@ struct frames_stats {
 			       * value e; review reads the pcapng if_filter), 0 for none */
 
 	uint64_t frames, bytes;
+	/* of frames, those without a timestamp (pcapng simple packet blocks): counted in
+	 * frames, bytes, kinds, statuses and flows, never in a figure of time (first_ns,
+	 * last_ns, timeline rows, the pause and CNP tables) */
+	uint64_t untimed;
 	uint64_t kind[FRAMES_KIND_MAX];
 	uint64_t status[FRAMES_STATUS_MAX];
 	uint64_t roce_ce;    /* RoCEv2 packets (CNPs excluded) with ECN = CE */
@@ -167,6 +171,10 @@ void frames_stats_add(struct frames_stats *st, uint64_t ts_ns, const struct fram
  * Any order. */
 void frames_stats_add_counts(struct frames_stats *st, uint64_t ts_ns,
 			     const struct frames_pkt *pk);
+/* The counts of a frame without a timestamp (a pcapng simple packet block): frames,
+ * bytes, kinds, statuses and flows; no time-based figure (span, timeline, pause and CNP
+ * tables), which a made-up time would skew. Counted in untimed. */
+void frames_stats_add_untimed(struct frames_stats *st, const struct frames_pkt *pk);
 /* Whether pk is a PAUSE, PFC or CNP frame that decoded cleanly: one with a timed part. */
 static inline bool frames_pkt_timed(const struct frames_pkt *pk)
 {

@@ -7,11 +7,12 @@
 # never a signal, and whatever JSON it prints parses. Then the exact contract on made
 # cases: a file cut short exits 3 with cut_short true; standard input and a FIFO are
 # read; impossible timestamps and an unknown link type are warned about once with the
-# count. About 5 s.
+# count; frames without a timestamp (pcapng simple packet blocks) are counted but kept
+# out of every figure of time. About 5 s.
 source "$(dirname "$0")/../lib.sh"
 
 name=review_hostile
-plan 6
+plan 7
 need_cmd $name jq od || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
 tmp=$(mktemp -d)
@@ -150,5 +151,56 @@ if [ $rc -eq 0 ] && [ "$got" = '[true,100000000000,25600]' ] && grep -q 'mixed s
 	ok "$name: 25G and 100G interfaces in one pcapng: speeds_mixed true, 20.48 + 5.12 us paused"
 else
 	fail "$name: mixed speeds" "exit $rc, [speeds_mixed, link_bps, paused ns] $got; '$txt'; $(cat "$tmp/err")"
+fi
+# Frames made by hand in perl, for the captures below: blk/opt/epb/spb build pcapng
+# blocks (little-endian), pfc/cnp the frames (a PFC XOFF of 1000 quanta on priority 3
+# from 02:00:00:00:00:01; a CNP from 10.0.0.2 to QP 0x100).
+mkframes='
+sub blk { my ($t, $b) = @_; $b .= "\0" x (-length($b) % 4); my $n = length($b) + 12;
+	pack("VV", $t, $n) . $b . pack("V", $n) }
+sub opt { my ($c, $v) = @_; pack("vv", $c, length $v) . $v . "\0" x (-length($v) % 4) }
+sub shb { blk(0x0A0D0D0A, pack("VvvVV", 0x1A2B3C4D, 1, 0, 0xffffffff, 0xffffffff)) }
+sub idb { blk(1, pack("vvV", 1, 0, 0) . opt(8, pack("Q<", $_[0])) . opt(0, "")) }
+sub epb { my ($us, $f) = @_; blk(6, pack("VVVVV", 0, $us >> 32, $us & 0xffffffff,
+	length $f, length $f) . $f) }
+sub spb { my ($f) = @_; blk(3, pack("V", length $f) . $f) }
+sub pad60 { my $f = shift; $f . "\0" x (60 - length $f) }
+sub pfc { pad60(pack("H*", "0180c2000001" . "020000000001" . "8808" . "0101" . "0008") .
+	pack("n8", 0, 0, 0, 1000, 0, 0, 0, 0)) }
+sub csum { my $s = 0; $s += $_ for unpack("n*", $_[0]);
+	$s = ($s & 0xffff) + ($s >> 16) while $s > 0xffff; ~$s & 0xffff }
+sub cnp { my $body = pack("CCnNN", 0x81, 0, 0xffff, 0x100, 1) . "\0" x 20;
+	my $udp = pack("nnnn", 49152, 4791, 8 + length $body, 0) . $body;
+	my $ip = pack("CCnnnCCnC4C4", 0x45, 0, 20 + length $udp, 1, 0x4000, 64, 17, 0,
+		10, 0, 0, 2, 10, 0, 0, 1);
+	substr($ip, 10, 2) = pack("n", csum($ip));
+	pad60(pack("H*", "020000000001" . "020000000002" . "0800") . $ip . $udp) }
+'
+
+# simple packet blocks carry no timestamp: a PFC frame and a CNP in SPBs among timed
+# ones (PFC at 1 s, CNPs at 1.0001 and 1.0003 s, 25G) are counted (frames, kinds) but
+# placed at no time: span from 1 s, the CNP pair's 2 timed CNPs 200 us apart, 20.48 us
+# paused, 4 timeline rows of 100 us; one warning, frames_without_time in the JSON
+perl -e "$mkframes"'
+	open(my $o, ">:raw", $ARGV[0]) or die;
+	print $o shb(), idb(25e9), epb(1000000, pfc()), spb(pfc()), epb(1000100, cnp()),
+		spb(cnp()), epb(1000300, cnp());' "$tmp/spb.pcapng"
+"$PFCLAB" review --json "$tmp/spb.pcapng" >"$tmp/spb.json" 2>"$tmp/err"
+rc=$?
+got=$(jq -c '[.frames, .frames_without_time, .files[0].frames_without_time, .first_s, .last_s,
+	.kinds.pfc, .kinds.cnp, .pause.priorities[0].frames,
+	(.pause.priorities[0].paused_s * 1e9 | round), .cnp[0].count, (.cnp[0].gap_min_s * 1e9 | round),
+	(.cnp[0].rate_per_s | round)]' "$tmp/spb.json" 2>/dev/null)
+rows=$("$PFCLAB" review --timeline 100us "$tmp/spb.pcapng" 2>/dev/null | tail -n +2 |
+	awk -F, '{ n++; f += $2 } END { print n, f }')
+txt=$("$PFCLAB" review "$tmp/spb.pcapng" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$got" = '[5,2,2,1,1.0003,2,3,1,20480,2,200000,5000]' ] && [ "$rows" = "4 3" ] &&
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q "spb.pcapng: 2 frames without a timestamp (pcapng simple packet blocks)" "$tmp/err" &&
+	grep -q '^file .*5 frames, 2 without a timestamp' <<<"$txt" &&
+	grep -q '^span      0.000300 s, 5 frames, 2 without a timestamp' <<<"$txt"; then
+	ok "$name: 2 simple packet blocks among 3 timed frames: counted, in no time-based figure, said so"
+else
+	fail "$name: simple packet blocks" "exit $rc, $got, timeline rows/frames '$rows': $(cat "$tmp/err"); $(head -n 2 <<<"$txt")"
 fi
 finish

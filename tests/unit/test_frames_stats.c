@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_frames_stats.c: paused-time bookkeeping (XOFF refresh, XON, expiry, storms, per
- * timeline bin), CNP gap percentiles, and the pcap/pcapng writers read back by the reader. */
+ * timeline bin), CNP gap percentiles, frames without a timestamp, and the pcap/pcapng
+ * writers read back by the reader. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -262,12 +263,58 @@ static void test_pcapng_tsresol_tsoffset(void **state)
 	assert_int_equal(pcapf_reader_init(&pr, f, sizeof(f)), 0);
 	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
 	assert_int_equal(rec.ifidx, 0);
+	assert_true(rec.has_ts);
 	assert_int_equal(rec.ts_ns, 1700000100000001000ull);
 	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
 	assert_int_equal(rec.ifidx, 1);
 	assert_int_equal(rec.ts_ns, 1699999995500000000ull);
 	assert_int_equal(pcapf_reader_next(&pr, &rec), 0);
 	assert_int_equal(pr.ts_overflow, 0);
+}
+
+/* A simple packet block has no timestamp: the reader says so (has_ts false), and the
+ * summary counts such a frame without placing it in time: a first frame without one
+ * leaves the span and the timeline to the timed frame after it. */
+static void test_untimed(void **state)
+{
+	static const uint8_t f[] = {
+		0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
+		/* IDB: Ethernet, no options */
+		1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0,
+		/* SPB: original length 4, then the packet */
+		3, 0, 0, 0, 20, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4, 20, 0, 0, 0,
+	};
+	struct pcapf_reader pr;
+	struct pcapf_rec rec;
+	struct frames_stats st;
+	struct frames_pkt pk = { .status = FRAMES_OK, .kind = FRAMES_KIND_PFC, .wirelen = 60,
+				 .pfc_enable = 1u << 3, .pfc_quanta = { [3] = 1000 } };
+
+	(void)state;
+	assert_int_equal(pcapf_reader_init(&pr, f, sizeof(f)), 0);
+	assert_int_equal(pcapf_reader_next(&pr, &rec), 1);
+	assert_false(rec.has_ts);
+	assert_int_equal(rec.caplen, 4);
+	assert_int_equal(pcapf_reader_next(&pr, &rec), 0);
+
+	frames_stats_init(&st, 0, 1000000, 1000000);
+	frames_stats_add_untimed(&st, &pk);
+	frames_stats_add(&st, 5500000, &pk, G25);
+	frames_stats_add_untimed(&st, &pk);
+	frames_stats_finish(&st);
+	assert_int_equal(st.frames, 3);
+	assert_int_equal(st.untimed, 2);
+	assert_int_equal(st.bytes, 180);
+	assert_int_equal(st.kind[FRAMES_KIND_PFC], 3);
+	assert_int_equal(st.first_ns, 5500000);
+	assert_int_equal(st.last_ns, 5500000);
+	assert_int_equal(st.bin_t0, 5000000);
+	assert_int_equal(st.bins_used, 1);
+	assert_int_equal(st.bins[0].kind[FRAMES_KIND_PFC], 1);
+	assert_int_equal(st.prio[3].frames, 1);	/* the timed one: the pause table's */
+	assert_int_equal(st.prio[3].paused_ns, 20480);
+	frames_stats_free(&st);
 }
 
 int main(void)
@@ -282,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_pcapng_roundtrip),
 		cmocka_unit_test(test_not_pcap),
 		cmocka_unit_test(test_pcapng_tsresol_tsoffset),
+		cmocka_unit_test(test_untimed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
