@@ -135,7 +135,9 @@ static int reader_start(struct pcapf_reader *pr)
 		return fail(pr, "not a pcap or pcapng file (unknown magic)");
 	if (pr->le)
 		magic = __builtin_bswap32(magic);
-	rd_skip(&pr->r, 4 + 2 + 2 + 4 + 4); /* magic, version, thiszone, sigfigs */
+	rd_skip(&pr->r, 4 + 2 + 2); /* magic, version */
+	pr->thiszone = (int32_t)get32(&pr->r, pr->le);
+	rd_skip(&pr->r, 4); /* sigfigs */
 	pr->ifs[0].snaplen = get32(&pr->r, pr->le);
 	pr->ifs[0].link = (int)(get32(&pr->r, pr->le) & 0xffff);
 	if (!rd_ok(&pr->r))

@@ -45,6 +45,12 @@ struct pcapf_reader {
 	uint64_t bad_frac;   /* pcap: fraction >= 1 s (us >= 1e6, ns >= 1e9) */
 	uint64_t ts_overflow;/* pcapng: timestamp * if_tsresol beyond 64-bit ns */
 	uint64_t bad_tsresol;/* pcapng: interfaces with an if_tsresol beyond 10^-19 s or 2^-63 s */
+	/* Classic pcap: the header's thiszone, seconds (pcap-savefile(5): UTC minus the
+	 * local time the records were stamped in). Kept, not applied: libpcap, tcpdump and
+	 * Wireshark ignore it, writers put 0, and the IETF pcap draft (Reserved1) says a
+	 * reader must ignore it, so records are taken as UTC as every other tool takes
+	 * them; review warns when it is not 0. */
+	int32_t thiszone;
 	bool cut_short;   /* the file ends inside a record */
 	bool ng;
 	bool le;          /* byte order of the current section / file */

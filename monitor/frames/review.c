@@ -218,6 +218,12 @@ static int review_file_run(struct frames_stats *st, struct review_file *rf,
 		rf->unread = true;
 		goto out;
 	}
+	if (pr.thiszone)
+		pfc_warn("%s: its pcap header gives a time zone correction (thiszone) of %+" PRId32
+			 " s; timestamps are read as written, as UTC, as libpcap, tcpdump and "
+			 "Wireshark read them (the pcap specification says readers ignore the field); "
+			 "if they are local time, first_s, last_s and the timeline's times are off by "
+			 "that much (gaps, rates and paused time are not)", rf->path, pr.thiszone);
 	frames_reorder_init(&ro, opt->reorder_ns, FRAMES_REORDER_CAP);
 	rsec = pr.sections;
 	while ((rc = pcapf_reader_next(&pr, &rec)) > 0) {

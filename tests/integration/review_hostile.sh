@@ -8,11 +8,11 @@
 # cases: a file cut short exits 3 with cut_short true; standard input and a FIFO are
 # read; impossible timestamps and an unknown link type are warned about once with the
 # count; frames without a timestamp (pcapng simple packet blocks) are counted but kept
-# out of every figure of time. About 5 s.
+# out of every figure of time; a pcap header's thiszone is named, not applied. About 5 s.
 source "$(dirname "$0")/../lib.sh"
 
 name=review_hostile
-plan 7
+plan 8
 need_cmd $name jq od || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
 tmp=$(mktemp -d)
@@ -202,5 +202,18 @@ if [ $rc -eq 0 ] && [ "$got" = '[5,2,2,1,1.0003,2,3,1,20480,2,200000,5000]' ] &&
 	ok "$name: 2 simple packet blocks among 3 timed frames: counted, in no time-based figure, said so"
 else
 	fail "$name: simple packet blocks" "exit $rc, $got, timeline rows/frames '$rows': $(cat "$tmp/err"); $(head -n 2 <<<"$txt")"
+fi
+# thiszone -3600 in a classic pcap header (pfc_xoff_xon, little-endian): read as written,
+# as tshark reads it (the same first_s), with one warning naming the value
+cp "$g/pfc_xoff_xon/input.pcap" "$tmp/zone.pcap"
+le32 $((0x100000000 - 3600)) | dd of="$tmp/zone.pcap" bs=1 seek=8 conv=notrunc status=none
+want=$("$PFCLAB" review --json "$g/pfc_xoff_xon/input.pcap" 2>/dev/null | jq -c '[.first_s, .last_s, .frames]')
+got=$("$PFCLAB" review --json "$tmp/zone.pcap" 2>"$tmp/err" | jq -c '[.first_s, .last_s, .frames]')
+rc=$?
+if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q "zone.pcap: its pcap header gives a time zone correction (thiszone) of -3600 s; timestamps are read as written" "$tmp/err"; then
+	ok "$name: thiszone -3600: times read as written ($got), one warning naming it"
+else
+	fail "$name: thiszone" "exit $rc, want $want got $got: $(cat "$tmp/err")"
 fi
 finish
