@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* pcapfile.c: pcap (classic, micro- and nanosecond) and pcapng readers over a memory
- * buffer, and writers for both with nanosecond timestamps.
+/* pcapfile.c: pcap (classic, micro- and nanosecond, and the modified format) and pcapng
+ * readers over a memory buffer, and writers for both with nanosecond timestamps.
  *
- * Formats: tcpdump.org pcap-savefile(5) and the IETF pcapng draft
+ * Formats: tcpdump.org pcap-savefile(5); the modified pcap format of Alexey Kuznetsov's
+ * patched tcpdump (magic 0xa1b2cd34, microseconds, a 24-byte record header: ts_sec,
+ * ts_usec, caplen, len, then ifindex u32, protocol u16, pkt_type u8 and a pad byte, which
+ * libpcap reads and skips, as here); and the IETF pcapng draft
  * (draft-ietf-opsawg-pcapng): SHB 0x0A0D0D0A, IDB 1, SPB 3, EPB 6, options
  * if_name (2), if_speed (8), if_tsresol (9), if_filter (11: a filter-type octet,
  * 0 = libpcap expression, 1 = BPF code, then the filter) and if_tsoffset (14: signed
@@ -22,6 +25,9 @@
 
 #define PCAP_MAGIC_US 0xa1b2c3d4u
 #define PCAP_MAGIC_NS 0xa1b23c4du
+#define PCAP_MAGIC_MODIFIED 0xa1b2cd34u
+#define PCAP_REC_HDR 16u
+#define PCAP_MODIFIED_REC_HDR 24u
 #define NG_SHB 0x0a0d0d0au
 #define NG_IDB 1u
 #define NG_OPB 2u
@@ -126,10 +132,11 @@ static int reader_start(struct pcapf_reader *pr)
 		pr->ng = true;
 		return 0; /* the SHB is parsed by pcapf_reader_next like any block */
 	}
-	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS)
+	if (magic == PCAP_MAGIC_US || magic == PCAP_MAGIC_NS || magic == PCAP_MAGIC_MODIFIED)
 		pr->le = false;
 	else if (__builtin_bswap32(magic) == PCAP_MAGIC_US ||
-		 __builtin_bswap32(magic) == PCAP_MAGIC_NS)
+		 __builtin_bswap32(magic) == PCAP_MAGIC_NS ||
+		 __builtin_bswap32(magic) == PCAP_MAGIC_MODIFIED)
 		pr->le = true;
 	else
 		return fail(pr, "not a pcap or pcapng file (unknown magic)");
@@ -143,6 +150,7 @@ static int reader_start(struct pcapf_reader *pr)
 	if (!rd_ok(&pr->r))
 		return fail(pr, "file shorter than a pcap header");
 	pr->ifs[0].ts_mul = magic == PCAP_MAGIC_NS ? 1 : 1000;
+	pr->rec_hdr = magic == PCAP_MAGIC_MODIFIED ? PCAP_MODIFIED_REC_HDR : PCAP_REC_HDR;
 	pr->ifs[0].ts_div = 1;
 	pr->nifs = 1;
 	return 0;
@@ -206,12 +214,13 @@ static int next_pcap(struct pcapf_reader *pr, struct pcapf_rec *rec)
 
 	if (!more(pr, 1))
 		return at_end(pr);
-	if (!more(pr, 16))
+	if (!more(pr, pr->rec_hdr))
 		return cut(pr, "record header cut short (file truncated)");
 	sec = get32(r, pr->le);
 	frac = get32(r, pr->le);
 	rec->caplen = get32(r, pr->le);
 	rec->wirelen = get32(r, pr->le);
+	rd_skip(r, pr->rec_hdr - PCAP_REC_HDR); /* modified: ifindex, protocol, pkt_type */
 	if (!rd_ok(r))
 		return cut(pr, "record header cut short (file truncated)");
 	if (rec->caplen > RECORD_MAX)

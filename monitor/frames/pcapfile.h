@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pcapfile.h: reading pcap and pcapng from memory (bounds-checked, for review and the
+/* pcapfile.h: reading pcap (and its modified form) and pcapng from memory (bounds-checked, for review and the
  * fuzzer) and writing them with nanosecond timestamps (for capture and inject).
  */
 #ifndef PFCLAB_FRAMES_PCAPFILE_H
@@ -54,6 +54,8 @@ struct pcapf_reader {
 	bool cut_short;   /* the file ends inside a record */
 	bool ng;
 	bool le;          /* byte order of the current section / file */
+	unsigned rec_hdr; /* classic pcap: bytes of a record header, 16; 24 in the modified
+			   * format (ifindex, protocol, packet type after the four fields) */
 	unsigned nifs;    /* interfaces of the current pcapng section (pcap: 1) */
 	unsigned sections;/* pcapng section headers read so far: a new one describes its
 			   * interfaces afresh, under the same indexes */

@@ -8,11 +8,12 @@
 # cases: a file cut short exits 3 with cut_short true; standard input and a FIFO are
 # read; impossible timestamps and an unknown link type are warned about once with the
 # count; frames without a timestamp (pcapng simple packet blocks) are counted but kept
-# out of every figure of time; a pcap header's thiszone is named, not applied. About 5 s.
+# out of every figure of time; a pcap header's thiszone is named, not applied; the
+# modified pcap format (magic 0xa1b2cd34) is read in both byte orders. About 5 s.
 source "$(dirname "$0")/../lib.sh"
 
 name=review_hostile
-plan 8
+plan 9
 need_cmd $name jq od || finish
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary at $PFCLAB"; finish; }
 tmp=$(mktemp -d)
@@ -215,5 +216,31 @@ if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ "$(wc -l <"$tmp/
 	ok "$name: thiszone -3600: times read as written ($got), one warning naming it"
 else
 	fail "$name: thiszone" "exit $rc, want $want got $got: $(cat "$tmp/err")"
+fi
+# the modified pcap format (magic 0xa1b2cd34, 24-byte record headers with ifindex,
+# protocol and packet type), little- and big-endian: a PFC XOFF at 1 s and CNPs at
+# 1.0001 and 1.0003 s read as from any pcap (20.48 us paused at 25G, a 200 us CNP gap)
+for end in le be; do
+	perl -e "$mkframes"'
+		my ($out, $be) = @ARGV; my ($l, $s) = $be ? ("N", "n") : ("V", "v");
+		open(my $o, ">:raw", $out) or die;
+		print $o pack("${l}${s}${s}${l}${l}${l}${l}", 0xa1b2cd34, 2, 4, 0, 0, 65535, 1);
+		for ([0, pfc()], [100, cnp()], [300, cnp()]) {
+			my ($us, $f) = @$_;
+			print $o pack("${l}4${l}${s}CC", 1, $us, length $f, length $f, 3, 0x0800, 4, 0), $f;
+		}' "$tmp/mod-$end.pcap" "$([ $end = be ] && echo 1 || echo 0)"
+done
+for end in le be; do
+	"$PFCLAB" review --json --speed 25G "$tmp/mod-$end.pcap" 2>"$tmp/err-$end" | jq -c '[.frames, .first_s,
+		.last_s, .kinds.pfc, .kinds.cnp, .kinds.invalid, (.pause.priorities[0].paused_s * 1e9 | round),
+		(.cnp[0].gap_min_s * 1e9 | round), .files[0].damaged]' >"$tmp/mod-$end.got"
+	echo "rc $?" >>"$tmp/mod-$end.got"
+done
+want='[3,1,1.0003,1,2,0,20480,200000,false]'
+if [ "$(head -n 1 "$tmp/mod-le.got")" = "$want" ] && [ "$(head -n 1 "$tmp/mod-be.got")" = "$want" ] &&
+	[ ! -s "$tmp/err-le" ] && [ ! -s "$tmp/err-be" ]; then
+	ok "$name: modified pcap (0xa1b2cd34), little- and big-endian: 3 frames read as from pcap"
+else
+	fail "$name: modified pcap" "le $(cat "$tmp/mod-le.got" "$tmp/err-le" | tr '\n' ' '); be $(cat "$tmp/mod-be.got" "$tmp/err-be" | tr '\n' ' ')"
 fi
 finish
