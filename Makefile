@@ -239,8 +239,12 @@ FUZZ_replies_SRCS := monitor/sources/fuzz/fuzz_replies.c monitor/sources/src_eth
 	monitor/sources/src_qdisc.c monitor/sources/src_pci.c lib/hw/dcb.c lib/hw/pci.c lib/hw/rm.c
 FUZZ_replies_DEPS := $(wildcard monitor/sources/*.h lib/hw/*.h) monitor/mon.h lib/rd.h
 
+# What NVIDIA RM answers the controls of our own RM client (the GPU's PCIe byte counters).
+FUZZ_rm_SRCS := lib/hw/fuzz/fuzz_rm.c lib/hw/rm.c
+FUZZ_rm_DEPS := lib/hw/rm.h lib/hw/rm_abi.h lib/rd.h
+
 FUZZ_SELF  := decode xchg
-FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results replies manifest handshake
+FUZZ_NAMES := $(FUZZ_SELF) exp feed replay records results replies manifest handshake rm
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 fuzz: $(FUZZ_BINS)

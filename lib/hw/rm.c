@@ -15,10 +15,11 @@
 #include "lib/hw/pci.h"
 #include "lib/hw/rm.h"
 #include "lib/hw/rm_abi.h"
+#include "lib/rd.h"
 #include "lib/util.h"
 
 #define RM_ESC_REGISTER_FD 201			/* NV_IOCTL_BASE + 1: int ctl_fd */
-#define RM_MAX_GPUS 32				/* NV_MAX_DEVICES */
+#define RM_MAX_GPUS HW_RM_MAX_GPUS		/* NV_MAX_DEVICES */
 #define RM_GPU_INVALID_ID 0xffffffffu
 #define RM_0000_GET_ID_INFO_V2 0x205u		/* NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 */
 #define RM_0000_GET_PROBED_IDS 0x214u		/* NV0000_CTRL_CMD_GPU_GET_PROBED_IDS */
@@ -155,6 +156,76 @@ int hw_rm_parse_minor(const char *text)
 	return (int)v;
 }
 
+/* ---- replies: the parameter structs as RM left them, read as outside bytes ---- */
+
+static uint16_t rd_h16(struct rd *r)
+{
+	uint16_t v = 0;
+
+	rd_bytes(r, &v, sizeof(v));
+	return v;
+}
+
+int hw_rm_parse_probed_ids(const void *p, size_t len, uint32_t *ids, size_t *n)
+{
+	struct rd r = rd_init(p, len);
+	size_t i;
+
+	*n = 0;
+	if (len < sizeof(struct rm_probed_ids))
+		return -EBADMSG;
+	for (i = 0; i < RM_MAX_GPUS; i++) {
+		uint32_t id = rd_h32(&r);
+
+		if (!rd_ok(&r))
+			return -EBADMSG;
+		if (id == RM_GPU_INVALID_ID)
+			break;
+		ids[(*n)++] = id;
+	}
+	return 0;
+}
+
+int hw_rm_parse_pci_info(const void *p, size_t len, struct hw_rm_pci_info *pci)
+{
+	struct rd r = rd_init(p, len);
+
+	memset(pci, 0, sizeof(*pci));
+	if (len < sizeof(struct rm_pci_info))
+		return -EBADMSG;
+	rd_skip(&r, offsetof(struct rm_pci_info, domain));
+	pci->domain = rd_h32(&r);
+	pci->bus = rd_h16(&r);
+	pci->slot = rd_h16(&r);
+	return rd_ok(&r) ? 0 : -EBADMSG;
+}
+
+int hw_rm_parse_id_info(const void *p, size_t len, uint32_t *inst)
+{
+	struct rd r = rd_init(p, len);
+
+	*inst = RM_GPU_INVALID_ID;
+	if (len < sizeof(struct rm_id_info_v2))
+		return -EBADMSG;
+	rd_skip(&r, offsetof(struct rm_id_info_v2, device_instance));
+	*inst = rd_h32(&r);
+	return rd_ok(&r) && *inst < RM_MAX_GPUS ? 0 : -EBADMSG;
+}
+
+int hw_rm_parse_pex_bytes(const void *p, size_t len, uint32_t *tx, uint32_t *rx)
+{
+	struct rd r = rd_init(p, len);
+
+	*tx = *rx = 0;
+	if (len < sizeof(struct rm_pex_util_counters))
+		return -EBADMSG;
+	/* pexCounters[i] answers mask bit i: TX bytes bit 0, RX bytes bit 1 */
+	rd_skip(&r, offsetof(struct rm_pex_util_counters, counters));
+	*tx = rd_h32(&r);
+	*rx = rd_h32(&r);
+	return rd_ok(&r) ? 0 : -EBADMSG;
+}
+
 /* "what: status" into why; the status as -errno. */
 static int step_failed(char *why, size_t whylen, const char *what, uint32_t st, int err)
 {
@@ -170,19 +241,24 @@ static int step_failed(char *why, size_t whylen, const char *what, uint32_t st, 
 static uint32_t find_gpu(struct hw_rm_gpu *g, unsigned dom, unsigned bus, unsigned slot,
 			 uint32_t *st, int *err)
 {
-	struct rm_probed_ids ids;
-	size_t i;
+	struct rm_probed_ids reply;
+	uint32_t ids[RM_MAX_GPUS];
+	size_t i, n = 0;
 
-	memset(&ids, 0, sizeof(ids));
-	*st = hw_rm_control(g->ctl, g->client, g->client, RM_0000_GET_PROBED_IDS, &ids,
-			    sizeof(ids), err);
-	for (i = 0; *st == RM_OK && i < RM_MAX_GPUS && ids.ids[i] != RM_GPU_INVALID_ID; i++) {
-		struct rm_pci_info pi = { .gpu_id = ids.ids[i] };
+	memset(&reply, 0, sizeof(reply));
+	*st = hw_rm_control(g->ctl, g->client, g->client, RM_0000_GET_PROBED_IDS, &reply,
+			    sizeof(reply), err);
+	if (*st == RM_OK)
+		hw_rm_parse_probed_ids(&reply, sizeof(reply), ids, &n);
+	for (i = 0; i < n; i++) {
+		struct rm_pci_info pi = { .gpu_id = ids[i] };
+		struct hw_rm_pci_info pci;
 
 		if (hw_rm_control(g->ctl, g->client, g->client, RM_0000_GET_PCI_INFO, &pi,
 				  sizeof(pi), err) == RM_OK &&
-		    pi.domain == dom && pi.bus == bus && pi.slot == slot)
-			return ids.ids[i];
+		    !hw_rm_parse_pci_info(&pi, sizeof(pi), &pci) &&
+		    pci.domain == dom && pci.bus == bus && pci.slot == slot)
+			return ids[i];
 	}
 	return RM_GPU_INVALID_ID;
 }
@@ -231,7 +307,7 @@ int hw_rm_gpu_open(struct hw_rm_gpu *g, const char *bdf, char *why, size_t whyle
 	struct rm_id_info_v2 info;
 	struct rm_device_alloc da;
 	unsigned dom, bus, slot, fn;
-	uint32_t st, gpu, sub_params = 0;
+	uint32_t st, gpu, inst, sub_params = 0;
 	int err = 0, rc;
 	size_t i;
 
@@ -269,11 +345,17 @@ int hw_rm_gpu_open(struct hw_rm_gpu *g, const char *bdf, char *why, size_t whyle
 			   sizeof(info), &err);
 	if (st != RM_OK)
 		return step_failed(why, whylen, "GPU id info", st, err);
+	if (hw_rm_parse_id_info(&info, sizeof(info), &inst)) {
+		snprintf(why, whylen, "RM GPU id info: device instance %#x for %s, beyond the %d "
+			 "devices RM has (is the GPU attached? nvidia-smi -q -i %s)", inst, bdf,
+			 RM_MAX_GPUS, bdf);
+		return -EIO;
+	}
 	rc = open_dev_node(g, bdf, why, whylen);
 	if (rc)
 		return rc;
 	memset(&da, 0, sizeof(da));
-	da.device_id = info.device_instance;
+	da.device_id = inst;
 	da.client_share = g->client;
 	g->device = RM_HANDLE_DEVICE;
 	st = hw_rm_alloc(g->ctl, g->client, g->client, &g->device, RM_CLASS_DEVICE, &da,
@@ -297,10 +379,8 @@ uint32_t hw_rm_gpu_pcie_bytes(struct hw_rm_gpu *g, uint32_t *tx, uint32_t *rx, i
 	c.mask = RM_PEX_UTIL_TX_BYTES | RM_PEX_UTIL_RX_BYTES;
 	st = hw_rm_control(g->ctl, g->client, g->subdevice, RM_2080_GET_PEX_UTIL_COUNTERS, &c,
 			   sizeof(c), err);
-	if (st == RM_OK) {
-		*tx = c.counters[0];
-		*rx = c.counters[1];
-	}
+	if (st == RM_OK)
+		hw_rm_parse_pex_bytes(&c, sizeof(c), tx, rx); /* the struct's size: cannot fail */
 	return st;
 }
 

@@ -45,4 +45,27 @@ void hw_rm_gpu_close(struct hw_rm_gpu *g);
 /* The "Device Minor" line of /proc/driver/nvidia/gpus/BDF/information (text), or -1. */
 int hw_rm_parse_minor(const char *text);
 
+/* Parsers of the control replies the client above reads: p and len are the parameter
+ * struct as RM left it (outside bytes: read through lib/rd.h, fuzzed by
+ * lib/hw/fuzz/fuzz_rm.c). Each returns 0, or -EBADMSG for a reply shorter than its
+ * struct or one that says what cannot be (as documented per parser). */
+#define HW_RM_MAX_GPUS 32	/* NV_MAX_DEVICES */
+
+/* NV0000_CTRL_CMD_GPU_GET_PROBED_IDS: the GPU ids before the first invalid one (RM keeps
+ * the valid ones contiguous), at most HW_RM_MAX_GPUS, into ids; *n how many. */
+int hw_rm_parse_probed_ids(const void *p, size_t len, uint32_t *ids, size_t *n);
+
+struct hw_rm_pci_info {
+	uint32_t domain;
+	uint16_t bus, slot;
+};
+/* NV0000_CTRL_CMD_GPU_GET_PCI_INFO: the GPU's PCI domain, bus and slot. */
+int hw_rm_parse_pci_info(const void *p, size_t len, struct hw_rm_pci_info *pci);
+/* NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2: the GPU's device instance, the deviceId a device
+ * object of it is allocated with; -EBADMSG when it is not below HW_RM_MAX_GPUS (no device
+ * object can have it): *inst holds it either way. */
+int hw_rm_parse_id_info(const void *p, size_t len, uint32_t *inst);
+/* NV2080_CTRL_CMD_BUS_GET_PEX_UTIL_COUNTERS asked for TX and RX bytes: the counters. */
+int hw_rm_parse_pex_bytes(const void *p, size_t len, uint32_t *tx, uint32_t *rx);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_hw_rm.c: lib/hw/rm's parts that need no GPU: the "Device Minor" line of
- * /proc/driver/nvidia/gpus/BDF/information, NV_STATUS names, and the open path's answers
+ * /proc/driver/nvidia/gpus/BDF/information, NV_STATUS names, the parsers of RM's control
+ * replies, and the open path's answers
  * where there is no NVIDIA driver or the address is not one.
  */
 #include <errno.h>
@@ -45,6 +46,56 @@ static void test_status_name(void **state)
 	assert_string_equal(hw_rm_status_name(0x12345), "NV_STATUS 0x12345");
 }
 
+/* The control replies as RM lays them out (host order), whole, cut short, and saying
+ * what cannot be. */
+static void test_parse_replies(void **state)
+{
+	uint32_t probed[96], ids[HW_RM_MAX_GPUS], inst, tx, rx;
+	uint32_t info[8] = { 0x1700, 0, 1, 0, 0, 0, 0, 0xffffffffu };
+	uint32_t pex[8] = { 3, 123456789, 987654321 };
+	uint8_t pci[12] = { 0, 0x17, 0, 0, 1, 0, 0, 0, 0x17, 0, 0x02, 0 };
+	struct hw_rm_pci_info pi;
+	size_t n, i;
+
+	(void)state;
+	memset(probed, 0xff, sizeof(probed));
+	probed[0] = 0x100;
+	probed[1] = 0x1700;
+	probed[3] = 0x2000;	/* after the first invalid id: not RM's */
+	assert_int_equal(hw_rm_parse_probed_ids(probed, sizeof(probed), ids, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ids[0], 0x100);
+	assert_int_equal(ids[1], 0x1700);
+	for (i = 0; i < HW_RM_MAX_GPUS; i++)
+		probed[i] = (uint32_t)i + 1;	/* every slot a GPU: 32, none beyond */
+	assert_int_equal(hw_rm_parse_probed_ids(probed, sizeof(probed), ids, &n), 0);
+	assert_int_equal(n, HW_RM_MAX_GPUS);
+	assert_int_equal(hw_rm_parse_probed_ids(probed, sizeof(probed) - 1, ids, &n), -EBADMSG);
+	assert_int_equal(n, 0);
+
+	assert_int_equal(hw_rm_parse_pci_info(pci, sizeof(pci), &pi), 0);
+	assert_int_equal(pi.domain, 1);
+	assert_int_equal(pi.bus, 0x17);
+	assert_int_equal(pi.slot, 2);
+	assert_int_equal(hw_rm_parse_pci_info(pci, 11, &pi), -EBADMSG);
+
+	assert_int_equal(hw_rm_parse_id_info(info, sizeof(info), &inst), 0);
+	assert_int_equal(inst, 1);
+	info[2] = HW_RM_MAX_GPUS;	/* no device object can have it */
+	assert_int_equal(hw_rm_parse_id_info(info, sizeof(info), &inst), -EBADMSG);
+	assert_int_equal(inst, HW_RM_MAX_GPUS);
+	info[2] = 0xffffffffu;
+	assert_int_equal(hw_rm_parse_id_info(info, sizeof(info), &inst), -EBADMSG);
+	assert_int_equal(hw_rm_parse_id_info(info, 12, &inst), -EBADMSG);
+
+	assert_int_equal(hw_rm_parse_pex_bytes(pex, sizeof(pex), &tx, &rx), 0);
+	assert_int_equal(tx, 123456789);
+	assert_int_equal(rx, 987654321);
+	assert_int_equal(hw_rm_parse_pex_bytes(pex, 12, &tx, &rx), -EBADMSG);
+	assert_int_equal(tx, 0);
+	assert_int_equal(rx, 0);
+}
+
 static void test_open_errors(void **state)
 {
 	struct hw_rm_gpu g;
@@ -69,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_minor),
 		cmocka_unit_test(test_status_name),
+		cmocka_unit_test(test_parse_replies),
 		cmocka_unit_test(test_open_errors),
 	};
 
