@@ -648,12 +648,16 @@ static uint64_t thread_cpu_ns(void)
 
 /* --stats, on standard error: samples, overruns and CPU per sample, then the CPU each
  * source cost in the sampling thread and in its own reader thread, and the recording's.
+ * fig and part[] come from mon_cpu_fit (a part never above its whole); part[nsrc] is
+ * the recording's share of the sampling thread, writer the writer thread's whole CPU.
  */
 static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, double cpu,
-			double wall, uint64_t work_ns, uint64_t wake_ns, uint64_t rec_ns)
+			double wall, const struct mon_cpu_fig *fig, const uint64_t *part,
+			const uint64_t *thread, uint64_t writer)
 {
+	size_t i, nsrc = mon_engine_nsrc(x->e);
+	uint64_t rec = part[nsrc] + writer;
 	struct out o;
-	size_t i;
 
 	out_begin_file(&o, stderr, false);
 	out_uint(&o, "samples", "pfclab monitor: %" PRIu64 " samples", n);
@@ -663,18 +667,23 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 	out_double(&o, "cpu_core_pct", ", %.2f%% of one core",
 		   wall > 0 ? 100.0 * cpu / wall : 0.0);
 	out_double(&o, "work_us_per_sample", " (reading, computing and writing: %.1f us per "
-		   "sample;", (double)work_ns / 1e3 / (double)n);
+		   "sample", (double)(fig->whole + writer) / 1e3 / (double)n);
+	/* the whole was adjusted so that no part exceeds it: said, not hidden */
+	out_bool(&o, "work_raised", fig->raised ? ", raised to the sum of its parts below "
+		 "(the clock reads taken off are an estimate)" : NULL, fig->raised);
+	out_bool(&o, "work_scaled_down", fig->scaled_down ? ", scaled down with its parts to "
+		 "what the sampling thread spent (the measured samples cost more than the rest)" :
+		 NULL, fig->scaled_down);
 	/* what the kernel charges the sampling thread for sleeping until each tick and
 	 * waking: the floor of any sampler at this interval on this host */
-	out_double(&o, "wake_us_per_sample", " sleeping and waking for the timer: %.1f us;",
-		   (double)wake_ns / 1e3 / (double)n);
+	out_double(&o, "wake_us_per_sample", "; sleeping and waking for the timer: %.1f us;",
+		   (double)fig->wait / 1e3 / (double)n);
 	out_text(&o, " the rest is the sources' own threads)\n");
 	out_arr_open(&o, "sources");
-	for (i = 0; i < mon_engine_nsrc(x->e); i++) {
+	for (i = 0; i < nsrc; i++) {
 		const struct mon_src *src = mon_engine_src(x->e, i);
-		uint64_t samp, thr;
+		uint64_t samp = part[i], thr = thread[i];
 
-		mon_engine_src_cpu(x->e, i, &samp, &thr);
 		out_obj_open(&o, NULL);
 		out_str(&o, "source", "  source %-8s", src->ops->name);
 		out_str(&o, "device", " %-14s", src->dev);
@@ -701,9 +710,9 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 	if (x->rec) {
 		out_obj_open(&o, "recording");
 		out_double(&o, "us_per_sample", "  recording                %7.1f us per sample",
-			   (double)rec_ns / 1e3 / (double)n);
+			   (double)rec / 1e3 / (double)n);
 		out_double(&o, "core_pct", " (%.2f%% of one core)\n",
-			   wall > 0 ? (double)rec_ns / 1e7 / wall : 0.0);
+			   wall > 0 ? (double)rec / 1e7 / wall : 0.0);
 		out_obj_close(&o);
 	}
 	out_end_lines(&o);
@@ -837,14 +846,21 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		 * two */
 		uint64_t probes = mon_engine_cpu_probes(x->e) + (nmeas + 2 * nrec) * rd;
 		uint64_t work = mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0);
-		/* the sampling thread's CPU outside the work and the clock reads themselves:
-		 * the waits on the timer */
-		uint64_t thr = thread_cpu_ns() - thr0, spent = work + probes;
+		/* the sampling thread's CPU outside the clock reads: the work and the waits on
+		 * the timer, measured whole */
+		uint64_t thr = thread_cpu_ns() - thr0;
+		uint64_t part[MON_MAX_SRC + 1], thread[MON_MAX_SRC];
+		size_t k, nsrc = mon_engine_nsrc(x->e);
+		struct mon_cpu_fig fig;
 
+		for (k = 0; k < nsrc; k++)
+			mon_engine_src_cpu(x->e, k, &part[k], &thread[k]);
+		part[nsrc] = x->rec ? mon_engine_cpu_scale(x->e, rec_ns > nrec * rd ?
+							   rec_ns - nrec * rd : 0) : 0;
+		/* no part above the whole it belongs to (see mon_cpu_fit) */
+		mon_cpu_fit(part, nsrc + 1, work, thr > probes ? thr - probes : 0, &fig);
 		print_stats(x, n, s ? s->overruns_total : 0, cpu_seconds() - cpu0,
-			    (time_mono_ns() - t0) / 1e9, work + writer, thr > spent ? thr - spent : 0,
-			    mon_engine_cpu_scale(x->e, rec_ns > nrec * rd ? rec_ns - nrec * rd : 0) +
-			    writer);
+			    (time_mono_ns() - t0) / 1e9, &fig, part, thread, writer);
 	}
 	return x->rec_failed ? 1 : 0;
 }

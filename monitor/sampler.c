@@ -667,6 +667,40 @@ uint64_t mon_engine_cpu_read_ns(const struct mon_engine *e)
 	return e->cpu_read_ns == UINT64_MAX ? 0 : e->cpu_read_ns;
 }
 
+/* The parts and the whole come from the same measured samples, each part's span inside
+ * the whole's, so the parts cannot add up to more than the whole but for two estimates:
+ * the clock reads taken off (a calibrated cost per read, where a read can cost less
+ * than that: the whole loses more reads than any part, and a part's span under one read
+ * counts 0, not less), and the scaling (a sixteenth of the samples that cost more than
+ * the average gives more than the thread spent). So: a whole below the parts' sum is
+ * raised to it (the rest, loop and rendering, counts 0), and a whole above what the
+ * thread really spent is brought down to that, its parts with it in proportion. Each
+ * adjustment is flagged for the printout to say.
+ */
+void mon_cpu_fit(uint64_t *part, size_t n, uint64_t whole_est, uint64_t thread_ns,
+		 struct mon_cpu_fig *f)
+{
+	uint64_t sum = 0, whole;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += part[i];
+	whole = whole_est;
+	f->raised = sum > whole_est;
+	if (f->raised)
+		whole = sum;
+	f->scaled_down = whole > thread_ns;
+	if (f->scaled_down) {
+		double k = whole ? (double)thread_ns / (double)whole : 0;
+
+		for (i = 0; i < n; i++)	/* rounded down: the sum stays within the whole */
+			part[i] = (uint64_t)((double)part[i] * k);
+		whole = thread_ns;
+	}
+	f->whole = whole;
+	f->wait = thread_ns - whole;
+}
+
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i)
 {
 	return e->slot[i].state;

@@ -4,7 +4,8 @@
 # ethtool (ioctl) and rtnetlink counters move with UDP the test sends, PAUSE and DCB are
 # reported unsupported (n/a, never 0), deleting and re-creating the veth while sampling
 # records a gap without a crash, a kill -9 leaves every complete line parseable, and
-# --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot;
+# --rt-priority puts the sampling thread (only it) under SCHED_FIFO, or says why it cannot
+# (its --stats: no source's or the recording's CPU above the work they are part of);
 # the other threads show by name in ps -L; the CSV rows and JSON lines agree row by row;
 # renaming the interface away and creating another of its name moves every source to the
 # new one, through a gap (no counter goes on from the renamed device under the old name);
@@ -222,11 +223,18 @@ parts=$(awk '/samples in/ { for (i = 1; i <= NF; i++) {
 		if ($i == "CPU") t = $(i + 1); if ($i == "writing:") w = $(i + 1)
 		if ($i == "timer:") z = $(i + 1) }
 	print t, w, z }' "$tmp/err4")
+# and no part of the work (a source's reads, the recording) is above the work, nor are
+# they together: all are scaled from the same measured samples
+over=$(awk '/samples in/ { for (i = 1; i <= NF; i++) if ($i == "writing:") w = $(i + 1) }
+	/^  (source|recording) / { for (i = 1; i <= NF; i++) if ($i == "us") { v = $(i - 1); break }
+		sum += v; if (v > w) print $0 }
+	END { if (sum > w + 0.1 * NR) print "sum " sum " over " w }' "$tmp/err4")
 if [ -n "$parts" ] && awk -v p="$parts" 'BEGIN { split(p, a, " ");
-	exit !(a[3] > 0 && a[2] > 0 && a[2] + a[3] <= a[1] * 1.02) }'; then
-	ok "monitor_veth_stats_parts: CPU, work, timer waits per sample: $parts us"
+	exit !(a[3] > 0 && a[2] > 0 && a[2] + a[3] <= a[1] * 1.02) }' && [ -z "$over" ] &&
+	[ "$(grep -c '^  source ' "$tmp/err4")" -ge 2 ] && grep -q '^  recording ' "$tmp/err4"; then
+	ok "monitor_veth_stats_parts: CPU, work, timer waits per sample: $parts us; no part above the work"
 else
-	fail monitor_veth_stats_parts "'$parts' from: $(grep 'samples in' "$tmp/err4")"
+	fail monitor_veth_stats_parts "'$parts' from: $(grep 'samples in' "$tmp/err4"); parts above the work: $over"
 fi
 # the same threads by name, as ps -L and top -H show them: the writer (batch policy) and
 # the capture thread

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_monitor_engine.c: the sampler's arithmetic (deltas, 32-bit wraps, resets, epochs),
  * source life cycle (unsupported, gone and back, field set changed), the catalog parser,
- * lib/nl message walking and the recorder's files.
+ * lib/nl message walking, the recorder's files and the --stats figures made to add up.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -651,6 +651,54 @@ static void test_record_write_fails(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* --stats: no part above its whole. The parts and the whole are estimates from the same
+ * measured samples; a whole below the parts' sum (clock reads overestimated) is raised
+ * to it, a whole above what the thread spent (costly measured samples) brought down to
+ * that with its parts in proportion; each said by a flag; the wait is what is left.
+ */
+static void test_cpu_fit(void **state)
+{
+	static const struct {
+		uint64_t part[3], whole_est, thread;
+		uint64_t want_part[3], want_whole, want_wait;
+		bool raised, scaled_down;
+	} t[] = {
+		/* consistent: as measured */
+		{ { 30, 40, 0 }, 100, 250, { 30, 40, 0 }, 100, 150, false, false },
+		/* a source's 94 over a whole of 90 (the case seen on a loaded host) */
+		{ { 94, 0, 5 }, 90, 400, { 94, 0, 5 }, 99, 301, true, false },
+		/* the estimate above the thread's own CPU: down to it, parts too */
+		{ { 60, 20, 20 }, 200, 150, { 45, 15, 15 }, 150, 0, false, true },
+		/* both: raised to 120, then down to 60 */
+		{ { 90, 30, 0 }, 100, 60, { 45, 15, 0 }, 60, 0, true, true },
+		/* nothing measured */
+		{ { 0, 0, 0 }, 0, 0, { 0, 0, 0 }, 0, 0, false, false },
+		/* rounding down keeps the sum within the whole */
+		{ { 1, 1, 1 }, 3, 2, { 0, 0, 0 }, 2, 0, false, true },
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint64_t part[3], sum = 0;
+		struct mon_cpu_fig f;
+
+		memcpy(part, t[i].part, sizeof(part));
+		mon_cpu_fit(part, 3, t[i].whole_est, t[i].thread, &f);
+		for (k = 0; k < 3; k++) {
+			assert_int_equal(part[k], t[i].want_part[k]);
+			assert_true(part[k] <= f.whole);
+			sum += part[k];
+		}
+		assert_true(sum <= f.whole);
+		assert_int_equal(f.whole, t[i].want_whole);
+		assert_int_equal(f.wait, t[i].want_wait);
+		assert_int_equal(f.whole + f.wait, t[i].thread);
+		assert_int_equal(f.raised, t[i].raised);
+		assert_int_equal(f.scaled_down, t[i].scaled_down);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_val_gauge),
 		cmocka_unit_test(test_engine_lifecycle),
 		cmocka_unit_test(test_engine_schedule),
+		cmocka_unit_test(test_cpu_fit),
 		cmocka_unit_test(test_catalog_parse),
 		cmocka_unit_test(test_nl_messages),
 		cmocka_unit_test(test_record_files),
