@@ -104,6 +104,9 @@ static int parse_rdma(void *dst, const char *v, char *why, size_t len)
 	return 0;
 }
 
+/* --sources: names from known, comma-separated; an empty item (",link", "link,",
+ * "link,,pci") is refused, not skipped: it is a name left out or a typing slip.
+ */
 static int parse_sources(void *dst, const char *v, char *why, size_t len)
 {
 	static const char known[] = "ethtool,pause,dcb,link,pci,rdma,nvml,qdisc";
@@ -119,9 +122,10 @@ static int parse_sources(void *dst, const char *v, char *why, size_t len)
 		e = strchr(p, ',');
 		l = e ? (size_t)(e - p) : strlen(p);
 		if (!l) {
-			snprintf(why, len, "an empty name (a comma at the start, at the end or "
-				 "twice); give names with one comma between them, e.g. "
-				 "ethtool,link");
+			snprintf(why, len, "an empty item (a comma %s); give source names "
+				 "separated by single commas, from ethtool, pause, dcb, link, pci, "
+				 "rdma, nvml, qdisc", p == v ? "at the start" : !e ? "at the end" :
+				 "after another");
 			return -1;
 		}
 		if (!pfc_list_has(known, p, l)) {

@@ -231,6 +231,18 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			return pfc_bad_arg("HOST", argv[first],
 					   "expected an ssh destination (name, user@name, "
 					   "name:IFACE)");
+		/* HOST:IFACE with one side empty: a name left out, refused here rather
+		 * than passed on as an empty ssh destination or --iface= */
+		{
+			const char *colon = strrchr(argv[first], ':');
+
+			if (colon == argv[first] || (colon && !colon[1]))
+				return pfc_bad_arg("HOST", argv[first], colon == argv[first] ?
+						   "no host before ':'; give HOST:IFACE (or HOST "
+						   "with -i IFACE)" :
+						   "no interface after ':'; give HOST:IFACE, or "
+						   "HOST alone with -i IFACE");
+		}
 		o->hosts[o->nhosts++] = argv[first];
 	}
 	if (o->experiment && (o->nhosts || o->replay)) {

@@ -5,7 +5,8 @@
 # show in the first interval's deltas (JSON); -D 3s at 1 s samples at 0, 1, 2 and 3 s in
 # JSON and in the record alike, -D 2.5s ends on a shorter last interval, -c N is N
 # samples with the baseline; text mode says what it samples and when nothing changed,
-# -q says nothing; no readable source is an error; -I takes a decimal fraction; missed
+# -q says nothing; no readable source is an error, an empty --sources item a usage
+# error; -I takes a decimal fraction; missed
 # intervals (the monitor stopped a while) are said where they are counted. ~17 s.
 source "$(dirname "$0")/../lib.sh"
 name=monitor_baseline
@@ -131,15 +132,22 @@ e1=$(inb "$PFCLAB" monitor -i lo --sources ethtool -D 1s 2>"$tmp/e1.err")
 rc1=$?
 e2=$(inb "$PFCLAB" monitor -i lo --sources '' -D 1s 2>"$tmp/e2.err")
 rc2=$?
-e3=$(inb "$PFCLAB" monitor -i lo --sources 'link,' -D 1s 2>"$tmp/e3.err")
-rc3=$?
+# an empty item is refused, not skipped ('ethtool,' ran as 'ethtool'), saying where it is
+# and what the list takes
+empty=
+for l in 'ethtool,:at the end' ',:at the start' ',link:at the start' 'link,,pci:after another'; do
+	m=$(inb "$PFCLAB" monitor -i lo --sources "${l%:*}" -c 1 2>&1 >/dev/null)
+	r=$?
+	[ $r -eq 2 ] && [ "$m" = "pfclab monitor: --sources '${l%:*}': an empty item (a comma ${l#*:}); give source names separated by single commas, from ethtool, pause, dcb, link, pci, rdma, nvml, qdisc" ] ||
+		empty+="['${l%:*}': exit $r: $m] "
+done
 if [ $rc -eq 0 ] && [ -z "$q" ] && [ $rc1 -eq 1 ] && [ -z "$e1" ] &&
 	grep -q 'nothing to sample: no source can be read (ethtool on lo: not supported' "$tmp/e1.err" &&
 	[ $rc2 -eq 2 ] && [ -z "$e2" ] && grep -q -- "--sources '': give at least one source" "$tmp/e2.err" &&
-	[ $rc3 -eq 2 ] && [ -z "$e3" ] && grep -q -- "--sources 'link,': an empty name" "$tmp/e3.err"; then
-	ok "$name: -q silent; --sources ethtool -i lo exit 1, --sources '' and 'link,' exit 2, each with a reason"
+	[ -z "$empty" ]; then
+	ok "$name: -q silent; --sources ethtool -i lo exit 1, --sources '' and an empty item ('ethtool,', ',', 'link,,pci') exit 2, each with a reason"
 else
-	fail "$name: quiet and no source" "-q exit $rc '$q'; ethtool on lo exit $rc1 '$e1' $(cat "$tmp/e1.err"); '' exit $rc2 $(cat "$tmp/e2.err"); 'link,' exit $rc3 $(cat "$tmp/e3.err")"
+	fail "$name: quiet and no source" "-q exit $rc '$q'; ethtool on lo exit $rc1 '$e1' $(cat "$tmp/e1.err"); '' exit $rc2 $(cat "$tmp/e2.err"); empty items: $empty"
 fi
 # --- missed intervals: the closing warning points where they are counted --------------
 for mode in text json record; do

@@ -7,10 +7,10 @@
 # pause times, totals taken from them) is marked '*', explained on the status line, and
 # the link counters are not; freeze, baseline, resize and quit work; the terminal is
 # given back (alternate screen left, prompt back, stty settings unchanged) after q and
-# after SIGTERM.
+# after SIGTERM. HOST:IFACE with an empty host or interface is exit 2 naming it.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 24
+plan 25
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -197,6 +197,22 @@ for term in dumb no-such-term; do
 		fail "$name: TERM=$term" "$(grep -v '^$' <<<"$all" | grep -v '^  ' | tail -8)"
 	fi
 done
+
+# HOST:IFACE with one side empty: exit 2 naming it, before the terminal is looked at
+# (the empty interface went to the remote monitor as --iface=, the empty host to ssh)
+hmsgs=
+for h in 'h1:' ':ttb' 'h1:ttb h2:'; do
+	# shellcheck disable=SC2086 # the words of $h are the hosts
+	m=$("$PFCLAB" top $h </dev/null 2>&1 >/dev/null); rc=$?
+	case $h in
+	:*) want="HOST ':ttb': no host before ':'; give HOST:IFACE" ;;
+	*) want="HOST '${h##* }': no interface after ':'; give HOST:IFACE, or HOST alone with -i IFACE" ;;
+	esac
+	[ $rc -eq 2 ] && [[ $m == "pfclab top: $want"* ]] && [ "$(wc -l <<<"$m")" -eq 1 ] ||
+		hmsgs+="[$h: exit $rc: $m] "
+done
+[ -z "$hmsgs" ] && ok "$name: HOST:IFACE with an empty host or interface: exit 2 naming it" ||
+	fail "$name: empty HOST or IFACE" "$hmsgs"
 
 # not a terminal: the monitor's text output.
 ip netns exec "$NSB" timeout 2 "$PFCLAB" top -i ttb -I 100ms >"$tmp/text" 2>&1 </dev/null &
