@@ -90,7 +90,9 @@ static const char monitor_tail[] =
 "A value that could not be read shows as n/a, never 0. A source the device does not\n"
 "support is reported once; when no source can be read at all, the run fails.\n"
 "Stop with Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal); the record is finished.\n"
-"Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
+"Exit status: 0 done; 1 run-time failure (no source can be read, a device fails, the\n"
+"record cannot be written or is refused); 2 usage error (an option or its value, a\n"
+"--gpu this host does not have: see nvidia-smi -L).\n";
 
 /* --rdma DEV[:PORT] */
 static int parse_rdma(void *dst, const char *v, char *why, size_t len)
@@ -251,10 +253,11 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 	if (o->gpu_s) {
 		char why[200];
 
+		/* a GPU this host does not have is a usage error, by index or address */
 		o->gpu = hw_gpu_index(o->gpu_s, why, sizeof(why));
 		if (o->gpu < 0) {
 			pfc_err("--gpu '%s': %s", o->gpu_s, why);
-			return 2;
+			return o->gpu == -EINVAL || o->gpu == -ENODEV ? 2 : 1;
 		}
 	}
 	return check_opts(o);

@@ -119,7 +119,8 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
 			break;
 	if (i == n) {
 		if (!n)
-			snprintf(why, whylen, "there is no NVIDIA GPU on this host's PCI bus");
+			snprintf(why, whylen, "there is no NVIDIA GPU on this host's PCI bus "
+				 "(lspci -d 10de: lists NVIDIA's devices, nvidia-smi -L the GPUs)");
 		else if (by_index)
 			snprintf(why, whylen, "this host has %d NVIDIA GPU%s (0..%d, numbered as "
 				 "nvidia-smi -L does)", n, n == 1 ? "" : "s", n - 1);

@@ -28,8 +28,10 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
  * a PCI address, as given; whether this host has that GPU is hw_gpu_index's to say (a
  * GPU named for another host is not looked for here). */
 int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen);
-/* G as hw_gpu_opt took it, found on this host (hw_gpu_find, with its errors): its index.
- * Where the PCI bus cannot be listed an index is taken as given. */
+/* G as hw_gpu_opt took it, on this host: its index, checked against the GPUs there
+ * (hw_gpu_find, with its errors: -ENODEV for a GPU this host does not have, an index
+ * past the last or an address that is no NVIDIA GPU). Where the PCI bus cannot be read
+ * an index is taken as given (NVML numbers the GPUs itself); an address fails then. */
 int hw_gpu_index(const char *sel, char *why, size_t whylen);
 
 #endif

@@ -88,7 +88,8 @@ static const char top_tail[] =
 "that can move the cursor (dumb, unknown, unset), the local host's counters are\n"
 "printed as 'pfclab monitor' prints them; HOSTs, -e and --replay need a terminal (exit\n"
 "2 without one).\n"
-"Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
+"Exit status: 0 done, 1 run-time failure, 2 usage error (an option or its value, a\n"
+"--gpu this host does not have: see nvidia-smi -L).\n";
 
 /* Words sent to the remote shell: refuse what it would interpret. */
 static bool shell_safe(const char *s)
@@ -500,7 +501,8 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 				gpu = hw_gpu_index(h->gpu_s, why, sizeof(why));
 				if (gpu < 0) {
 					snprintf(err, errlen, "--gpu '%s': %s", h->gpu_s, why);
-					t->bad_input = true;	/* as pfclab monitor: exit 2 */
+					/* as pfclab monitor: a GPU this host lacks, exit 2 */
+					t->bad_input = gpu == -EINVAL || gpu == -ENODEV;
 					return gpu;
 				}
 			}

@@ -4,7 +4,8 @@
 # GPU N as nvidia-smi -L numbers them, for the monitor and for traffic's CUDA memory alike
 # (not CUDA's own fastest-first order), and the monitor's NVML and PCI sources read the
 # same function; a PCI address, long or as lspci prints it, picks
-# the same GPU; a number past the last GPU is refused with how many there are.
+# the same GPU; a number past the last GPU is refused with how many there are (by the
+# monitor with exit 2, a usage error).
 source "$(dirname "$0")/../lib.sh"
 plan 4
 
@@ -42,12 +43,16 @@ if head -n 1 "$out/mon/samples.csv" 2>/dev/null | tr ',' '\n' | grep -qx "pcie.g
 else
 	fail gpu_select_monitor "$(head -c 300 "$out/mon.err") sources: $(jq -c '[.sources[] | [.source, .device, .info.pci_address]]' "$out/mon/meta.json" 2>&1 | head -c 400)"
 fi
-# a number past the last GPU: refused, saying how many there are
+# a number past the last GPU: refused, saying how many there are; by the monitor as a
+# usage error (exit 2), before anything opens, as an address that is no GPU here
 "$PFCLAB" traffic --check-mem cuda --gpu "$n" >"$out/past.txt" 2>&1
-if grep -q "this host has $n NVIDIA GPU" "$out/past.txt"; then
-	ok "gpu_select_past_last (--gpu $n: $(grep -m1 -o "this host has.*" "$out/past.txt"))"
+"$PFCLAB" monitor --gpu "$n" -c 1 -q >/dev/null 2>"$out/past-mon.err"
+mrc=$?
+if grep -q "this host has $n NVIDIA GPU" "$out/past.txt" && [ "$mrc" = 2 ] &&
+	grep -q "^pfclab monitor: --gpu '$n': this host has $n NVIDIA GPU" "$out/past-mon.err"; then
+	ok "gpu_select_past_last (--gpu $n: $(grep -m1 -o "this host has.*" "$out/past.txt"); monitor exit 2)"
 else
-	fail gpu_select_past_last "$(head -c 300 "$out/past.txt" | tr '\n' ' ')"
+	fail gpu_select_past_last "$(head -c 300 "$out/past.txt" | tr '\n' ' '); monitor exit $mrc: $(head -c 300 "$out/past-mon.err")"
 fi
 # an address that is no NVIDIA GPU (the host bridge): refused when the monitor starts
 "$PFCLAB" monitor --gpu 0000:00:00.0 -c 1 -q >/dev/null 2>"$out/bridge.err"

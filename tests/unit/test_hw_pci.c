@@ -109,8 +109,8 @@ static void test_addr_canon(void **state)
 	assert_int_equal(hw_pci_addr_canon("3b:00.1", out, 8), -ENOSPC);
 }
 
-/* What --gpu G refuses before any GPU is looked for, what it takes as written, and a PCI
- * address that is not an NVIDIA GPU here (no such function) refused with why. */
+/* What --gpu G refuses before any GPU is looked for, what it takes as written, and an
+ * index or a PCI address that is not an NVIDIA GPU here refused with why. */
 static void test_gpu_find(void **state)
 {
 	char bdf[HW_BDF_LEN], why[200];
@@ -127,9 +127,11 @@ static void test_gpu_find(void **state)
 	assert_int_equal(hw_gpu_opt(&g, "ff:1f.7", why, sizeof(why)), 0);
 	assert_string_equal(g, "ff:1f.7");
 	assert_int_equal(hw_gpu_opt(&g, "ff:1f", why, sizeof(why)), -1);
-	/* an index is checked as an address is: no host here has 64 GPUs */
+	/* an index is looked for on this host too: none has a GPU 63, and why says how
+	 * many there are or that there is none, and how to list them */
 	assert_int_equal(hw_gpu_index("63", why, sizeof(why)), -ENODEV);
-	assert_true(strstr(why, "this host has ") || strstr(why, "there is no NVIDIA GPU"));
+	assert_true(strstr(why, "numbered as nvidia-smi -L does") ||
+		    strstr(why, "there is no NVIDIA GPU on this host's PCI bus (lspci -d 10de:"));
 	assert_int_equal(hw_gpu_find("ff:1f.7", bdf, sizeof(bdf), why, sizeof(why)), -ENODEV);
 	assert_true(strstr(why, "0000:ff:1f.7 is not an NVIDIA GPU here") ||
 		    strstr(why, "there is no NVIDIA GPU"));
