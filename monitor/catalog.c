@@ -76,6 +76,10 @@ static void line_check(char *const *f, size_t nf, char *why, size_t len)
 	if (!pfc_list_has(catalog_sources, f[0], strlen(f[0])))
 		snprintf(why, len, "source '%s': expected one of ethtool, pause, dcb, rdma, link, "
 			 "nvml, pci, qdisc, frames", f[0]);
+	else if (*f[1] == ',' || f[1][strlen(f[1]) - 1] == ',' || strstr(f[1], ",,"))
+		/* an empty name would match a device whose driver is not known */
+		snprintf(why, len, "drivers '%s': an empty name (a comma at the start, at the "
+			 "end or twice); give driver names with one comma between them, or *", f[1]);
 	else if (!pattern_ok(f[2]) || !pattern_ok(f[3]))
 		snprintf(why, len, "%s '%s' holds white space", pattern_ok(f[2]) ? "metric" : "raw",
 			 pattern_ok(f[2]) ? f[3] : f[2]);

@@ -428,6 +428,8 @@ static void test_catalog_parse(void **state)
 		{ "lnk\t*\trx\tm\tB\tcounter\n", "source 'lnk': expected one of " },
 		{ "link\t*\trx x\tm\tB\tcounter\n", "raw 'rx x' holds white space" },
 		{ "link\t\trx\tm\tB\tcounter\n", "the drivers field is empty" },
+		{ "link\tveth,\trx\tm\tB\tcounter\n", "drivers 'veth,': an empty name" },
+		{ "link\tveth,,mlx5_core\trx\tm\tB\tcounter\n", "drivers 'veth,,mlx5_core': an empty name" },
 		{ "link * rx m B counter\n", "1 field, expected 6 or 7 separated by tabs" },
 		{ "a\tb\tc\td\te\tf\tg\th\ti\n", "over 7 fields, expected 6 or 7" },
 	};
