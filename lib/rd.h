@@ -126,6 +126,14 @@ static inline uint64_t rd_be64(struct rd *r)
 }
 
 /* Host-order readers for kernel structures (netlink, ioctl replies). */
+static inline uint16_t rd_h16(struct rd *r)
+{
+	uint16_t v = 0;
+
+	rd_bytes(r, &v, sizeof(v));
+	return v;
+}
+
 static inline uint32_t rd_h32(struct rd *r)
 {
 	uint32_t v = 0;

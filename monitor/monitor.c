@@ -517,16 +517,9 @@ static void render_sample(struct mon_ctx *x, const struct mon_sample *s)
 	}
 	if (!o.json)
 		gaps = text_gaps_due(x, s);
-	if (!o.json && s->seq != 1 && !any && !gaps) {
-		/* nothing to list: said once a second; a gap said within the second holds
-		 * these samples too */
-		if (!s->gap_mask) {
-			text_quiet(x, &o, s, false);
-		} else {
-			x->unshown = 0;
-			x->shown_ns = s->mono_ns;
-		}
-	} else {				/* this sample has its lines */
+	if (!o.json && s->seq != 1 && !any && !s->gap_mask) {
+		text_quiet(x, &o, s, false);	/* nothing to list: said once a second */
+	} else {	/* this sample has its lines, or a gap said within the second holds it */
 		x->unshown = 0;
 		x->shown_ns = s->mono_ns;
 	}

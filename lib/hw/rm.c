@@ -158,14 +158,6 @@ int hw_rm_parse_minor(const char *text)
 
 /* ---- replies: the parameter structs as RM left them, read as outside bytes ---- */
 
-static uint16_t rd_h16(struct rd *r)
-{
-	uint16_t v = 0;
-
-	rd_bytes(r, &v, sizeof(v));
-	return v;
-}
-
 int hw_rm_parse_probed_ids(const void *p, size_t len, uint32_t *ids, size_t *n)
 {
 	struct rd r = rd_init(p, len);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pcapfile.h: reading pcap (and its modified form) and pcapng from memory (bounds-checked, for review and the
- * fuzzer) and writing them with nanosecond timestamps (for capture and inject).
+/* pcapfile.h: reading pcap (and its modified form) and pcapng from memory
+ * (bounds-checked, for review and the fuzzer) and writing them with nanosecond
+ * timestamps (for capture and inject).
  */
 #ifndef PFCLAB_FRAMES_PCAPFILE_H
 #define PFCLAB_FRAMES_PCAPFILE_H

@@ -191,7 +191,7 @@ int top_local_start(struct top_feed *f, const struct top_local_cfg *cfg, char *e
 	atomic_init(&l->recording, false);
 	rc = cfg->catalog ? mon_catalog_load(cfg->catalog, &l->cat, &cerr) :
 			    mon_catalog_builtin(&l->cat);
-	if (rc && rc == -EINVAL && cfg->catalog) {
+	if (rc == -EINVAL && cfg->catalog) {
 		snprintf(err, errlen, "catalog %s line %d: %s", cfg->catalog, cerr.line, cerr.why);
 		return rc;
 	}

@@ -335,8 +335,9 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 }
 
 static void host_summary(const char *hdir, const char *hrel, const char *host,
-			 const char *gpu, bool monitored, double dur, const struct rep_time *rt, json_object *ho,
-			 json_object *tput, json_object *left, struct rec_review *rr)
+			 const char *gpu, bool monitored, double dur, const struct rep_time *rt,
+			 json_object *ho, json_object *tput, json_object *left,
+			 struct rec_review *rr)
 {
 	static const char *const names[] = {
 		"pfc.tx.prio0.frames", "pfc.tx.prio1.frames", "pfc.tx.prio2.frames", "pfc.tx.prio3.frames",
