@@ -32,9 +32,13 @@
 #define RM_HANDLE_DEVICE 0xbf9c0001u
 #define RM_HANDLE_SUBDEVICE 0xbf9c0002u
 
+/* Drivers since about 535 add gpuFlags[] to the two tables of earlier ones; RM refuses a
+ * parameter size other than its own (NV_ERR_INVALID_PARAM_STRUCT), so the older size is
+ * asked for when the newer is refused. */
 struct rm_probed_ids {
 	uint32_t ids[RM_MAX_GPUS], excluded[RM_MAX_GPUS], flags[RM_MAX_GPUS];
 };
+#define RM_PROBED_IDS_OLD_SIZE (2 * RM_MAX_GPUS * sizeof(uint32_t))
 struct rm_attach_ids {
 	uint32_t ids[RM_MAX_GPUS];
 	uint32_t failed;
@@ -164,7 +168,7 @@ int hw_rm_parse_probed_ids(const void *p, size_t len, uint32_t *ids, size_t *n)
 	size_t i;
 
 	*n = 0;
-	if (len < sizeof(struct rm_probed_ids))
+	if (len < RM_PROBED_IDS_OLD_SIZE)
 		return -EBADMSG;
 	for (i = 0; i < RM_MAX_GPUS; i++) {
 		uint32_t id = rd_h32(&r);
@@ -235,13 +239,19 @@ static uint32_t find_gpu(struct hw_rm_gpu *g, unsigned dom, unsigned bus, unsign
 {
 	struct rm_probed_ids reply;
 	uint32_t ids[RM_MAX_GPUS];
-	size_t i, n = 0;
+	size_t i, n = 0, size = sizeof(reply);
 
 	memset(&reply, 0, sizeof(reply));
 	*st = hw_rm_control(g->ctl, g->client, g->client, RM_0000_GET_PROBED_IDS, &reply,
-			    sizeof(reply), err);
+			    size, err);
+	if (*st == RM_ERR_INVALID_PARAM_STRUCT) {
+		size = RM_PROBED_IDS_OLD_SIZE;
+		memset(&reply, 0, sizeof(reply));
+		*st = hw_rm_control(g->ctl, g->client, g->client, RM_0000_GET_PROBED_IDS,
+				    &reply, size, err);
+	}
 	if (*st == RM_OK)
-		hw_rm_parse_probed_ids(&reply, sizeof(reply), ids, &n);
+		hw_rm_parse_probed_ids(&reply, size, ids, &n);
 	for (i = 0; i < n; i++) {
 		struct rm_pci_info pi = { .gpu_id = ids[i] };
 		struct hw_rm_pci_info pci;

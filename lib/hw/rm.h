@@ -52,7 +52,8 @@ int hw_rm_parse_minor(const char *text);
 #define HW_RM_MAX_GPUS 32	/* NV_MAX_DEVICES */
 
 /* NV0000_CTRL_CMD_GPU_GET_PROBED_IDS: the GPU ids before the first invalid one (RM keeps
- * the valid ones contiguous), at most HW_RM_MAX_GPUS, into ids; *n how many. */
+ * the valid ones contiguous), at most HW_RM_MAX_GPUS, into ids; *n how many. len is 384
+ * (three tables) or 256 (drivers before gpuFlags[]). */
 int hw_rm_parse_probed_ids(const void *p, size_t len, uint32_t *ids, size_t *n);
 
 struct hw_rm_pci_info {

@@ -43,6 +43,7 @@
 
 /* A few NV_STATUS codes (nvstatuscodes.h). */
 #define RM_OK 0x00
+#define RM_ERR_INVALID_PARAM_STRUCT 0x3au	/* NV_ERR_INVALID_PARAM_STRUCT: a size not RM's */
 #define RM_ERR_INSERT_DUPLICATE_NAME 0x19
 
 /* NVOS00_PARAMETERS: free one object. */

@@ -4,6 +4,7 @@
  * Exit status: 0 done, 1 run-time failure, 2 usage error.
  */
 #include <curses.h>
+#include <dirent.h>
 #include <errno.h>
 #include <locale.h>
 #include <poll.h>
@@ -595,22 +596,35 @@ static void record_host_dir(const struct top_run *t, size_t i, const char *base,
 		snprintf(dir, n, "%s/%s", base, t->feed[i].name);
 }
 
-static bool record_taken(const struct top_run *t, const char *base)
+/* Whether a record is at dir or in a folder below it, as deep as replay looks for one
+ * (top_replay_open): a record of other hosts there would be replayed with ours. */
+static bool holds_record(const char *dir, int depth)
 {
-	char dir[4200];
-	size_t i;
+	struct dirent *d;
+	bool found = false;
+	DIR *D;
 
-	for (i = 0; i < t->nfeed; i++) {
-		record_host_dir(t, i, base, dir, sizeof(dir));
-		if (mon_rec_check_dir(dir) == -EEXIST)
-			return true;
+	if (mon_rec_check_dir(dir) == -EEXIST)
+		return true;
+	if (depth >= 5 || !(D = opendir(dir)))
+		return false;
+	while (!found && (d = readdir(D))) {
+		char sub[4200];
+
+		if (d->d_name[0] == '.' || (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN))
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, d->d_name) < sizeof(sub))
+			found = holds_record(sub, depth + 1);
 	}
-	return false;
+	closedir(D);
+	return found;
 }
 
+
 /* r: every host records; one host into DIR, several into DIR/HOST (replay finds them).
- * A DIR that holds a record already (r pressed again, a --record-dir used before) is
- * kept: the next free DIR-2, DIR-3 ... is taken.
+ * A DIR that holds a record already, itself or in a folder below (r pressed again, a
+ * --record-dir used before, with these hosts or others) is kept: the next free DIR-2,
+ * DIR-3 ... is taken.
  */
 static void toggle_record(struct top_run *t, char *msg, size_t n)
 {
@@ -624,7 +638,7 @@ static void toggle_record(struct top_run *t, char *msg, size_t n)
 	else
 		default_record_dir(first, sizeof(first));
 	snprintf(base, sizeof(base), "%s", first);
-	for (k = 2; !on && record_taken(t, base) && k < 10000; k++)
+	for (k = 2; !on && holds_record(base, 0) && k < 10000; k++)
 		snprintf(base, sizeof(base), "%s-%u", first, k);
 	for (i = 0; i < t->nfeed; i++) {
 		record_host_dir(t, i, base, dir, sizeof(dir));

@@ -1028,6 +1028,9 @@ static int parse_phase(struct pctx *c, const struct ynode *m, size_t idx, struct
 		rc = get_dur(c, v, k, &ph->duration_ns);
 		if (rc)
 			return rc;
+		if (!ph->duration_ns)
+			return perr(c, v->line, k, "an idle or inject phase of no time does nothing; "
+				    "give it a duration above 0 (e.g. 2s) or leave the phase out");
 	}
 	if (!ph->has_traffic && !ytree_get(m, "duration")) {
 		snprintf(k, sizeof(k), "phases[%zu]", idx);

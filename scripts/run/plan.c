@@ -510,7 +510,11 @@ int plan_print(struct run_ctx *c, FILE *f)
 		"its pfclab doctor --json)\n");
 	for (h = 0; h < c->nhosts; h++)
 		print_pfclab(c, f, h);
-	if (c->o.psk) {
+	if (c->o.psk && c->lops->writes_results)
+		fprintf(f, "# a fresh pre-shared key is written to %s (mode 0600; XXXXXX: a new private "
+			"folder made as the run starts, one key for every host of launcher %s) and "
+			"removed at the end\n", c->hosts[0].psk_path, c->lops->name);
+	else if (c->o.psk) {
 		fprintf(f, "# a fresh pre-shared key is written to each host's run folder (mode 0600) "
 			"and removed at the end:");
 		for (h = 0; h < c->nhosts; h++)

@@ -345,7 +345,7 @@ static void count_add(json_object *file, const char *key, uint64_t *sum, bool *v
 
 static void review_files(json_object *files, struct rec_review *r)
 {
-	bool broken[3] = { false, false, false };
+	bool broken[4] = { false, false, false, false };
 	size_t i;
 
 	for (i = 0; i < rec_json_len(files); i++) {
@@ -357,6 +357,7 @@ static void review_files(json_object *files, struct rec_review *r)
 		count_add(f, "reordered", &r->reordered, &r->reordered_valid, &broken[0]);
 		count_add(f, "late_frames", &r->late_frames, &r->late_valid, &broken[1]);
 		count_add(f, "bad_timestamps", &r->bad_timestamps, &r->bad_ts_valid, &broken[2]);
+		count_add(f, "frames_without_time", &r->untimed, &r->untimed_valid, &broken[3]);
 		json_object_object_get_ex(f, "max_backstep_s", &x);
 		if (rec_json_num(x, &v) && v >= 0) {
 			if (!r->backstep_valid || v > r->max_backstep_s)
@@ -377,6 +378,7 @@ static void review_files(json_object *files, struct rec_review *r)
 	r->reordered_valid &= !broken[0];
 	r->late_valid &= !broken[1];
 	r->bad_ts_valid &= !broken[2];
+	r->untimed_valid &= !broken[3];
 }
 
 /* CE marks and the CE share over the flows. A flow's share null (review: its capture

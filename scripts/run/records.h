@@ -40,8 +40,9 @@ json_object *rec_json_member(json_object *o, const char *key, json_type t);
  * review's reason (ce_share_na, "" when it gave none). Host text is made fit to show. */
 struct rec_review {
 	uint64_t reordered, late_frames, bad_timestamps;
+	uint64_t untimed;	/* frames_without_time: counted, in no time-based figure */
 	double max_backstep_s;
-	bool reordered_valid, late_valid, bad_ts_valid, backstep_valid;
+	bool reordered_valid, late_valid, bad_ts_valid, untimed_valid, backstep_valid;
 	char ecn_filter[16];
 	bool has_flows;		/* ecn_flows[] is there (else ce is n/a) */
 	uint64_t ce;

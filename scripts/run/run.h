@@ -170,6 +170,7 @@ struct validity_obs {
 	uint64_t late_frames[EXP_MAX_HOSTS];	/* PAUSE/PFC/CNP beyond the reorder window */
 	uint64_t bad_timestamps[EXP_MAX_HOSTS];	/* review's count, late frames included */
 	double max_backstep_s[EXP_MAX_HOSTS];	/* the largest step back; 0 not known */
+	uint64_t untimed[EXP_MAX_HOSTS];	/* frames without a timestamp */
 };
 /* Fills REASONS (a JSON array of strings) and returns whether the point is valid. */
 bool validity_judge(const struct validity_obs *o, const struct exp *e, json_object *reasons);

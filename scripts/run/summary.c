@@ -260,6 +260,7 @@ static void review_summary(const char *hdir, const char *hrel, double dur,
 	json_object_object_add(cap, "late_frames", count(rr->late_frames, rr->late_valid));
 	json_object_object_add(cap, "max_backstep_s", num(rr->max_backstep_s, rr->backstep_valid));
 	json_object_object_add(cap, "bad_timestamps", count(rr->bad_timestamps, rr->bad_ts_valid));
+	json_object_object_add(cap, "frames_without_time", count(rr->untimed, rr->untimed_valid));
 	prios = rec_json_member(rec_json_member(rv, "pause", json_type_object), "priorities",
 				json_type_array);
 	for (i = 0; i < rec_json_len(prios); i++) {

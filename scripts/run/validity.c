@@ -92,6 +92,11 @@ void validity_warn(const struct validity_obs *o, const struct exp *e, json_objec
 			     "range, counted but at a wrong time: paused time and CNP gaps are less "
 			     "reliable", e->hosts[h].name, (unsigned long long)other,
 			     other == 1 ? "" : "s");
+		if (o->untimed[h])
+			note(warnings, "host %s: %llu captured frame%s without a timestamp (pcapng "
+			     "simple packet blocks), counted but in no paused time, timeline or CNP "
+			     "gap", e->hosts[h].name, (unsigned long long)o->untimed[h],
+			     o->untimed[h] == 1 ? "" : "s");
 	}
 }
 
@@ -100,4 +105,5 @@ void validity_obs_review(struct validity_obs *o, size_t h, const struct rec_revi
 	o->late_frames[h] = rv->late_valid ? rv->late_frames : 0;
 	o->bad_timestamps[h] = rv->bad_ts_valid ? rv->bad_timestamps : 0;
 	o->max_backstep_s[h] = rv->backstep_valid ? rv->max_backstep_s : 0;
+	o->untimed[h] = rv->untimed_valid ? rv->untimed : 0;
 }

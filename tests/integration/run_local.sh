@@ -74,6 +74,7 @@ if echo "$out" | grep -qx "# pfclab on host a: $PFCLAB (this binary: launcher lo
 	echo "$out_ssh" | grep -qx "# pfclab on host a: pfclab (the first on the PATH a command run by ssh gets on a; hosts.a.pfclab gives a path)" &&
 	echo "$out_ssh" | grep -qx '# pfclab on host b: /opt/b/pfclab (hosts.b.pfclab)' &&
 	echo "$out_ssh" | grep -qE '^# a fresh pre-shared key .*: a /tmp/pfclab-run-veth-inject-[0-9-]+-a/psk, b /tmp/pfclab-run-veth-inject-[0-9-]+-b/psk$' &&
+	echo "$out" | grep -qE '^# a fresh pre-shared key is written to /tmp/pfclab-run-XXXXXX/psk \(mode 0600; XXXXXX: a new private folder made as the run starts, one key for every host of launcher local\) and removed at the end$' &&
 	[ ! -e "$work/dry" ]; then
 	ok "$name: --dry-run names each host's pfclab (its pfclab: key, this binary, the PATH's) and key file"
 else

@@ -70,21 +70,27 @@ b=$(link_total h2)
 [ -n "$a" ] && [ "$a" != "$b" ] && ok "$name: h2's link counters move ($a -> $b)" ||
 	fail "$name: h2 updates" "link totals '$a' '$b'; $(screen | grep link)"
 
-# r: both hosts recorded, each in its own record folder, in the monitor's format.
+# r: both hosts recorded, each in its own record folder, in the monitor's format. The
+# --record-dir holds a record of another host already (h9, an earlier session's): it is
+# kept, and the hosts record into rec-2, so that a replay of either shows one session.
+mkdir -p "$tmp/rec/h9"
+printf '{}\n' >"$tmp/rec/h9/meta.json"
 keys r
 sleep 1.2
+msg=$(screen | grep -o 'r: recording to [^ ]*' | head -n 1)
 keys r
 sleep 0.5
 recs=''
 for h in h1 h2; do
-	rows=$(($(wc -l <"$tmp/rec/$h/samples.csv" 2>/dev/null || echo 1) - 1))
-	grep -q '"finished": *true' "$tmp/rec/$h/meta.json" 2>/dev/null || rows="$rows, unfinished"
+	rows=$(($(wc -l <"$tmp/rec-2/$h/samples.csv" 2>/dev/null || echo 1) - 1))
+	grep -q '"finished": *true' "$tmp/rec-2/$h/meta.json" 2>/dev/null || rows="$rows, unfinished"
 	recs+="$h: $rows rows; "
 done
 # 1.2 s at 200 ms: 6 samples, give or take one at each end (key presses vs samples).
-[[ $recs =~ ^h1:\ [4-8]\ rows\;\ h2:\ [4-8]\ rows\;\ $ ]] &&
-	ok "$name: r records each host into its own record folder ($recs)" ||
-	fail "$name: r records the hosts" "$recs"
+[[ $recs =~ ^h1:\ [4-8]\ rows\;\ h2:\ [4-8]\ rows\;\ $ ]] && [ ! -e "$tmp/rec/h1" ] &&
+	[ "$msg" = "r: recording to $tmp/rec-2" ] &&
+	ok "$name: r records each host into its own record folder, beside no other host's ($recs)" ||
+	fail "$name: r records the hosts" "$recs; '$msg'; $(ls "$tmp/rec")"
 
 fakehost_kill h1
 # The requirement: STALE within 2 s of the host's death.

@@ -39,6 +39,9 @@ static void test_errors(void **state)
 		  "exp.yaml:5: phases[0].duration: '10 s' is not a duration; give e.g. 500ms, 10s or 2m" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 169h\n",
 		  "exp.yaml:5: phases[0].duration: '169h' is longer than 7 days" },
+		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 0s\n",
+		  "exp.yaml:5: phases[0].duration: an idle or inject phase of no time does nothing; give it a "
+		  "duration above 0 (e.g. 2s) or leave the phase out" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nphases:\n  - duration: 1.5ns\n",
 		  "exp.yaml:5: phases[0].duration: '1.5ns' is not a whole number of nanoseconds" },
 		{ "name: t\nhost:\n  a: {netdev: va}\n",

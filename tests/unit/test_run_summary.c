@@ -567,6 +567,7 @@ static void test_validity_warn(void **state)
 	o.late_frames[1] = 3;
 	o.bad_timestamps[1] = 5;	/* 3 late, 2 out of range */
 	o.max_backstep_s[1] = 0.0625;
+	o.untimed[1] = 1;
 	w = json_object_new_array();
 	validity_warn(&o, e, w);
 	assert_string_equal(json_object_to_json_string_ext(w, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
@@ -576,7 +577,9 @@ static void test_validity_warn(void **state)
 			    "window, counted where they came (the capture steps back up to 62.500 ms): paused "
 			    "time and CNP gaps are less reliable\","
 			    "\"host b: 2 captured frames with a timestamp out of range, counted but at a wrong "
-			    "time: paused time and CNP gaps are less reliable\"]");
+			    "time: paused time and CNP gaps are less reliable\","
+			    "\"host b: 1 captured frame without a timestamp (pcapng simple packet blocks), "
+			    "counted but in no paused time, timeline or CNP gap\"]");
 	/* a caveat, not a reason: the point stays valid */
 	r = json_object_new_array();
 	assert_true(validity_judge(&o, e, r));
@@ -598,10 +601,11 @@ static void test_records_review(void **state)
 	assert_non_null(mkdtemp(root));
 	o = json_tokener_parse(
 		"{\"files\":[{\"reordered\":5,\"late_frames\":2,\"bad_timestamps\":3,\"max_backstep_s\":0.004,"
-		"\"ecn_filter\":\"keeps_all\"},"
+		"\"ecn_filter\":\"keeps_all\",\"frames_without_time\":4},"
 		"{\"reordered\":\"7\",\"late_frames\":-1,\"bad_timestamps\":1e999,\"max_backstep_s\":null,"
-		"\"ecn_filter\":5},"
-		"7,{\"reordered\":7.0,\"max_backstep_s\":0.02,\"ecn_filter\":\"ce_only\"}],"
+		"\"ecn_filter\":5,\"frames_without_time\":null},"
+		"7,{\"reordered\":7.0,\"max_backstep_s\":0.02,\"ecn_filter\":\"ce_only\","
+		"\"frames_without_time\":3}],"
 		"\"ecn_flows\":[{\"packets\":100,\"ce\":10,\"ce_share\":0.1},"
 		"{\"packets\":50,\"ce\":50,\"ce_share\":null,\"ce_share_na\":\"capture kept only\\u0001 CE\"}]}");
 	rec_review_scan(o, &r);
@@ -611,6 +615,8 @@ static void test_records_review(void **state)
 	assert_true(r.late_valid);
 	assert_int_equal(r.late_frames, 2);	/* -1 is none */
 	assert_int_equal(r.bad_timestamps, 3);	/* 1e999 is none */
+	assert_true(r.untimed_valid);
+	assert_int_equal(r.untimed, 7);		/* null is none */
 	assert_true(r.backstep_valid);
 	assert_float_equal(r.max_backstep_s, 0.02, 1e-12);
 	assert_string_equal(r.ecn_filter, "mixed");
@@ -825,6 +831,7 @@ static void test_summary_review(void **state)
 	assert_int_equal(json_object_get_int(get(x, "reordered")), 452);
 	assert_int_equal(json_object_get_int(get(x, "late_frames")), 2);
 	assert_int_equal(json_object_get_int(get(x, "bad_timestamps")), 3);
+	assert_null(get(x, "frames_without_time"));	/* review gave none */
 	assert_float_equal(json_object_get_double(get(x, "max_backstep_s")), 0.0116, 1e-12);
 	assert_string_equal(json_object_get_string(get(x, "ecn_filter")), "keeps_all");
 	assert_float_equal(json_object_get_double(get(x, "ce_share")), 0.1, 1e-12);
