@@ -163,12 +163,16 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 # The README's two commands.
+# test and demo build on every CPU unless make was given its own -j.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+SUBJ = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 test: deps
-	$(MAKE) all unit
+	$(MAKE) $(SUBJ) all unit
 	tests/run.sh
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) $(SUBJ) all
 	scripts/demo.sh
 
 test-unit: all unit
@@ -179,7 +183,7 @@ test-gpu: all unit
 	tests/run.sh --only gpu
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) $(SUBJ) all
 	bench/run.sh
 
 clean:

@@ -10,6 +10,7 @@
 #include "lib/util.h"
 #include "monitor/catalog.h"
 #include "monitor/catalog_data.h"
+#include "monitor/monitor.h"
 
 struct mon_catalog_row {
 	char *source;
@@ -50,7 +51,7 @@ static bool pattern_ok(const char *s)
 }
 
 /* The sources' names (their ops' .name): a line for another one would never match. */
-static const char catalog_sources[] = "ethtool,pause,dcb,rdma,link,nvml,pci,qdisc,frames";
+static const char catalog_sources[] = MON_SOURCES ",frames";
 
 /* Why one line's nf fields (8: 8 or more) are not a catalog row, into why; "" when they
  * are one.
@@ -74,8 +75,7 @@ static void line_check(char *const *f, size_t nf, char *why, size_t len)
 			return;
 		}
 	if (!pfc_list_has(catalog_sources, f[0], strlen(f[0])))
-		snprintf(why, len, "source '%s': expected one of ethtool, pause, dcb, rdma, link, "
-			 "nvml, pci, qdisc, frames", f[0]);
+		snprintf(why, len, "source '%s': expected one of " MON_SOURCES_TEXT ", frames", f[0]);
 	else if (*f[1] == ',' || f[1][strlen(f[1]) - 1] == ',' || strstr(f[1], ",,"))
 		/* an empty name would match a device whose driver is not known */
 		snprintf(why, len, "drivers '%s': an empty name (a comma at the start, at the "

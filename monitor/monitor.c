@@ -111,13 +111,11 @@ static int parse_rdma(void *dst, const char *v, char *why, size_t len)
  */
 static int parse_sources(void *dst, const char *v, char *why, size_t len)
 {
-	static const char known[] = "ethtool,pause,dcb,link,pci,rdma,nvml,qdisc";
 	const char *p = v, *e;
 	size_t l;
 
 	if (!*v) {
-		snprintf(why, len, "give at least one source: ethtool, pause, dcb, link, pci, "
-			 "rdma, nvml, qdisc");
+		snprintf(why, len, "give at least one source: " MON_SOURCES_TEXT);
 		return -1;
 	}
 	for (;; p = e + 1) {
@@ -125,14 +123,12 @@ static int parse_sources(void *dst, const char *v, char *why, size_t len)
 		l = e ? (size_t)(e - p) : strlen(p);
 		if (!l) {
 			snprintf(why, len, "an empty item (a comma %s); give source names "
-				 "separated by single commas, from ethtool, pause, dcb, link, pci, "
-				 "rdma, nvml, qdisc", p == v ? "at the start" : !e ? "at the end" :
-				 "after another");
+				 "separated by single commas, from " MON_SOURCES_TEXT,
+				 p == v ? "at the start" : !e ? "at the end" : "after another");
 			return -1;
 		}
-		if (!pfc_list_has(known, p, l)) {
-			snprintf(why, len, "unknown source '%.*s'; known: ethtool, pause, dcb, "
-				 "link, pci, rdma, nvml, qdisc", (int)l, p);
+		if (!pfc_list_has(MON_SOURCES, p, l)) {
+			snprintf(why, len, "unknown source '%.*s'; known: " MON_SOURCES_TEXT, (int)l, p);
 			return -1;
 		}
 		if (!e)
@@ -229,7 +225,7 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		  .help = "at the end, print samples, overruns and CPU time per sample\n"
 			  "(each source's, recording's and the timer waits' apart)" },
 		{ "sources", 0, OPT_FN, .dst = &o->sources, .fn = parse_sources, .arg = "LIST",
-		  .help = "only these sources: ethtool,pause,dcb,link,pci,rdma,nvml,qdisc (qdisc: "
+		  .help = "only these sources: " MON_SOURCES " (qdisc: "
 			  "every qdisc of IFACE, only when named)" },
 		{ "catalog", 0, OPT_STR, .dst = &o->catalog, .arg = "FILE",
 		  .help = "use FILE instead of the built-in counter catalog" },

@@ -19,7 +19,7 @@ fuzz_start() {
 	FUZZ_SECS=${FUZZ_SECONDS:-${2:-15}}
 	need_cmd "$FUZZ_NAME" clang make || return 1
 	cd "$PFCLAB_ROOT" || return 1
-	if ! out=$(make -s BUILD="${BUILD:-build}" fuzz 2>&1); then
+	if ! out=$(make -s -j"$(nproc 2>/dev/null || echo 1)" BUILD="${BUILD:-build}" fuzz 2>&1); then
 		fail "$FUZZ_NAME" "build failed: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
 		return 1
 	fi

@@ -1249,10 +1249,8 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 				       "monitor --interval", "expected " MON_INTERVAL_WANT);
 	}
 	if ((v = ytree_get(m, "sources"))) {
-		static const char *const ok[] = { "ethtool", "pause", "dcb", "link", "pci", "rdma",
-						  "nvml", "qdisc", NULL };
 		char **l;
-		size_t n, i, j, len = 1;
+		size_t n, i, len = 1;
 
 		rc = get_list(c, v, "monitor.sources", &l, &n);
 		if (rc)
@@ -1263,11 +1261,9 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 				    "source, or leave sources: out for all of them");
 		}
 		for (i = 0; i < n; i++) {
-			for (j = 0; ok[j] && strcmp(ok[j], l[i]); j++)
-				;
-			if (!ok[j]) {
-				rc = perr(c, v->line, "monitor.sources", "'%s' is not a source; give ethtool, "
-					  "pause, dcb, link, pci, rdma, nvml or qdisc", l[i]);
+			if (!*l[i] || !pfc_list_has(MON_SOURCES, l[i], strlen(l[i]))) {
+				rc = perr(c, v->line, "monitor.sources", "'%s' is not a source; give one "
+					  "of " MON_SOURCES_TEXT, l[i]);
 				strv_free(l, n);
 				return rc;
 			}

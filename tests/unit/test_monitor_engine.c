@@ -22,6 +22,7 @@
 #include "lib/nl.h"
 #include "lib/util.h"
 #include "monitor/catalog.h"
+#include "monitor/monitor.h"
 #include "monitor/record.h"
 #include "monitor/sampler.h"
 #include "monitor/sources/sources.h"
@@ -416,6 +417,34 @@ static void test_engine_schedule(void **state)
 
 /* --- catalog syntax ---------------------------------------------------------------- */
 
+/* The names --sources, monitor.sources and the catalog take are the ops tables' own:
+ * every table's .name is in MON_SOURCES, and MON_SOURCES names no other, in either of
+ * its spellings. */
+static void test_source_names(void **state)
+{
+	static const struct mon_src_ops *const ops[] = {
+		&src_ethtool_ioctl_ops, &src_ethtool_nl_ops, &src_dcb_ops, &src_rdma_nl_ops,
+		&src_link_ops, &src_nvml_ops, &src_pci_ops, &src_qdisc_ops,
+	};
+	char text[sizeof(MON_SOURCES_TEXT)];
+	const char *p;
+	size_t i, n = 1, k = 0;
+
+	(void)state;
+	for (p = MON_SOURCES; *p; p++)
+		n += *p == ',';
+	assert_int_equal(n, sizeof(ops) / sizeof(ops[0]));
+	for (i = 0; i < n; i++)
+		assert_true(pfc_list_has(MON_SOURCES, ops[i]->name, strlen(ops[i]->name)));
+	for (p = MON_SOURCES; *p; p++) {	/* "a,b" is "a, b" */
+		text[k++] = *p;
+		if (*p == ',')
+			text[k++] = ' ';
+	}
+	text[k] = '\0';
+	assert_string_equal(text, MON_SOURCES_TEXT);
+}
+
 static void test_catalog_parse(void **state)
 {
 	static const char good[] = "# c\n\nethtool\t*\trx_{n}_x\tq.{n}.x\tB\tcounter\n"
@@ -710,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_engine_lifecycle),
 		cmocka_unit_test(test_engine_schedule),
 		cmocka_unit_test(test_cpu_fit),
+		cmocka_unit_test(test_source_names),
 		cmocka_unit_test(test_catalog_parse),
 		cmocka_unit_test(test_nl_messages),
 		cmocka_unit_test(test_record_files),

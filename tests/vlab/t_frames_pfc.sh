@@ -12,7 +12,7 @@ source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 plan 4
 
 name=frames_pfc
-SIZE=65536 ITERS=200
+SIZE=65536 ITERS=60
 [ -x "$PFCLAB" ] || { skip $name "no pfclab binary"; finish; }
 # ib_write_bw server on rxe1, client on rxe0: the data leaves through va. QP timeout
 # 2^18 * 4 us = 1.07 s, longer than the impaired link's queue can hold (0.32 s; see
