@@ -248,7 +248,8 @@ fi
 #      sooner than the (retry + 1) x T one would expect;
 #    - every timeout with packets outstanding counts one completer_retry_err and, while
 #      --retry allows, retransmits; the one after that counts retry_exceeded_err and ends
-#      the QP with "transport retry counter exceeded": exactly --retry and 1 (with the cut
+#      the QP with "transport retry counter exceeded": --retry (rarely one more, see the
+#      N 14 check) and 1 (with the cut
 #      made of three sysctl writes, spurious timeouts in that window gave 2 for --retry 1,
 #      6 and 8 for --retry 5).
 #    Measured (cut -> exit of the client, 5 boots, 12 or 13 runs of each): N 14 --retry 1
@@ -304,21 +305,30 @@ cut() {
 	sleep 0.5
 }
 cut qpt1 19011 --qp-timeout 14 --retry 1
-a_alive=$alive a_rc=$crc a_ms=$exit_ms a_retries=$retries a_exc=$exceeded
+a_alive=$alive a_rc=$crc a_ms=$exit_ms a_retries=$retries a_exc=$exceeded a_first=$first_ms
 cut qpt5 19012 --qp-timeout 14 --retry 5
-b_alive=$alive b_rc=$crc b_ms=$exit_ms b_retries=$retries b_exc=$exceeded
+b_alive=$alive b_rc=$crc b_ms=$exit_ms b_retries=$retries b_exc=$exceeded b_first=$first_ms
 # N 14: the first timeout at most one timeout (68 ms) after the cut, then --retry more of
 # 64 .. 68 ms each from their retransmissions, so the exit comes at least retry x 64 ms
 # after the cut (--retry 1: 64 ms, 5: 320 ms) and at most (retry + 1) x 68 ms plus the
 # way from the error completion to the process's end (TCG: up to a few hundred ms):
 # within 2 s, the moment the N 19 client below must still be running.
+# The timeouts retried are --retry, or one more where the first came soon after the cut,
+# while ACKs of packets sent before it were still on their way back (a loaded guest can
+# hold them that long): the next of those ACKs gives the QP its retries back
+# (rxe_comp.c), as after a spurious timeout while traffic flows. Seen once: the first
+# timeout seen 26 ms after the cut, --retry 1, 2 retried. (The polling here can lag by
+# 100 ms in this guest, so the first timeout's time cannot tell that case apart.) The
+# retries still have an end: 1 exceeded. N 19 below, a timeout of 2.1 s, is exact.
+retried_ok() { [ "$1" = "$2" ] || [ "$1" = $(($2 + 1)) ]; }	# RETRIES N
 if [ $a_alive = 0 ] && [ $b_alive = 0 ] && [ "$a_rc" = 1 ] && [ "$b_rc" = 1 ] &&
-	[ "$a_retries" = 1 ] && [ "$b_retries" = 5 ] && [ "$a_exc" = 1 ] && [ "$b_exc" = 1 ] &&
+	retried_ok "$a_retries" 1 && retried_ok "$b_retries" 5 &&
+	[ "$a_exc" = 1 ] && [ "$b_exc" = 1 ] &&
 	[ "$a_ms" -ge 64 ] && [ "$a_ms" -le 2000 ] && [ "$b_ms" -ge 320 ] && [ "$b_ms" -le 2000 ] &&
 	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt1-client.err" &&
 	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt5-client.err" &&
 	grep -q 'on software RoCE with several CPUs, packets arriving out of order' "$VLAB_OUT/qpt1-client.err"; then
-	ok "--qp-timeout 14 --retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' $a_ms / $b_ms ms after the cut, after exactly 1 / 5 timeouts retried and 1 exceeded; the message names the reordering that can do the same on rxe"
+	ok "--qp-timeout 14 --retry 1 / 5: the path vanishes, exit 1 'retry counter exceeded' $a_ms / $b_ms ms after the cut, after $a_retries / $b_retries timeouts retried (first $a_first / $b_first ms after the cut) and 1 exceeded; the message names the reordering that can do the same on rxe"
 else
 	fail "--qp-timeout 14 --retry 1 / 5 against a vanished path" "$(head -n 2 "$VLAB_OUT/retry.txt" | tr '\n' ' ')$(head -n 1 "$VLAB_OUT/qpt1-client.err")"
 fi
