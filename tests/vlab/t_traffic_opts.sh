@@ -249,9 +249,8 @@ fi
 #    - every timeout with packets outstanding counts one completer_retry_err and, while
 #      --retry allows, retransmits; the one after that counts retry_exceeded_err and ends
 #      the QP with "transport retry counter exceeded": --retry (rarely one more, see the
-#      N 14 check) and 1 (with the cut
-#      made of three sysctl writes, spurious timeouts in that window gave 2 for --retry 1,
-#      6 and 8 for --retry 5).
+#      N 14 check) and 1 (with the cut made of three sysctl writes, spurious timeouts in
+#      that window gave 2 for --retry 1, 6 and 8 for --retry 5).
 #    Measured (cut -> exit of the client, 5 boots, 12 or 13 runs of each): N 14 --retry 1
 #    93 .. 491 ms, --retry 5 359 .. 605 ms; N 19 --retry 1 3.11 .. 4.76 s, its first
 #    timeout 2.22 .. 2.47 s before the exit.
