@@ -73,12 +73,13 @@ $(BUILD)/asan/libpfclab.a: $(SAN_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # version.h (PFCLAB_VERSION) is rewritten only when the version changes, so the files
-# that include it are rebuilt then and only then.
+# that include it are rebuilt then and only then; its temporary file is this shell's own,
+# as two makes can run at once (the fuzz scripts, two at a time).
 VERSION_H := $(BUILD)/gen/version.h
 $(VERSION_H): FORCE
 	@mkdir -p $(@D)
-	@echo '#define PFCLAB_VERSION "$(VERSION)"' >$@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+	@t=$@.tmp.$$$$; echo '#define PFCLAB_VERSION "$(VERSION)"' >$$t; \
+		cmp -s $$t $@ && rm -f $$t || mv -f $$t $@
 .PHONY: FORCE
 FORCE:
 

@@ -4,8 +4,8 @@
 # integration tests, the virtual-lab suite and GPU tests; prints one OK/FAIL/SKIP line
 # per test and ends with "N passed, N failed, N skipped" (before it, the five slowest
 # scripts; every script's seconds in build/test-logs/durations.tsv). Exit 1 on any failure.
-# With host and vlab both, the vlab suite runs beside the fuzz scripts (below);
-# PFCLAB_TEST_SERIAL=1 runs every script alone.
+# The fuzz scripts run two at a time (below); PFCLAB_TEST_SERIAL=1 runs every script
+# alone.
 #   tests/run.sh [--only unit|host|vlab|gpu]...
 set -uo pipefail
 
@@ -82,18 +82,12 @@ run_script() { # $1 = script; its results are judged by verdict_log
 		return
 	fi
 	t=$SECONDS
-	${RUN_IDLE:+$idle} "$s" >"$(script_log "$s")" 2>&1
+	"$s" >"$(script_log "$s")" 2>&1
 	rc=$?
 	judge "$s" $rc $((SECONDS - t))
 }
 
-# The virtual-lab suite leaves about a third of two CPUs idle (QEMU waits on its
-# guests' timers). With the host tests, it runs in the background while the fuzz
-# scripts, bound by their time alone and timing nothing, fill that idle as idle-class
-# processes (SCHED_IDLE: a QEMU thread that wakes takes the CPU back at once); every
-# other script runs alone, as what it checks can depend on timing.
-# PFCLAB_TEST_SERIAL=1 runs the suite alone too.
-if command -v chrt >/dev/null; then idle="chrt --idle 0"; else idle="nice -n 19"; fi
+# A script in the background, judged when bg_finish waits for it.
 bg_script= bg_pid= bg_t=
 bg_start() {
 	bg_script=$1 bg_t=$SECONDS
@@ -137,20 +131,36 @@ if want unit; then
 	run_units "$build/tests" unit
 	run_units "$build/asan/tests" asan
 fi
-together=false
-if want host && want vlab && [ "${PFCLAB_TEST_SERIAL:-0}" != 1 ]; then
-	together=true
-	bg_start tests/vlab/run.sh
-	for s in tests/integration/fuzz_*.sh; do RUN_IDLE=1 run_script "$s"; done
-	bg_finish
-fi
+
+# The fuzz scripts are bound by their time alone and time nothing: after the first,
+# which builds every target, two run at once where there are two CPUs, and no other
+# script runs beside them (the rest check timing: the virtual-lab suite's guests, the
+# monitor's intervals, the dashboard's keys). PFCLAB_TEST_SERIAL=1: one at a time.
+run_fuzz() {
+	local f=(tests/integration/fuzz_*.sh) i pair=true
+	[ "${PFCLAB_TEST_SERIAL:-0}" = 1 ] || [ "$(nproc 2>/dev/null || echo 1)" -lt 2 ] && pair=false
+	[ -e "${f[0]}" ] || return 0
+	run_script "${f[0]}"
+	for ((i = 1; i < ${#f[@]}; i++)); do
+		if $pair && [ $((i + 1)) -lt ${#f[@]} ]; then
+			bg_start "${f[i + 1]}"
+			run_script "${f[i]}"
+			bg_finish
+			i=$((i + 1))
+		else
+			run_script "${f[i]}"
+		fi
+	done
+}
+
 if want host; then
+	run_fuzz
 	for s in tests/integration/*.sh; do
-		$together && [[ $(basename "$s") == fuzz_* ]] && continue
+		[[ $(basename "$s") == fuzz_* ]] && continue
 		run_script "$s"
 	done
 fi
-if want vlab && ! $together; then
+if want vlab; then
 	run_script tests/vlab/run.sh
 fi
 if want gpu; then

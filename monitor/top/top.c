@@ -597,7 +597,7 @@ static void record_host_dir(const struct top_run *t, size_t i, const char *base,
 }
 
 /* Whether a record is at dir or in a folder below it, as deep as replay looks for one
- * (top_replay_open): a record of other hosts there would be replayed with ours. */
+ * (top_replay_open). */
 static bool holds_record(const char *dir, int depth)
 {
 	struct dirent *d;
@@ -620,11 +620,17 @@ static bool holds_record(const char *dir, int depth)
 	return found;
 }
 
+/* One host records into base itself, which a replay of base reads alone when it holds a
+ * record; several into base/HOST, where a replay of base reads every record below. */
+static bool record_taken(const struct top_run *t, const char *base)
+{
+	return t->nfeed == 1 ? mon_rec_check_dir(base) == -EEXIST : holds_record(base, 0);
+}
 
 /* r: every host records; one host into DIR, several into DIR/HOST (replay finds them).
- * A DIR that holds a record already, itself or in a folder below (r pressed again, a
- * --record-dir used before, with these hosts or others) is kept: the next free DIR-2,
- * DIR-3 ... is taken.
+ * A DIR that holds a record already (r pressed again, a --record-dir used before; with
+ * several hosts, a record of any host in a folder below, which a replay of DIR would
+ * show with ours) is kept: the next free DIR-2, DIR-3 ... is taken.
  */
 static void toggle_record(struct top_run *t, char *msg, size_t n)
 {
@@ -638,7 +644,7 @@ static void toggle_record(struct top_run *t, char *msg, size_t n)
 	else
 		default_record_dir(first, sizeof(first));
 	snprintf(base, sizeof(base), "%s", first);
-	for (k = 2; !on && holds_record(base, 0) && k < 10000; k++)
+	for (k = 2; !on && record_taken(t, base) && k < 10000; k++)
 		snprintf(base, sizeof(base), "%s-%u", first, k);
 	for (i = 0; i < t->nfeed; i++) {
 		record_host_dir(t, i, base, dir, sizeof(dir));
