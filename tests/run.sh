@@ -4,8 +4,8 @@
 # integration tests, the virtual-lab suite and GPU tests; prints one OK/FAIL/SKIP line
 # per test and ends with "N passed, N failed, N skipped" (before it, the five slowest
 # scripts; every script's seconds in build/test-logs/durations.tsv). Exit 1 on any failure.
-# The fuzz scripts run two at a time (below); PFCLAB_TEST_SERIAL=1 runs every script
-# alone.
+# The fuzz scripts run two at a time where there are two CPUs; PFCLAB_TEST_SERIAL=1
+# runs every script alone.
 #   tests/run.sh [--only unit|host|vlab|gpu]...
 set -uo pipefail
 
