@@ -75,12 +75,16 @@ judge() {
 	[ "$rc" -eq 0 ] || tail -n 20 "$log" >&2
 }
 
+# runnable SCRIPT: true, or its FAIL line counted
+runnable() {
+	[ -x "$1" ] && return 0
+	tally <<<"FAIL $(basename "$1" .sh): $1 is not executable"
+	return 1
+}
+
 run_script() { # $1 = script; its results are judged by verdict_log
 	local s=$1 rc t
-	if [ ! -x "$s" ]; then
-		tally <<<"FAIL $(basename "$s" .sh): $s is not executable"
-		return
-	fi
+	runnable "$s" || return
 	t=$SECONDS
 	"$s" >"$(script_log "$s")" 2>&1
 	rc=$?
@@ -90,12 +94,9 @@ run_script() { # $1 = script; its results are judged by verdict_log
 # A script in the background, judged when bg_finish waits for it.
 bg_script= bg_pid= bg_t=
 bg_start() {
-	bg_script=$1 bg_t=$SECONDS
-	if [ ! -x "$1" ]; then
-		tally <<<"FAIL $(basename "$1" .sh): $1 is not executable"
-		bg_script=
-		return
-	fi
+	bg_script= bg_t=$SECONDS
+	runnable "$1" || return
+	bg_script=$1
 	"$1" >"$(script_log "$1")" 2>&1 &
 	bg_pid=$!
 }

@@ -1261,7 +1261,7 @@ static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
 				    "source, or leave sources: out for all of them");
 		}
 		for (i = 0; i < n; i++) {
-			if (!*l[i] || !pfc_list_has(MON_SOURCES, l[i], strlen(l[i]))) {
+			if (!pfc_list_has(MON_SOURCES, l[i], strlen(l[i]))) {
 				rc = perr(c, v->line, "monitor.sources", "'%s' is not a source; give one "
 					  "of " MON_SOURCES_TEXT, l[i]);
 				strv_free(l, n);
