@@ -225,7 +225,7 @@ static const struct opt traffic_opts_tab[] = {
 	{ "tx-depth", 't', OPT_U32, 1, 16384, &P.tx_depth, .arg = "N",
 	  .help = "outstanding sends per QP (default 128; fewer for large\n"
 		  "messages or a slow link: at most 8 MiB and about 100 ms\n"
-		  "of data in flight per QP)" },
+		  "of data in flight per QP, but 2 MiB at least)" },
 	{ "rx-depth", 0, OPT_U32, 1, 16384, &P.rx_depth, .arg = "N",
 	  .help = "receives posted per QP with --imm (default 512)" },
 	{ "post-list", 'l', OPT_U32, 1, 64, &P.post_list, .arg = "N",

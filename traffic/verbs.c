@@ -500,10 +500,12 @@ uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint3
 {
 	uint64_t floor = 2ULL * mod > 2 ? 2ULL * mod : 2, d;
 
-	/* a send that takes long goes alone (verbs.h) */
+	/* a send that takes long goes alone (verbs.h); else TRAFFIC_INFLIGHT_MIN_BYTES */
 	if (mod == 1 && rate > 0 && size && nqps &&
 	    rate * (double)TRAFFIC_ALONE_NS / nqps < (double)size)
 		floor = 1;
+	else if (size && TRAFFIC_INFLIGHT_MIN_BYTES / size > floor)
+		floor = TRAFFIC_INFLIGHT_MIN_BYTES / size;
 	if (floor >= window || rate <= 0 || !size || !nqps)
 		return floor < window ? (uint32_t)floor : window;
 	d = (uint64_t)(rate * (double)TRAFFIC_INFLIGHT_NS / nqps / size) + 1;

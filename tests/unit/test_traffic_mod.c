@@ -66,14 +66,18 @@ static void test_depth_by_rate(void **state)
 		{ 128, 64, 4096, 1, 0, 128 },          /* not measured yet: the window */
 		{ 128, 64, 4096, 1, 0.0375, 128 },     /* two moderation groups at least */
 		{ 128, 4, 65536, 1, 0.0375, 58 },      /* 3.75 MB in 100 ms / 64 KiB, + 1 */
-		{ 128, 4, 65536, 2, 0.0375, 29 },      /* shared by two QPs */
-		{ 128, 4, 65536, 1, 0.001, 8 },        /* slower: 2 x mod */
+		{ 128, 4, 65536, 2, 0.075, 58 },       /* 7.5 MB in 100 ms shared by two QPs */
+		{ 128, 4, 65536, 1, 0.001, 32 },       /* slower: 2 MiB at least */
+		{ 128, 16, 16384, 1, 0.0036, 128 },    /* 2 MiB of 16 KiB: the window */
+		{ 128, 4, 65536, 4, 0.0036, 32 },      /* 2 MiB on each QP */
 		{ 8, 1, 1u << 20, 1, 0.0375, 4 },      /* 1 MiB: 3.75 MB -> 3 + 1 */
 		{ 2, 1, 4u << 20, 1, 0.0375, 2 },      /* never below 2 */
 		{ 2, 1, 4u << 20, 1, 0.0037, 1 },      /* but 1.1 s a send: alone */
 		{ 8, 1, 1u << 20, 1, 0.0037, 2 },      /* 0.28 s a send: two */
 		{ 8, 1, 1u << 20, 2, 0.0037, 1 },      /* 0.57 s on each of two QPs: alone */
-		{ 128, 4, 65536, 1, 1e-6, 8 },         /* moderated sends: two groups, however slow */
+		{ 128, 4, 65536, 1, 1e-6, 32 },        /* 2 MiB however slow */
+		{ 128, 64, 1024, 1, 1e-6, 128 },       /* two moderation groups, 2 MiB: the window */
+		{ 64, 16, 1u << 20, 1, 1e-3, 32 },     /* two groups where they are more (-Q) */
 		{ 128, 1, 4u << 20, 1, 12.5, 128 },    /* 100 Gb/s: -t decides */
 		{ 1, 1, 4u << 20, 1, 0.0375, 1 },      /* nor above the window */
 	};
