@@ -416,6 +416,21 @@ static int run_gnuplot(const char *gp, char *err, size_t errlen)
 	return 0;
 }
 
+/* The right margin, in characters, that holds the widest key of any panel (its sample
+ * line and its name): 40 at least, so that the panels of one kind of run line up. */
+static size_t key_margin(const struct panel *p)
+{
+	size_t i, k, w = 40, n;
+
+	for (i = 0; i < P_N; i++)
+		for (k = 0; k < p[i].n; k++) {
+			n = strlen(p[i].s[k].name) + 8;
+			if (n > w)
+				w = n;
+		}
+	return w;
+}
+
 /* The plot commands of the P_N panels, each reading its series from data/. */
 static void gp_panels(FILE *f, const struct panel *p, const char *dir, const char *pid,
 		      const char *rep, const char *const *stem)
@@ -538,8 +553,8 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 	}
 	/* headroom above the highest point: a line at the top of its range would run
 	 * along the frame and vanish into it */
-	fprintf(f, "\nset grid\nset key outside right top\nset lmargin 12\nset rmargin 40\n"
-		   "set offsets 0, 0, graph 0.08, 0\n");
+	fprintf(f, "\nset grid\nset key outside right top\nset lmargin 12\nset rmargin %zu\n"
+		   "set offsets 0, 0, graph 0.08, 0\n", key_margin(p));
 	fprintf(f, "set xrange [0:%.3f]\n", tmax > 0 ? tmax * 1.02 : 1);
 	/* phase markers on every panel */
 	for (i = 0; i < rec_json_len(phases); i++) {

@@ -164,6 +164,10 @@ pok=1 why=
 for gp in "$dir"/plots/*.gp; do
 	gnuplot "$gp" 2>>gnuplot.err || { pok=0; why+=" $(basename "$gp")"; }
 done
+# the right margin holds the widest key: its name and 8 characters for the sample line
+kw=$(grep -o 'title "[^"]*"' "$dir/plots/p000-rep0.gp" | awk '{ n = length($0) - 8; if (n > m) m = n } END { print m + 8 }')
+rmg=$(awk '$1 == "set" && $2 == "rmargin" { print $3 }' "$dir/plots/p000-rep0.gp")
+[ -n "$rmg" ] && [ "$rmg" -ge 40 ] && [ "$rmg" -ge "$kw" ] || { pok=0; why+=" rmargin '$rmg' for keys needing $kw"; }
 d=$dir/plots/data
 # a series of captured frames is a rate per bin; its data names the bin ("# bin_s")
 series_sum() { # FILE PREFIX FORMAT: the sum of rate x bin over the series named PREFIX...
@@ -187,7 +191,7 @@ for f in "$dir"/plots/*.png; do
 	[ "$(head -c 8 "$f" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || { pok=0; why+=" $(basename "$f") not a PNG"; }
 done
 if [ $pok = 1 ]; then
-	ok "$name: plots: gnuplot exits 0 for every script; data series sum to $NPFC PFC and $NCNP CNP frames and $tot s paused (summary $ps s); sweep figures"
+	ok "$name: plots: gnuplot exits 0 for every script; data series sum to $NPFC PFC and $NCNP CNP frames and $tot s paused (summary $ps s); sweep figures; right margin $rmg for keys up to $kw"
 else
 	fail "$name: plots" "$why $(tail -n 2 gnuplot.err)"
 fi
