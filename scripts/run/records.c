@@ -89,9 +89,8 @@ struct mon_scan {
 	size_t nc;
 	json_object *prev; /* previous sample's values */
 	json_object *gauges; /* metric names of the record's gauges (meta.json), or NULL */
-	const char *gauge;
-	double gsum;
-	size_t gn;
+	struct rec_gauge *g; /* gauges to average */
+	size_t ng;
 };
 
 static bool metric_match(const char *pat, const char *key)
@@ -132,13 +131,13 @@ static void mon_line(json_object *o, void *arg)
 	}
 	rates = rec_json_member(o, "rates", json_type_object);
 	dts = json_object_object_get_ex(o, "dt_ns", &dt) ? (double)json_object_get_int64(dt) / 1e9 : 0;
-	if (s->gauge) {
+	for (i = 0; i < s->ng; i++) {
 		json_object *g;
 		double gv;
 
-		if (json_object_object_get_ex(vals, s->gauge, &g) && rec_json_num(g, &gv)) {
-			s->gsum += gv;
-			s->gn++;
+		if (json_object_object_get_ex(vals, s->g[i].metric, &g) && rec_json_num(g, &gv)) {
+			s->g[i].sum += gv;
+			s->g[i].n++;
 		}
 	}
 	json_object_object_foreach(vals, key, val) {
@@ -221,10 +220,10 @@ int rec_monitor_format(const char *dir, char *why, size_t len)
 	return rc;
 }
 
-int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
-		     size_t ncounters)
+int rec_monitor_read_gauges(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
+			    size_t ncounters, struct rec_gauge *gauges, size_t ngauges)
 {
-	struct mon_scan s = { .m = m, .c = counters, .nc = ncounters };
+	struct mon_scan s = { .m = m, .c = counters, .nc = ncounters, .g = gauges, .ng = ngauges };
 	char path[1200];
 	size_t i;
 	int rc;
@@ -233,6 +232,10 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 	for (i = 0; i < ncounters; i++) {
 		counters[i].delta = 0;
 		counters[i].valid = false;
+	}
+	for (i = 0; i < ngauges; i++) {
+		gauges[i].sum = 0;
+		gauges[i].n = 0;
 	}
 	rc = rec_monitor_format(dir, path, sizeof(path));
 	if (rc && rc != -ENOENT)
@@ -248,27 +251,26 @@ int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter 
 	return rc;
 }
 
+int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
+		     size_t ncounters)
+{
+	return rec_monitor_read_gauges(dir, m, counters, ncounters, NULL, 0);
+}
+
+bool rec_gauge_mean(const struct rec_gauge *g, double *mean)
+{
+	if (!g->n)
+		return false;
+	*mean = g->sum / (double)g->n;
+	return isfinite(*mean);
+}
+
 bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
 {
 	struct rec_monitor m;
-	struct mon_scan s = { .m = &m, .gauge = metric };
-	char path[1200];
+	struct rec_gauge g = { .metric = metric };
 
-	int rc = rec_monitor_format(dir, path, sizeof(path));
-
-	if (rc && rc != -ENOENT)
-		return false;
-	memset(&m, 0, sizeof(m));
-	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
-	if (rec_jsonl_each(path, mon_line, &s)) {
-		json_object_put(s.prev);
-		return false;
-	}
-	json_object_put(s.prev);
-	if (!s.gn)
-		return false;
-	*mean = s.gsum / (double)s.gn;
-	return isfinite(*mean);
+	return !rec_monitor_read_gauges(dir, &m, NULL, 0, &g, 1) && rec_gauge_mean(&g, mean);
 }
 
 bool rec_monitor_gpu_index(const char *dir, int *idx)

@@ -128,7 +128,24 @@ int rec_monitor_format(const char *dir, char *why, size_t len);
 int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
 		     size_t ncounters);
 
-/* Mean of a gauge metric (e.g. pcie.gpu0.rx_Bps) over the record; false when never valid. */
+/* A gauge metric (e.g. pcie.gpu0.rx_Bps) averaged over a record: the sum and count of its
+ * valid values. */
+struct rec_gauge {
+	const char *metric;
+	double sum;
+	size_t n;
+};
+
+/* rec_monitor_read, and in the same pass over samples.jsonl the sums of GAUGES (NGAUGES of
+ * them; zeroed first). */
+int rec_monitor_read_gauges(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
+			    size_t ncounters, struct rec_gauge *gauges, size_t ngauges);
+
+/* A gauge's mean; false when it never had a valid value. */
+bool rec_gauge_mean(const struct rec_gauge *g, double *mean);
+
+/* Mean of a gauge metric over the record (a pass of its own); false when never valid or
+ * the record could not be read. */
 bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean);
 /* The index of the GPU the monitor of DIR watched (its meta.json's source device "gpuN",
  * the same on every GPU source): false when none, or when they disagree. */

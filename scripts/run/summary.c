@@ -356,15 +356,24 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	char path[PATH_MAX], why[256], na[PATH_MAX + 400] = "";
 	size_t i;
 	double v;
-	bool ok, refused;
-	int p, fmt_rc, rd;
+	bool ok, refused, gi;
+	int p, fmt_rc, rd, gx = -1;
+	char mr[64], mt[64];
+	struct rec_gauge gg[2] = { { .metric = mr }, { .metric = mt } };
+	uint32_t u;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		rc[i].metric = names[i];
 	run_path(path, sizeof(path), "%s/monitor", hdir);
 	fmt_rc = rec_monitor_format(path, why, sizeof(why));
 	refused = fmt_rc && fmt_rc != -ENOENT;
-	rd = rec_monitor_read(path, &m, rc, ARRAY_SIZE(rc));
+	/* the GPU's index (for a PCI address, the one its host's monitor found), so that its
+	 * PCIe gauges are averaged in the same pass over the samples as the counters */
+	gi = gpu && (!parse_u32(gpu, 0, HW_GPU_INDEX_MAX, &u) ? (gx = (int)u, true) :
+		     rec_monitor_gpu_index(path, &gx));
+	run_path(mr, sizeof(mr), "pcie.gpu%d.rx_Bps", gx);
+	run_path(mt, sizeof(mt), "pcie.gpu%d.tx_Bps", gx);
+	rd = rec_monitor_read_gauges(path, &m, rc, ARRAY_SIZE(rc), gg, gi ? ARRAY_SIZE(gg) : 0);
 	ok = !rd && m.samples > 0;
 	/* every counter n/a: say why, rather than leave it to be guessed */
 	if (refused)	/* another format (or no JSON): not read as this one */
@@ -410,23 +419,12 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	json_object_object_add(mon, "ecn_marked", count(rc[28].delta, ok && rc[28].valid));
 	json_object_object_add(mon, "discards", count(rc[29].delta, ok && rc[29].valid));
 	o = json_object_new_object();
-	{
-		char mr[64], mt[64];
-		int gx = -1;
-		uint32_t u;
-		/* the GPU's index; for a PCI address, the one its host's monitor found */
-		bool gi = gpu && (!parse_u32(gpu, 0, HW_GPU_INDEX_MAX, &u) ? (gx = (int)u, true) :
-				  rec_monitor_gpu_index(path, &gx));
-
-		run_path(mr, sizeof(mr), "pcie.gpu%d.rx_Bps", gx);
-		run_path(mt, sizeof(mt), "pcie.gpu%d.tx_Bps", gx);
-		json_object_object_add(o, "rx_Bps_mean", NULL);
-		if (gi && rec_monitor_gauge_mean(path, mr, &v))
-			json_object_object_add(o, "rx_Bps_mean", out_json_double(v));
-		json_object_object_add(o, "tx_Bps_mean", NULL);
-		if (gi && rec_monitor_gauge_mean(path, mt, &v))
-			json_object_object_add(o, "tx_Bps_mean", out_json_double(v));
-	}
+	json_object_object_add(o, "rx_Bps_mean", NULL);
+	if (gi && !rd && rec_gauge_mean(&gg[0], &v))
+		json_object_object_add(o, "rx_Bps_mean", out_json_double(v));
+	json_object_object_add(o, "tx_Bps_mean", NULL);
+	if (gi && !rd && rec_gauge_mean(&gg[1], &v))
+		json_object_object_add(o, "tx_Bps_mean", out_json_double(v));
 	json_object_object_add(mon, "gpu_pcie", o);
 	json_object_object_add(ho, "counters", mon);
 
