@@ -111,12 +111,12 @@ uint32_t traffic_verbs_window(const struct traffic_opts *o, uint32_t size);
 uint32_t traffic_verbs_mod(const struct traffic_opts *o, uint32_t size);
 /* Sends in flight per QP for the measured rate (completed bytes per ns over all nqps QPs,
  * 0: not measured yet): at most window, at most TRAFFIC_INFLIGHT_NS of data at that rate,
- * at least two, two moderation groups (2 * mod) and TRAFFIC_INFLIGHT_MIN_BYTES; one where every send is
- * signalled (mod 1) and a send takes over TRAFFIC_ALONE_NS at that rate (megabytes on a
- * path that moves a few MB/s): there a post call may do the work of all that is queued
- * before it returns (Soft-RoCE on one CPU held the loop for 2 s with two 4 MiB sends
- * queued each way), which neither -D's end nor the peer check can interrupt, and the time
- * between sends is small beside a send's own. */
+ * at least two, two moderation groups (2 * mod) and TRAFFIC_INFLIGHT_MIN_BYTES; one where
+ * every send is signalled (mod 1) and a send takes over TRAFFIC_ALONE_NS at that rate
+ * (megabytes on a path that moves a few MB/s): there a post call may do the work of all
+ * that is queued before it returns (Soft-RoCE on one CPU held the loop for 2 s with two
+ * 4 MiB sends queued each way), which neither -D's end nor the peer check can interrupt,
+ * and the time between sends is small beside a send's own. */
 #define TRAFFIC_ALONE_NS 500000000ULL
 uint32_t traffic_verbs_depth(uint32_t window, uint32_t mod, uint32_t size, uint32_t nqps,
 			     double rate);

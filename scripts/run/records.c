@@ -265,14 +265,6 @@ bool rec_gauge_mean(const struct rec_gauge *g, double *mean)
 	return isfinite(*mean);
 }
 
-bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean)
-{
-	struct rec_monitor m;
-	struct rec_gauge g = { .metric = metric };
-
-	return !rec_monitor_read_gauges(dir, &m, NULL, 0, &g, 1) && rec_gauge_mean(&g, mean);
-}
-
 bool rec_monitor_gpu_index(const char *dir, int *idx)
 {
 	char path[1200];

@@ -143,10 +143,6 @@ int rec_monitor_read_gauges(const char *dir, struct rec_monitor *m, struct rec_c
 
 /* A gauge's mean; false when it never had a valid value. */
 bool rec_gauge_mean(const struct rec_gauge *g, double *mean);
-
-/* Mean of a gauge metric over the record (a pass of its own); false when never valid or
- * the record could not be read. */
-bool rec_monitor_gauge_mean(const char *dir, const char *metric, double *mean);
 /* The index of the GPU the monitor of DIR watched (its meta.json's source device "gpuN",
  * the same on every GPU source): false when none, or when they disagree. */
 bool rec_monitor_gpu_index(const char *dir, int *idx);

@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rec_timeline tl;
 	char path[320], err[256];
 	uint64_t drops;
+	struct rec_gauge g = { .metric = "pcie.gpu0.rx_Bps" };
 	double mean;
 	size_t i;
 	int rc;
@@ -41,12 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    fuzz_put(dir, "traffic.jsonl", data, size) || fuzz_put(dir, "review.json", data, size) ||
 	    fuzz_put(dir, "timeline.csv", data, size))
 		return 0;	/* no room to write: nothing learnt */
-	if (!rec_monitor_read(dir, &m, c, sizeof(c) / sizeof(c[0])))
+	if (!rec_monitor_read_gauges(dir, &m, c, sizeof(c) / sizeof(c[0]), &g, 1)) {
 		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
 			if (c[i].valid && !isfinite(c[i].delta))
 				__builtin_trap();
-	if (rec_monitor_gauge_mean(dir, "pcie.gpu0.rx_Bps", &mean) && !isfinite(mean))
-		__builtin_trap();
+		if (rec_gauge_mean(&g, &mean) && !isfinite(mean))
+			__builtin_trap();
+	}
 	snprintf(path, sizeof(path), "%s/capture.json", dir);
 	(void)rec_capture_drops(path, &drops);
 	snprintf(path, sizeof(path), "%s/review.json", dir);
