@@ -238,10 +238,12 @@ FUZZ_handshake_SRCS := traffic/fuzz/fuzz_handshake.c traffic/handshake.c traffic
 FUZZ_handshake_DEPS := traffic/handshake.h traffic/auth.h traffic/conn.h traffic/xchg.h lib/rd.h \
 	lib/fuzz/fuzzdir.h
 
-# What the kernel answers the counter sources (ioctl, netlink, sysfs and /proc text).
+# What the kernel answers the counter sources (ioctl, netlink, sysfs and /proc text), and
+# /proc/stat as the monitor reads its steal time.
 FUZZ_replies_SRCS := monitor/sources/fuzz/fuzz_replies.c monitor/sources/src_ethtool_ioctl.c \
 	monitor/sources/src_ethtool_nl.c monitor/sources/src_rdma_nl.c monitor/sources/src_link.c \
-	monitor/sources/src_qdisc.c monitor/sources/src_pci.c lib/hw/dcb.c lib/hw/pci.c lib/hw/rm.c
+	monitor/sources/src_qdisc.c monitor/sources/src_pci.c lib/hw/dcb.c lib/hw/pci.c lib/hw/rm.c \
+	lib/hw/steal.c
 FUZZ_replies_DEPS := $(wildcard monitor/sources/*.h lib/hw/*.h) monitor/mon.h lib/rd.h
 
 # What NVIDIA RM answers the controls of our own RM client (the GPU's PCIe byte counters).

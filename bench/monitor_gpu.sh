@@ -3,7 +3,8 @@
 # monitor_gpu.sh (GPU host): the CPU cost of `pfclab monitor` with every source of one
 # NIC-like netdev (a veth in a namespace made here: ethtool, PAUSE, DCB, link, PCI, frames)
 # and one GPU (NVML on its reader thread, PCI) at 1 ms with recording on, for DUR (60 s).
-# Prints the share of one core, the missed intervals, and the CPU of each source and of
+# Prints the share of one core, the missed intervals (with the host's steal time meanwhile:
+# a virtual machine's usual cause of them), and the CPU of each source and of
 # recording from --stats. Targets: < 5% of one core and < 0.1% missed intervals.
 # GPU_INTERVALS lists GPU reader cadences to try: "default" is the built-in one (10 ms, less
 # often while a read costs over 0.05 ms of CPU), a duration fixes it (default list:
@@ -44,13 +45,14 @@ for gi in $GPU_INTERVALS; do
 		/samples in/ { for (i = 1; i <= NF; i++) {
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1)
-			if ($i == "timer:") wk = $(i + 1) }
+			if ($i == "timer:") wk = $(i + 1)
+			if ($i == "steal") { sl = $(i + 1); if ($(i + 2) == "ms,") sl = sl " ms" } }
 			sub(/%/, "", pc) }
 		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
 		/^  recording/ { rec = $2 }
 		END {
 			if (n == "") { printf "BENCH %s (gpu-interval %s): did not run (exit %s)\n", name, gi, rc; exit }
-			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d) at 1 ms for %d samples with recording (%s us per sample); sleeping and waking for the timer %s us per sample; nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
-				name, gi, pc, 100 * o / (n + o), o, n + o, n, rec, wk == "" ? "n/a" : wk, nv, st
+			printf "BENCH %s (gpu-interval %s): %.2f%% of one core, %.3f%% missed intervals (%d of %d; host steal meanwhile %s) at 1 ms for %d samples with recording (%s us per sample); sleeping and waking for the timer %s us per sample; nvml: %s; NVML mode: %s (target < 5%% and < 0.1%%)\n",
+				name, gi, pc, 100 * o / (n + o), o, n + o, sl == "" ? "n/a" : sl, n, rec, wk == "" ? "n/a" : wk, nv, st
 		}' "$tmp/err-$k"
 done

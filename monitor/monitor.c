@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/hw/gpu.h"
+#include "lib/hw/steal.h"
 #include "lib/out.h"
 #include "lib/opt.h"
 #include "lib/util.h"
@@ -222,8 +223,9 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "quiet", 'q', OPT_FLAG, .dst = &o->quiet,
 		  .help = "print nothing on standard output (with --record)" },
 		{ "stats", 0, OPT_FLAG, .dst = &o->stats,
-		  .help = "at the end, print samples, overruns and CPU time per sample\n"
-			  "(each source's, recording's and the timer waits' apart)" },
+		  .help = "at the end, print samples, overruns, the host's steal time\n"
+			  "and CPU time per sample (each source's, recording's and\n"
+			  "the timer waits' apart)" },
 		{ "sources", 0, OPT_FN, .dst = &o->sources, .fn = parse_sources, .arg = "LIST",
 		  .help = "only these sources: " MON_SOURCES " (qdisc: "
 			  "every qdisc of IFACE, only when named)" },
@@ -642,14 +644,35 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* This machine's steal time over the run (lib/hw/steal.h): read when sampling starts
+ * and again at the end; not valid where /proc/stat has none to give. */
+struct run_steal {
+	uint64_t ns;
+	bool valid;
+};
+
+static void steal_begin(struct run_steal *st)
+{
+	st->valid = hw_steal_read_ns(&st->ns) == 0;
+}
+
+static void steal_end(struct run_steal *st)
+{
+	uint64_t now;
+
+	st->valid = st->valid && hw_steal_read_ns(&now) == 0 && now >= st->ns;
+	st->ns = st->valid ? now - st->ns : 0;
+}
+
 /* --stats, on standard error: samples, overruns and CPU per sample, then the CPU each
  * source cost in the sampling thread and in its own reader thread, and the recording's.
  * fig and part[] come from mon_cpu_fit (a part never above its whole); part[nsrc] is
  * the recording's share of the sampling thread, writer the writer thread's whole CPU.
  */
-static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, double cpu,
-			double wall, const struct mon_cpu_fig *fig, const uint64_t *part,
-			const uint64_t *thread, uint64_t writer)
+static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns,
+			const struct run_steal *st, double cpu, double wall,
+			const struct mon_cpu_fig *fig, const uint64_t *part, const uint64_t *thread,
+			uint64_t writer)
 {
 	size_t i, nsrc = mon_engine_nsrc(x->e);
 	uint64_t rec = part[nsrc] + writer;
@@ -659,6 +682,8 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns, 
 	out_uint(&o, "samples", "pfclab monitor: %" PRIu64 " samples", n);
 	out_double(&o, "seconds", " in %.3f s", wall);
 	out_uint(&o, "overruns", ", %" PRIu64 " overruns", overruns);
+	/* the hypervisor's share: what makes a sampler on a virtual machine wake late */
+	out_ns(&o, "host_steal_s", ", host steal %.1f ms", st->ns, 1e6, st->valid);
 	out_double(&o, "cpu_us_per_sample", ", CPU %.1f us per sample", cpu * 1e6 / (double)n);
 	out_double(&o, "cpu_core_pct", ", %.2f%% of one core",
 		   wall > 0 ? 100.0 * cpu / wall : 0.0);
@@ -718,6 +743,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
 	uint64_t t0, thr0 = 0, n = 0, work_ns = 0, rec_ns = 0, nmeas = 0, nrec = 0;
+	struct run_steal steal;
 	bool meas;
 	double cpu0;
 	int failed, rc;
@@ -770,6 +796,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		render_start(x);
 	t0 = time_mono_ns();
 	cpu0 = cpu_seconds();
+	steal_begin(&steal);
 	if (x->o.stats)
 		thr0 = thread_cpu_ns();
 	/* The first sample, at once, is the baseline: the engine counts the ticks and the
@@ -827,13 +854,23 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		text_quiet(x, &o, s, true);
 		out_end_lines(&o);
 	}
-	if (s && s->overruns_total)	/* the intervals: the samples after the baseline */
+	steal_end(&steal);
+	if (x->rec)
+		mon_rec_host_steal(x->rec, steal.ns, steal.valid);
+	if (s && s->overruns_total) {	/* the intervals: the samples after the baseline */
+		char why[160] = "";
+
+		if (steal.valid && steal.ns)
+			snprintf(why, sizeof(why), "; meanwhile the hypervisor held this machine's "
+				 "CPUs for %.1f ms in all (steal time), the usual cause on a virtual "
+				 "machine", steal.ns / 1e6);
 		pfc_warn("%" PRIu64 " of %" PRIu64 " sampling intervals were missed (the host could "
-			 "not keep up with %.3f ms)%s", s->overruns_total, s->overruns_total + n - 1,
-			 x->o.interval_ns / 1e6,
+			 "not keep up with %.3f ms)%s%s", s->overruns_total, s->overruns_total + n - 1,
+			 x->o.interval_ns / 1e6, why,
 			 x->rec ? "; each is counted in the record's overruns column" :
 			 x->o.quiet ? "" : x->o.json ? "; each sample's \"overruns\" counts those "
 			 "before it" : "; the sample after them says how many");
+	}
 	if (x->o.stats && n) {
 		/* the engine's sums come from a sample of the ticks; the writer's is whole */
 		uint64_t rd = mon_engine_cpu_read_ns(x->e);
@@ -855,7 +892,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 							   rec_ns - nrec * rd : 0) : 0;
 		/* no part above the whole it belongs to (see mon_cpu_fit) */
 		mon_cpu_fit(part, nsrc + 1, work, thr > probes ? thr - probes : 0, &fig);
-		print_stats(x, n, s ? s->overruns_total : 0, cpu_seconds() - cpu0,
+		print_stats(x, n, s ? s->overruns_total : 0, &steal, cpu_seconds() - cpu0,
 			    (time_mono_ns() - t0) / 1e9, &fig, part, thread, writer);
 	}
 	return x->rec_failed ? 1 : 0;

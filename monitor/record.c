@@ -126,6 +126,8 @@ struct mon_rec {
 	char *line;
 	size_t cap, len;
 	uint64_t samples, events, gaps;
+	uint64_t steal_ns;	/* the host's steal time over the run (mon_rec_host_steal) */
+	bool steal_valid;
 	uint64_t first_wall_ns;
 	const struct mon_sample *last;
 	json_object *argv;
@@ -429,6 +431,9 @@ static int meta_write(struct mon_rec *r, bool finished)
 	json_object_object_add(m, "gap_events", json_object_new_uint64(r->gaps));
 	json_object_object_add(m, "overruns_total",
 			       json_object_new_uint64(r->last ? r->last->overruns_total : 0));
+	/* null until the run's end gives it, or where the host has no steal column */
+	json_object_object_add(m, "host_steal_ns", finished && r->steal_valid ?
+			       json_object_new_uint64(r->steal_ns) : NULL);
 	json_object_object_add(m, "error", r->failure[0] ?
 			       json_object_new_string(r->failure) : NULL);
 	rc = rec_meta_replace(r->dir, m, err, sizeof(err));
@@ -852,6 +857,12 @@ static void writer_stop(struct mon_rec *r)
 	pthread_mutex_unlock(&r->mu);
 	pthread_join(r->th, NULL);
 	r->wrunning = false;
+}
+
+void mon_rec_host_steal(struct mon_rec *r, uint64_t ns, bool valid)
+{
+	r->steal_ns = ns;
+	r->steal_valid = valid;
 }
 
 uint64_t mon_rec_cpu_ns(const struct mon_rec *r)

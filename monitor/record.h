@@ -6,6 +6,9 @@
 #ifndef PFCLAB_MON_RECORD_H
 #define PFCLAB_MON_RECORD_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "monitor/sampler.h"
 
 struct mon_rec;
@@ -22,6 +25,9 @@ int mon_rec_open(const char *dir, struct mon_engine *e, int argc, char **argv,
 		 struct mon_rec **out);
 int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s);
 int mon_rec_event(struct mon_rec *r, const struct mon_event *ev);
+/* The machine's steal time over the run (lib/hw/steal.h), for the final metadata's
+ * "host_steal_ns" (null unless given and valid). */
+void mon_rec_host_steal(struct mon_rec *r, uint64_t ns, bool valid);
 /* Final metadata (finished, counts) and close. */
 int mon_rec_close(struct mon_rec *r);
 /* CPU spent so far by the writer thread (the sampling thread's share is the caller's to

@@ -3,7 +3,7 @@
 # fuzz_replies.sh: the libFuzzer target (tests/fuzz.sh) for the parsers of what the kernel
 # answers the counter sources, for FUZZ_SECONDS (default 15), seeded with this kernel's
 # own RTM_GETSTATS and RTM_GETQDISC replies for lo (their payloads after the netlink
-# header, as the parsers get them).
+# header, as the parsers get them), and the start of its /proc/stat.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../fuzz.sh"
 plan 1
@@ -39,6 +39,7 @@ replies += talk(38, 1 | 0x300, struct.pack("=BBHiIII", 0, 0, 0, 0, 0, 0, 0))
 for i, p in enumerate(replies):
     open(os.path.join(sys.argv[1], "kernel-reply-%d" % i), "wb").write(p)
 PY
+head -c 1024 /proc/stat >"$FUZZ_CORPUS/proc-stat"
 if ls "$FUZZ_CORPUS"/kernel-reply-* >/dev/null 2>&1; then
 	fuzz_run -max_len=4096
 else

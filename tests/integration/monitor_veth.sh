@@ -11,7 +11,7 @@
 # new one, through a gap (no counter goes on from the renamed device under the old name);
 # at 1 ms the text output says a gap as it begins and then once a second.
 source "$(dirname "$0")/../lib.sh"
-plan 17
+plan 18
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -197,6 +197,10 @@ fi
 
 # --- 4: --rt-priority: the sampling thread runs SCHED_FIFO, the others do not ----------
 run4=$tmp/run4
+# this machine's steal time around the run, in ms (the steal column of /proc/stat's cpu
+# line, in USER_HZ ticks), for --stats' host steal below
+steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { if (NF >= 9) print $9 * 1000 / hz; exit }' /proc/stat; }
+steal0=$(steal_ms)
 ip netns exec "$B" "$PFCLAB" monitor -i vB --frames -I 1ms -D 3s --rt-priority 20 -q --stats \
 	--record "$run4" 2>"$tmp/err4" &
 mon=$!
@@ -206,6 +210,7 @@ sleep 1
 threads=$(ps -L -o lwp=,cls=,rtprio=,comm= -p "$mon" 2>/dev/null)
 wait "$mon"
 rc=$?
+steal1=$(steal_ms)
 echo "# threads of monitor --rt-priority 20 (id, policy, priority, name):"
 sed 's/^/#   /' <<<"$threads"
 main=$(awk -v p="$mon" '$1 == p { print $2 "/" $3 }' <<<"$threads")
@@ -235,6 +240,21 @@ if [ -n "$parts" ] && awk -v p="$parts" 'BEGIN { split(p, a, " ");
 	ok "monitor_veth_stats_parts: CPU, work, timer waits per sample: $parts us; no part above the work"
 else
 	fail monitor_veth_stats_parts "'$parts' from: $(grep 'samples in' "$tmp/err4"); parts above the work: $over"
+fi
+# --stats' host steal: a figure in ms, within what /proc/stat gave around the run (one
+# tick of slack each way for the moments of the reads), or n/a where there is none
+steal=$(sed -n 's/.* overruns, host steal \([0-9.]*\|n\/a\)\( ms\)\{0,1\}, CPU .*/\1/p' "$tmp/err4")
+# and the record's meta.json the same in ns
+msteal=$(jq -r '.host_steal_ns' "$run4/meta.json" 2>/dev/null)
+if [ -n "$steal0" ] && [ -n "$steal1" ] && [ -n "$steal" ] && [ "$steal" != n/a ] &&
+   [ "$(awk -v m="$msteal" 'BEGIN { printf "%.1f", m / 1e6 }')" = "$steal" ] &&
+   awk -v s="$steal" -v a="$steal0" -v b="$steal1" -v t="$((1000 / $(getconf CLK_TCK)))" \
+	'BEGIN { exit !(s >= 0 && s <= b - a + t) }'; then
+	ok "monitor_veth_stats_steal: host steal $steal ms, meta.json $msteal ns (/proc/stat around the run: $(awk -v a="$steal0" -v b="$steal1" 'BEGIN { print b - a }') ms)"
+elif [ -z "$steal1" ] && [ "$steal" = n/a ] && [ "$msteal" = null ]; then
+	ok "monitor_veth_stats_steal: n/a, as /proc/stat has no steal column here"
+else
+	fail monitor_veth_stats_steal "'$steal' from: $(grep 'samples in' "$tmp/err4"); meta.json '$msteal'; /proc/stat steal $steal0 -> $steal1 ms"
 fi
 # the same threads by name, as ps -L and top -H show them: the writer (batch policy) and
 # the capture thread

@@ -4,7 +4,8 @@
  * string and statistics replies; ethtool netlink PAUSE_GET; RDMA netlink STAT_GET and
  * GET; RTM_GETSTATS; RTM_NEWQDISC, then its value list and name; DCB IEEE_GET) and, as a
  * text, to the sysfs and /proc readers (AER totals, link speed, PCI address, device
- * minor). None may read outside the input or trust a length it gives.
+ * minor); and, not terminated, to /proc/stat's steal reader. None may read outside the
+ * input or trust a length it gives.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "lib/hw/dcb.h"
 #include "lib/hw/pci.h"
 #include "lib/hw/rm.h"
+#include "lib/hw/steal.h"
 #include "lib/rd.h"
 #include "monitor/sources/sources.h"
 
@@ -30,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hw_dcb_pfc pfc;
 	struct hw_pci_speed speed;
 	struct rd r;
-	uint64_t stats[64], total;
+	uint64_t stats[64], total, ticks;
 	uint32_t count = 0, idx;
 	unsigned int dom, bus, dev, fn;
 	char name[64], *text;
@@ -55,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	r = rd_init(data, size);
 	(void)hw_dcb_parse_ieee(&r, &pfc);
+	(void)hw_steal_parse((const char *)data, size, &ticks);
 	text = malloc(size + 1);	/* the text readers take what a read() gave, ended */
 	if (!text)
 		return 0;
