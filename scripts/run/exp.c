@@ -112,6 +112,15 @@ static int known_keys(struct pctx *c, const struct ynode *m, const char *key,
 	return 0;
 }
 
+/* M must be a map whose keys are all in ALLOWED (NULL-terminated). */
+static int want_map(struct pctx *c, const struct ynode *m, const char *key,
+		    const char *const *allowed)
+{
+	int rc = want_type(c, m, YN_MAP, key);
+
+	return rc ? rc : known_keys(c, m, key, allowed);
+}
+
 /* ${name} replaced by the point's value of sweep variable NAME. */
 static int subst(struct pctx *c, const struct ynode *n, const char *key, char **out)
 {
@@ -565,10 +574,7 @@ static int parse_hosts(struct pctx *c, struct exp *e, const struct ynode *hs)
 		e->nhosts++;
 		if (!h->name)
 			return -ENOMEM;
-		rc = want_type(c, m, YN_MAP, k);
-		if (!rc)
-			rc = known_keys(c, m, k, keys);
-		if (rc)
+		if ((rc = want_map(c, m, k, keys)))
 			return rc;
 #define HOST_STR(field, name)                                              \
 	if ((v = ytree_get(m, name))) {                                    \
@@ -864,10 +870,7 @@ static int parse_injects(struct pctx *c, const struct ynode *l, const char *key,
 
 		snprintf(k, sizeof(k), "%.150s[%zu]", key, i);
 		in->line = m->line;
-		rc = want_type(c, m, YN_MAP, k);
-		if (!rc)
-			rc = known_keys(c, m, k, keys);
-		if (rc)
+		if ((rc = want_map(c, m, k, keys)))
 			return rc;
 		if (!(v = ytree_get(m, "host")))
 			return perr(c, m->line, k, "no host:");
@@ -931,10 +934,7 @@ static int parse_cmds(struct pctx *c, const struct ynode *l, const char *key,
 		char *run = NULL;
 
 		snprintf(k, sizeof(k), "%.150s[%zu]", key, i);
-		rc = want_type(c, m, YN_MAP, k);
-		if (!rc)
-			rc = known_keys(c, m, k, keys);
-		if (rc)
+		if ((rc = want_map(c, m, k, keys)))
 			return rc;
 		if (!(v = ytree_get(m, "host")))
 			return perr(c, m->line, k, "no host: (a host's name, or all)");
@@ -987,10 +987,7 @@ static int parse_phase(struct pctx *c, const struct ynode *m, size_t idx, struct
 
 	snprintf(k, sizeof(k), "phases[%zu]", idx);
 	ph->line = m->line;
-	rc = want_type(c, m, YN_MAP, k);
-	if (!rc)
-		rc = known_keys(c, m, k, keys);
-	if (rc)
+	if ((rc = want_map(c, m, k, keys)))
 		return rc;
 	if ((v = ytree_get(m, "name"))) {
 		snprintf(k, sizeof(k), "phases[%zu].name", idx);
@@ -1217,8 +1214,7 @@ static int section_open(struct pctx *c, const struct ynode *m, const char *name,
 		rc = get_bool(c, m, name, on);
 		return rc ? rc : 1;
 	}
-	rc = want_type(c, m, YN_MAP, name);
-	return rc ? rc : known_keys(c, m, name, keys);
+	return want_map(c, m, name, keys);
 }
 
 static int parse_monitor(struct pctx *c, struct exp *e, const struct ynode *m)
@@ -1452,10 +1448,7 @@ int exp_parse(const char *name, const char *text, size_t len, struct exp **out, 
 	if (rc)
 		goto fail;
 	r = e->root;
-	rc = want_type(&c, r, YN_MAP, "experiment");
-	if (!rc)
-		rc = known_keys(&c, r, "experiment", keys);
-	if (rc)
+	if ((rc = want_map(&c, r, "experiment", keys)))
 		goto fail;
 	e->reps = 1;
 	e->retries = 0;
