@@ -46,7 +46,7 @@ for gi in $GPU_INTERVALS; do
 			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1)
 			if ($i == "timer:") wk = $(i + 1)
-			if ($i == "steal") { sl = $(i + 1); if ($(i + 2) == "ms,") sl = sl " ms" } }
+			if ($i == "steal") { sl = $(i + 1); if (sl != "n/a" && $(i + 2) == "ms,") sl = sl " ms" } }
 			sub(/%/, "", pc) }
 		/^  source nvml/ { nv = $0; sub(/^  source nvml +[^ ]+ +/, "", nv) }
 		/^  recording/ { rec = $2 }
