@@ -165,11 +165,28 @@ static void mon_line(json_object *o, void *arg)
 	s->prev = json_object_get(vals);
 }
 
-/* The names (metric, else key) of the gauges among a record's columns. */
-static json_object *gauges_of(const char *meta)
+/* A count in meta.json: a whole number of 0 or more. */
+static bool meta_count(json_object *m, const char *key, uint64_t *v)
+{
+	json_object *x = rec_json_member(m, key, json_type_int);
+	int64_t i;
+
+	if (!x || (i = json_object_get_int64(x)) < 0)
+		return false;
+	*v = (uint64_t)i;
+	return true;
+}
+
+/* What the summary takes from a record's meta.json, in one parse: the names (metric,
+ * else key) of the gauges among its columns, returned, and into m its missed intervals
+ * and the machine's steal time. */
+static json_object *meta_scan(const char *meta, struct rec_monitor *mon)
 {
 	json_object *m = json_object_from_file(meta), *cols, *g = json_object_new_object();
 	size_t i;
+
+	mon->missed_valid = meta_count(m, "overruns_total", &mon->missed);
+	mon->steal_valid = meta_count(m, "host_steal_ns", &mon->steal_ns);
 
 	if (m && json_object_object_get_ex(m, "columns", &cols))
 		for (i = 0; i < rec_json_len(cols); i++) {
@@ -241,7 +258,7 @@ int rec_monitor_read_gauges(const char *dir, struct rec_monitor *m, struct rec_c
 	if (rc && rc != -ENOENT)
 		return rc;	/* another format: none of it is read as this one */
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	s.gauges = gauges_of(path);
+	s.gauges = meta_scan(path, m);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
 	rc = rec_jsonl_each(path, mon_line, &s);
 	json_object_put(s.prev);

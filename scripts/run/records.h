@@ -113,6 +113,11 @@ struct rec_monitor {
 	unsigned resets;      /* a counter went back without a rate: reset or re-created */
 	int64_t first_wall_ns, last_wall_ns;
 	bool failed;	      /* an "error" event */
+	/* From its meta.json (where absent, null or not a count: not valid): the sampling
+	 * intervals the monitor missed, and the machine's steal time over its run (the
+	 * hypervisor's share, the usual cause of missed intervals on a virtual machine). */
+	uint64_t missed, steal_ns;
+	bool missed_valid, steal_valid;
 };
 
 /* Whether the monitor record in DIR is of the format this pfclab reads, as top --replay

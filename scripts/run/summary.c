@@ -392,6 +392,9 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	json_object_object_add(mon, "samples", refused || rd ? NULL :
 			       json_object_new_int64((int64_t)m.samples));
 	json_object_object_add(mon, "counter_resets", na[0] ? NULL : json_object_new_int((int)m.resets));
+	/* how well the monitor kept its interval, and the hypervisor's share meanwhile */
+	json_object_object_add(mon, "missed_intervals", count((double)m.missed, !na[0] && m.missed_valid));
+	json_object_object_add(mon, "host_steal_s", num((double)m.steal_ns / 1e9, !na[0] && m.steal_valid));
 	/* PFC frames per priority, sent and received (NIC counters) */
 	for (i = 0; i < 2; i++) {
 		o = json_object_new_object();
@@ -727,6 +730,16 @@ static void text_rep(FILE *f, json_object *rep)
 		}
 		fprintf(f, "      drops          NIC discards %s, capture kernel drops %s\n",
 			na_int(mon, "discards", b1, sizeof(b1)), na_int(cap, "kernel_drops", b2, sizeof(b2)));
+		if (mon && !rec_json_member(ho, "counters_na", json_type_string)) {
+			x = rec_json_member(mon, "host_steal_s", json_type_double);
+			if (!x)
+				x = rec_json_member(mon, "host_steal_s", json_type_int);
+			if (x)
+				run_path(b3, sizeof(b3), "%.2f s", json_object_get_double(x));
+			fprintf(f, "      monitor        %s samples, %s missed intervals, host steal %s\n",
+				na_int(mon, "samples", b1, sizeof(b1)),
+				na_int(mon, "missed_intervals", b2, sizeof(b2)), x ? b3 : "n/a");
+		}
 	}
 }
 

@@ -108,6 +108,10 @@ static void rep_folder(const char *root, int rep, double gbytes, bool valid)
 	    "{\"type\":\"sample\",\"seq\":3,\"wall_ns\":2500000000,\"dt_ns\":1000000000,\"values\":{\"cnp.sent\":355,\"link.rx_packets\":3,\"pfc.tx.prio3.frames\":15,\"pfc.rx.prio3.pause_us\":400000},"
 	    "\"rates\":{\"cnp.sent\":300,\"pfc.tx.prio3.frames\":10,\"pfc.rx.prio3.pause_us\":300000}}\n"
 	    "{\"type\":\"sample\",\"seq\":4,\"wall_ns\":2600000000,\"dt_ns\":100000000,\"values\":{\"cnp.sent\":355,\"link.rx_packets\":\n");
+	/* its meta.json: 3 missed intervals, 1.5 s of steal (rep 1: from a pfclab that wrote
+	 * no steal) */
+	put(d, "meta.json", rep == 1 ? "{\"overruns_total\":3}\n" :
+	    "{\"overruns_total\":3,\"host_steal_ns\":1500000000}\n");
 	snprintf(d, sizeof(d), "%s/points/p000/rep%d/a", root, rep);
 	put(d, "review.json",
 	    "{\"kinds\":{\"pfc\":12,\"pause\":0,\"cnp\":4,\"roce\":0},\"ecn_flows\":[{\"ce\":3},{\"ce\":5}],"
@@ -164,6 +168,18 @@ static void test_summary(void **state)
 	assert_null(get(x, "cnp_handled"));
 	/* 0.1 s + 0.3 s paused of a 2 s point */
 	assert_float_equal(json_object_get_double(get(x, "paused_share_rx/prio3")), 0.2, 1e-9);
+	/* the monitor's missed intervals and the host's steal time, from its meta.json */
+	assert_int_equal(json_object_get_int(get(x, "missed_intervals")), 3);
+	assert_float_equal(json_object_get_double(get(x, "host_steal_s")), 1.5, 1e-9);
+	assert_null(get(sum, "points/0/repetitions/1/hosts/a/counters/host_steal_s"));
+	assert_int_equal(json_object_get_int(get(sum, "points/0/repetitions/1/hosts/a/counters/missed_intervals")), 3);
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/missed_intervals"));
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/host_steal_s"));
+	snprintf(path, sizeof(path), "grep -qx '      monitor        3 samples, 3 missed intervals, "
+		 "host steal 1.50 s' %s/summary.txt && grep -qx '      monitor        3 samples, 3 "
+		 "missed intervals, host steal n/a' %s/summary.txt && test \"$(grep -c '^      monitor ' "
+		 "%s/summary.txt)\" = 3", root, root, root);
+	assert_int_equal(system(path), 0);
 	x = get(sum, "points/0/repetitions/0/hosts/a/capture");
 	assert_int_equal(json_object_get_int(get(x, "pfc/prio3/xoff")), 10);
 	assert_float_equal(json_object_get_double(get(x, "pfc/prio3/paused_share")), 0.25, 1e-9);
