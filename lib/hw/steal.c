@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* steal.c: this machine's steal time from /proc/stat (see steal.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/hw/steal.h"
+#include "lib/hw/sysfs.h"
 
 /* The "cpu" line comes first, before the per-CPU lines and the long "intr" line: its
- * ten numbers fit well within this. */
+ * ten numbers fit well within this (hw_sysfs_read, the one reader of such files, takes
+ * what one read gives; a line it cuts has no end and is refused). */
 #define STEAL_READ_MAX 1024
 /* user nice system idle iowait irq softirq steal: steal is the eighth number */
 #define STEAL_FIELD 8
@@ -64,22 +65,13 @@ int hw_steal_parse(const char *buf, size_t n, uint64_t *ticks)
 int hw_steal_read_ns(uint64_t *ns)
 {
 	char buf[STEAL_READ_MAX];
-	ssize_t got;
 	uint64_t ticks;
 	long hz;
-	int fd, rc;
+	int rc;
 
-	fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		got = read(fd, buf, sizeof(buf));
-	while (got < 0 && errno == EINTR);
-	rc = got < 0 ? -errno : 0;
-	close(fd);
-	if (rc)
+	if ((rc = hw_sysfs_read("/proc/stat", buf, sizeof(buf))))
 		return rc;
-	if ((rc = hw_steal_parse(buf, (size_t)got, &ticks)))
+	if ((rc = hw_steal_parse(buf, strlen(buf), &ticks)))
 		return rc;
 	hz = sysconf(_SC_CLK_TCK);
 	if (hz <= 0 || hz > 1000000000L)

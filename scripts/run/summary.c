@@ -731,14 +731,15 @@ static void text_rep(FILE *f, json_object *rep)
 		fprintf(f, "      drops          NIC discards %s, capture kernel drops %s\n",
 			na_int(mon, "discards", b1, sizeof(b1)), na_int(cap, "kernel_drops", b2, sizeof(b2)));
 		if (mon && !rec_json_member(ho, "counters_na", json_type_string)) {
-			x = rec_json_member(mon, "host_steal_s", json_type_double);
-			if (!x)
-				x = rec_json_member(mon, "host_steal_s", json_type_int);
-			if (x)
-				run_path(b3, sizeof(b3), "%.2f s", json_object_get_double(x));
+			double st;
+			bool have = json_object_object_get_ex(mon, "host_steal_s", &x) &&
+				    rec_json_num(x, &st);
+
+			if (have)
+				run_path(b3, sizeof(b3), "%.2f s", st);
 			fprintf(f, "      monitor        %s samples, %s missed intervals, host steal %s\n",
 				na_int(mon, "samples", b1, sizeof(b1)),
-				na_int(mon, "missed_intervals", b2, sizeof(b2)), x ? b3 : "n/a");
+				na_int(mon, "missed_intervals", b2, sizeof(b2)), have ? b3 : "n/a");
 		}
 	}
 }
