@@ -692,13 +692,16 @@ static void print_stats(const struct mon_ctx *x, uint64_t n, uint64_t overruns,
 	/* the whole was adjusted so that no part exceeds it: said, not hidden */
 	out_bool(&o, "work_raised", fig->raised ? ", raised to the sum of its parts below "
 		 "(the clock reads taken off are an estimate)" : NULL, fig->raised);
-	out_bool(&o, "work_scaled_down", fig->scaled_down ? ", scaled down with its parts to "
-		 "what the sampling thread spent (the measured samples cost more than the rest)" :
+	out_bool(&o, "work_scaled_down", fig->scaled_down ? ", scaled down with its parts and "
+		 "the timer's waits to what the sampling thread spent (the measured samples cost "
+		 "more than the rest)" :
 		 NULL, fig->scaled_down);
 	/* what the kernel charges the sampling thread for sleeping until each tick and
 	 * waking: the floor of any sampler at this interval on this host */
-	out_double(&o, "wake_us_per_sample", "; sleeping and waking for the timer: %.1f us;",
+	out_double(&o, "wake_us_per_sample", "; sleeping and waking for the timer: %.1f us",
 		   (double)fig->wait / 1e3 / (double)n);
+	out_double(&o, "loop_us_per_sample", "; the loop around them: %.1f us;",
+		   (double)fig->rest / 1e3 / (double)n);
 	out_text(&o, " the rest is the sources' own threads)\n");
 	out_arr_open(&o, "sources");
 	for (i = 0; i < nsrc; i++) {
@@ -743,6 +746,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
 	uint64_t t0, thr0 = 0, n = 0, work_ns = 0, rec_ns = 0, nmeas = 0, nrec = 0;
+	uint64_t wait_ns = 0, nwait = 0;
 	struct run_steal steal;
 	bool meas;
 	double cpu0;
@@ -804,10 +808,19 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 	 */
 	while (!stop_flag) {
 		if (n) {
-			int64_t w = mon_engine_wait(x->e);
+			/* the wait before a measured sample is measured too (the choice is
+			 * made at the sample before it): the timer's cost, not a remainder */
+			bool wmeas = x->o.stats && mon_engine_cpu_due(x->e);
+			int64_t w;
 
+			if (wmeas)
+				wait_ns -= thread_cpu_ns();
+			w = mon_engine_wait(x->e);
+			if (wmeas)
+				wait_ns += thread_cpu_ns();
 			if (w == -EINTR)
-				continue;
+				continue;	/* measured again with the rest of this wait */
+			nwait += wmeas;
 			if (w < 0) {
 				pfc_errno((int)-w, "waiting for the sampling timer");
 				return 1;
@@ -879,8 +892,12 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		 * two */
 		uint64_t probes = mon_engine_cpu_probes(x->e) + (nmeas + 2 * nrec) * rd;
 		uint64_t work = mon_engine_cpu_scale(x->e, work_ns > probes ? work_ns - probes : 0);
-		/* the sampling thread's CPU outside the clock reads: the work and the waits on
-		 * the timer, measured whole */
+		/* the waits: n - 1 of them (none before the baseline), nwait measured */
+		uint64_t wait = nwait ? (uint64_t)((double)(wait_ns > nwait * rd ?
+						       wait_ns - nwait * rd : 0) *
+						   (double)(n - 1) / (double)nwait) : 0;
+		/* the sampling thread's CPU outside the clock reads: the work, the waits on
+		 * the timer and the loop around them, measured whole */
 		uint64_t thr = thread_cpu_ns() - thr0;
 		uint64_t part[MON_MAX_SRC + 1], thread[MON_MAX_SRC];
 		size_t k, nsrc = mon_engine_nsrc(x->e);
@@ -891,7 +908,8 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		part[nsrc] = x->rec ? mon_engine_cpu_scale(x->e, rec_ns > nrec * rd ?
 							   rec_ns - nrec * rd : 0) : 0;
 		/* no part above the whole it belongs to (see mon_cpu_fit) */
-		mon_cpu_fit(part, nsrc + 1, work, thr > probes ? thr - probes : 0, &fig);
+		probes += 2 * nwait * rd;	/* the waits' reads, in the thread's whole */
+		mon_cpu_fit(part, nsrc + 1, work, wait, thr > probes ? thr - probes : 0, &fig);
 		print_stats(x, n, s ? s->overruns_total : 0, &steal, cpu_seconds() - cpu0,
 			    (time_mono_ns() - t0) / 1e9, &fig, part, thread, writer);
 	}

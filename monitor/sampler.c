@@ -673,12 +673,12 @@ uint64_t mon_engine_cpu_read_ns(const struct mon_engine *e)
  * than that: the whole loses more reads than any part, and a part's span under one read
  * counts 0, not less), and the scaling (a sixteenth of the samples that cost more than
  * the average gives more than the thread spent). So: a whole below the parts' sum is
- * raised to it (the rest, loop and rendering, counts 0), and a whole above what the
- * thread really spent is brought down to that, its parts with it in proportion. Each
- * adjustment is flagged for the printout to say.
+ * raised to it (the rest, loop and rendering, counts 0), and a whole and a wait above
+ * what the thread really spent are brought down to that, the parts with them, all in
+ * proportion. Each adjustment is flagged for the printout to say.
  */
-void mon_cpu_fit(uint64_t *part, size_t n, uint64_t whole_est, uint64_t thread_ns,
-		 struct mon_cpu_fig *f)
+void mon_cpu_fit(uint64_t *part, size_t n, uint64_t whole_est, uint64_t wait_est,
+		 uint64_t thread_ns, struct mon_cpu_fig *f)
 {
 	uint64_t sum = 0, whole;
 	size_t i;
@@ -689,16 +689,20 @@ void mon_cpu_fit(uint64_t *part, size_t n, uint64_t whole_est, uint64_t thread_n
 	f->raised = sum > whole_est;
 	if (f->raised)
 		whole = sum;
-	f->scaled_down = whole > thread_ns;
+	f->wait = wait_est;
+	f->scaled_down = whole + wait_est > thread_ns;
 	if (f->scaled_down) {
-		double k = whole ? (double)thread_ns / (double)whole : 0;
+		double k = (double)thread_ns / (double)(whole + wait_est);
 
-		for (i = 0; i < n; i++)	/* rounded down: the sum stays within the whole */
+		/* rounded down: the parts' sum stays within the whole, whole and wait
+		 * within the thread's */
+		for (i = 0; i < n; i++)
 			part[i] = (uint64_t)((double)part[i] * k);
-		whole = thread_ns;
+		whole = (uint64_t)((double)whole * k);
+		f->wait = (uint64_t)((double)wait_est * k);
 	}
 	f->whole = whole;
-	f->wait = thread_ns - whole;
+	f->rest = thread_ns - whole - f->wait;
 }
 
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i)

@@ -78,19 +78,21 @@ uint64_t mon_engine_cpu_probes(const struct mon_engine *e);
 uint64_t mon_engine_cpu_read_ns(const struct mon_engine *e);
 
 /* The sampling thread's CPU as --stats prints it: a whole ("reading, computing and
- * writing") and its parts (each source's reads, the recording's share), all scaled from
- * the same measured samples, made to add up honestly. In: part[0..n) and whole_est, the
- * scaled estimates with the clock reads taken off; thread_ns, what the thread spent in
- * all (measured, not sampled) less those reads. Out: part[] and the figures below.
+ * writing") and its parts (each source's reads, the recording's share), and the waits
+ * on the timer, all scaled from the same measured samples, made to add up honestly.
+ * In: part[0..n), whole_est and wait_est, the scaled estimates with the clock reads
+ * taken off; thread_ns, what the thread spent in all (measured, not sampled) less
+ * those reads. Out: part[] and the figures below.
  */
 struct mon_cpu_fig {
-	uint64_t whole;		/* >= the sum of the parts, <= thread_ns */
-	uint64_t wait;		/* thread_ns - whole: sleeping until the ticks and waking */
+	uint64_t whole;		/* >= the sum of the parts */
+	uint64_t wait;		/* sleeping until the ticks and waking */
+	uint64_t rest;		/* thread_ns - whole - wait: the loop around them */
 	bool raised;		/* whole_est was below the parts' sum: raised to it */
-	bool scaled_down;	/* whole and parts scaled down to thread_ns */
+	bool scaled_down;	/* whole, wait and parts scaled down to thread_ns */
 };
-void mon_cpu_fit(uint64_t *part, size_t n, uint64_t whole_est, uint64_t thread_ns,
-		 struct mon_cpu_fig *f);
+void mon_cpu_fit(uint64_t *part, size_t n, uint64_t whole_est, uint64_t wait_est,
+		 uint64_t thread_ns, struct mon_cpu_fig *f);
 enum mon_src_state mon_engine_src_state(const struct mon_engine *e, size_t i);
 const struct mon_col *mon_engine_cols(const struct mon_engine *e, size_t *n);
 /* Bumped whenever columns are appended (a recorder starts a new CSV segment). */

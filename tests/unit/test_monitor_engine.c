@@ -682,30 +682,33 @@ static void test_record_write_fails(void **state)
 	assert_int_equal(system(path), 0);
 }
 
-/* --stats: no part above its whole. The parts and the whole are estimates from the same
- * measured samples; a whole below the parts' sum (clock reads overestimated) is raised
- * to it, a whole above what the thread spent (costly measured samples) brought down to
- * that with its parts in proportion; each said by a flag; the wait is what is left.
+/* --stats: no part above its whole. The parts, the whole and the wait are estimates
+ * from the same measured samples; a whole below the parts' sum (clock reads
+ * overestimated) is raised to it, a whole and wait above what the thread spent (costly
+ * measured samples) brought down to that with the parts in proportion; each said by a
+ * flag; the wait stays what was measured (never a remainder: a scaled-down wait is not
+ * 0), the rest is the loop around them.
  */
 static void test_cpu_fit(void **state)
 {
 	static const struct {
-		uint64_t part[3], whole_est, thread;
-		uint64_t want_part[3], want_whole, want_wait;
+		uint64_t part[3], whole_est, wait_est, thread;
+		uint64_t want_part[3], want_whole, want_wait, want_rest;
 		bool raised, scaled_down;
 	} t[] = {
-		/* consistent: as measured */
-		{ { 30, 40, 0 }, 100, 250, { 30, 40, 0 }, 100, 150, false, false },
+		/* consistent: as measured, 20 for the loop */
+		{ { 30, 40, 0 }, 100, 130, 250, { 30, 40, 0 }, 100, 130, 20, false, false },
 		/* a source's 94 over a whole of 90 (the case seen on a loaded host) */
-		{ { 94, 0, 5 }, 90, 400, { 94, 0, 5 }, 99, 301, true, false },
-		/* the estimate above the thread's own CPU: down to it, parts too */
-		{ { 60, 20, 20 }, 200, 150, { 45, 15, 15 }, 150, 0, false, true },
-		/* both: raised to 120, then down to 60 */
-		{ { 90, 30, 0 }, 100, 60, { 45, 15, 0 }, 60, 0, true, true },
+		{ { 94, 0, 5 }, 90, 300, 400, { 94, 0, 5 }, 99, 300, 1, true, false },
+		/* the estimates above the thread's own CPU: down to it, the wait too (the
+		 * case where a remainder made the wait 0) */
+		{ { 60, 20, 20 }, 200, 100, 150, { 30, 10, 10 }, 100, 50, 0, false, true },
+		/* both: raised to 120, then with the wait of 30 down to 75 */
+		{ { 90, 30, 0 }, 100, 30, 75, { 45, 15, 0 }, 60, 15, 0, true, true },
 		/* nothing measured */
-		{ { 0, 0, 0 }, 0, 0, { 0, 0, 0 }, 0, 0, false, false },
-		/* rounding down keeps the sum within the whole */
-		{ { 1, 1, 1 }, 3, 2, { 0, 0, 0 }, 2, 0, false, true },
+		{ { 0, 0, 0 }, 0, 0, 0, { 0, 0, 0 }, 0, 0, 0, false, false },
+		/* rounding down keeps the sums within their wholes */
+		{ { 1, 1, 1 }, 3, 3, 4, { 0, 0, 0 }, 2, 2, 0, false, true },
 	};
 	size_t i, k;
 
@@ -715,7 +718,7 @@ static void test_cpu_fit(void **state)
 		struct mon_cpu_fig f;
 
 		memcpy(part, t[i].part, sizeof(part));
-		mon_cpu_fit(part, 3, t[i].whole_est, t[i].thread, &f);
+		mon_cpu_fit(part, 3, t[i].whole_est, t[i].wait_est, t[i].thread, &f);
 		for (k = 0; k < 3; k++) {
 			assert_int_equal(part[k], t[i].want_part[k]);
 			assert_true(part[k] <= f.whole);
@@ -724,7 +727,8 @@ static void test_cpu_fit(void **state)
 		assert_true(sum <= f.whole);
 		assert_int_equal(f.whole, t[i].want_whole);
 		assert_int_equal(f.wait, t[i].want_wait);
-		assert_int_equal(f.whole + f.wait, t[i].thread);
+		assert_int_equal(f.rest, t[i].want_rest);
+		assert_int_equal(f.whole + f.wait + f.rest, t[i].thread);
 		assert_int_equal(f.raised, t[i].raised);
 		assert_int_equal(f.scaled_down, t[i].scaled_down);
 	}
