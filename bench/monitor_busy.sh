@@ -42,7 +42,7 @@ for r in $(seq "$ROUNDS"); do
 		awk -v name="$name" -v mode="$mode" -v r="$r" -v ncpu="$ncpu" '
 			/: error: |--rt-priority/ { why = $0 }
 			/samples in/ { for (i = 1; i <= NF; i++) {
-				if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
+				if ($i == "samples" && n == "") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 				if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) } }
 			END {
 				if (n == "") { printf "BENCH %s (%s, round %d): did not run: %s\n", name, mode, r, why; exit }

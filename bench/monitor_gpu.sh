@@ -43,7 +43,7 @@ for gi in $GPU_INTERVALS; do
 		"$tmp/rec-$k/meta.json" 2>/dev/null)
 	awk -v name="$name" -v gi="$gi${MON_ARGS:+, $MON_ARGS}" -v rc="$rc" -v st="$state" '
 		/samples in/ { for (i = 1; i <= NF; i++) {
-			if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
+			if ($i == "samples" && n == "") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 			if ($i == "of" && $(i + 1) == "one") pc = $(i - 1)
 			if ($i == "timer:") wk = $(i + 1)
 			if ($i == "steal") { sl = $(i + 1); if (sl != "n/a" && $(i + 2) == "ms,") sl = sl " ms" } }

@@ -29,7 +29,7 @@ mon() { # $1 = interval -> "us_per_sample pct_core overruns samples"
 	ip netns exec "$ns" "$PFCLAB" monitor -i bm0 -I "$1" -D "${SECS}s" -q --stats \
 		2>"$tmp/mon.err" >/dev/null
 	awk '/samples in/ { for (i = 1; i <= NF; i++) {
-		if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1);
+		if ($i == "samples" && n == "") n = $(i - 1); if ($i == "overruns,") o = $(i - 1);
 		if ($i == "us" && us == "") us = $(i - 1)
 		if ($i == "of" && $(i + 1) == "one") pc = $(i - 1) }
 		sub(/%/, "", pc); print us, pc, o, n }' "$tmp/mon.err"
@@ -38,7 +38,7 @@ mon() { # $1 = interval -> "us_per_sample pct_core overruns samples"
 floor() {
 	ip netns exec "$ns" "$PFCLAB" monitor -i bm0 -I 1ms -D "${SECS}s" -q --stats \
 		--sources pci 2>&1 >/dev/null | awk '/samples in/ { for (i = 1; i <= NF; i++) {
-		if ($i == "samples") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
+		if ($i == "samples" && n == "") n = $(i - 1); if ($i == "overruns,") o = $(i - 1)
 		if ($i == "us") { print $(i - 1) " us per sample, " o " overruns in " n; exit } } }'
 }
 
