@@ -746,7 +746,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 {
 	const struct mon_sample *s = NULL;
 	uint64_t t0, thr0 = 0, n = 0, work_ns = 0, rec_ns = 0, nmeas = 0, nrec = 0;
-	uint64_t wait_ns = 0, nwait = 0;
+	uint64_t wait_ns = 0, nwait = 0, thr_loop = 0;
 	struct run_steal steal;
 	bool meas;
 	double cpu0;
@@ -860,6 +860,9 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		if ((x->o.count && n >= x->o.count) || mon_engine_ended(x->e))
 			break;
 	}
+	/* the sampling thread's CPU over the loop, before the reads and printing after it */
+	if (x->o.stats)
+		thr_loop = thread_cpu_ns() - thr0;
 	if (s && !x->o.quiet && !x->o.json) {	/* the quiet samples at the end */
 		struct out o;
 
@@ -898,7 +901,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 						   (double)(n - 1) / (double)nwait) : 0;
 		/* the sampling thread's CPU outside the clock reads: the work, the waits on
 		 * the timer and the loop around them, measured whole */
-		uint64_t thr = thread_cpu_ns() - thr0;
+		uint64_t thr = thr_loop;
 		uint64_t part[MON_MAX_SRC + 1], thread[MON_MAX_SRC];
 		size_t k, nsrc = mon_engine_nsrc(x->e);
 		struct mon_cpu_fig fig;
