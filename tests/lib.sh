@@ -49,6 +49,35 @@ setup_ns() {
 	done
 }
 
+# freeze_for PID SECONDS: hold every thread of process PID still for SECONDS through the
+# cgroup freezer (v2's cgroup.freeze, else v1's freezer.state), then put it back in its
+# own cgroup. Unlike SIGSTOP, a shell's foreground job frozen so stays in the foreground.
+# 1 when this host has neither freezer.
+freeze_for() {
+	local pid=$1 secs=$2 root own g
+	if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
+		root=/sys/fs/cgroup
+		own=$root$(awk -F: '$1 == "0" { print $3 }' "/proc/$pid/cgroup")
+		g=$root/pfclab-freeze-$$
+		mkdir "$g" && echo "$pid" >"$g/cgroup.procs" || { rmdir "$g" 2>/dev/null; return 1; }
+		echo 1 >"$g/cgroup.freeze"
+		sleep "$secs"
+		echo 0 >"$g/cgroup.freeze"
+	elif [ -d /sys/fs/cgroup/freezer ]; then
+		root=/sys/fs/cgroup/freezer
+		own=$root$(awk -F: '$2 == "freezer" { print $3 }' "/proc/$pid/cgroup")
+		g=$root/pfclab-freeze-$$
+		mkdir "$g" && echo "$pid" >"$g/cgroup.procs" || { rmdir "$g" 2>/dev/null; return 1; }
+		echo FROZEN >"$g/freezer.state"
+		sleep "$secs"
+		echo THAWED >"$g/freezer.state"
+	else
+		return 1
+	fi
+	echo "$pid" >"$own/cgroup.procs"
+	rmdir "$g"
+}
+
 need_root() {
 	[ "$(id -u)" -eq 0 ] || { skip "$1" "needs root"; return 1; }
 }

@@ -68,6 +68,9 @@ static void to_snap(struct local *l, const struct mon_sample *s, struct top_snap
 	o->wall_ns = s->wall_ns;
 	o->got_ns = time_mono_ns();
 	o->interval_ns = l->cfg.interval_ns;
+	o->overruns = s->overruns;
+	o->missed = s->overruns_total;
+	o->has_missed = true;
 	for (i = 0; i < s->ncol && i < n; i++) {
 		const struct mon_val *v = &s->v[i];
 		uint8_t fl = 0;

@@ -53,6 +53,11 @@ struct top_snap {
 	uint64_t wall_ns;	/* the source's wall clock at the sample */
 	uint64_t got_ns;	/* local monotonic time the snapshot arrived */
 	uint64_t interval_ns;	/* the source's sampling interval (0: unknown) */
+	/* sampling intervals the source's monitor missed (it fell behind): just before this
+	 * sample, and in all since the feed began; has_missed false where the source does
+	 * not say (then neither is shown or recorded as a number) */
+	uint64_t overruns, missed;
+	bool has_missed;
 	size_t n, cap;
 	struct top_metric *m;
 	char status[320];	/* "" or one line: "ssh: Connection refused" */

@@ -27,6 +27,8 @@ struct top_rec {
 	unsigned segment;
 	struct top_snap cols;		/* the current segment's columns (names, units) */
 	uint64_t samples, interval_ns, prev_ns, started_wall_ns;
+	uint64_t overruns_total;	/* the recorded samples' missed intervals */
+	bool overruns_lost;		/* a sample did not say: the total is unknown */
 	char *line;
 	size_t len, cap;
 	char err[600];
@@ -93,6 +95,9 @@ static int meta_write(struct top_rec *r, bool finished)
 				c->flags & TOP_M_COUNTER, 64);
 	}
 	json_object_object_add(m, "columns", cols);
+	/* as the monitor's own record has it: the intervals missed over what was recorded */
+	json_object_object_add(m, "overruns_total", r->overruns_lost ? NULL :
+			       json_object_new_uint64(r->overruns_total));
 	rec_meta_files(m, r->segment, finished, r->samples);
 	rc = rec_meta_replace(r->dir, m, err, sizeof(err));
 	json_object_put(m);
@@ -195,8 +200,13 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 			return rc;
 	}
 	r->len = 0;
-	put(r, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0,", s->seq, s->src_ns,
+	put(r, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", s->seq, s->src_ns,
 	    s->wall_ns, r->prev_ns && s->src_ns > r->prev_ns ? s->src_ns - r->prev_ns : 0);
+	/* the intervals its monitor missed just before it, as the source said */
+	if (s->has_missed)
+		put(r, "%" PRIu64 ",", s->overruns);
+	else
+		put(r, "n/a,");
 	for (i = 0; i < r->cols.n; i++) {
 		const struct top_metric *m = top_snap_get(s, r->cols.m[i].name);
 
@@ -217,6 +227,8 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 	json_object_object_add(o, "seq", json_object_new_uint64(s->seq));
 	json_object_object_add(o, "mono_ns", json_object_new_uint64(s->src_ns));
 	json_object_object_add(o, "wall_ns", json_object_new_uint64(s->wall_ns));
+	json_object_object_add(o, "overruns", s->has_missed ?
+			       json_object_new_uint64(s->overruns) : NULL);
 	for (i = 0; i < s->n; i++) {
 		const struct top_metric *m = &s->m[i];
 
@@ -239,6 +251,10 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 		return fail(r, rc, REC_JSONL);
 	r->prev_ns = s->src_ns;
 	r->samples++;
+	if (s->has_missed)
+		r->overruns_total += s->overruns;
+	else
+		r->overruns_lost = true;
 	return 0;
 }
 

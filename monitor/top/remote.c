@@ -73,7 +73,7 @@ int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, c
 {
 	struct json_tokener *tok = json_tokener_new_ex(16);
 	json_object *o, *vals, *x;
-	uint64_t seq;
+	uint64_t seq, ov;
 	int rc = -EINVAL;
 
 	if (!tok)
@@ -105,6 +105,16 @@ int top_remote_parse_line(const char *line, size_t len, struct top_snap *snap, c
 	    !json_object_object_get_ex(o, "values", &vals) ||
 	    !json_object_is_type(vals, json_type_object))
 		goto out;
+	/* each sample says how many intervals were missed just before it: summed here, so
+	 * over the host's monitor restarts too; one line without it leaves the sum unknown */
+	if (get_u64(o, "overruns", &ov)) {
+		snap->has_missed = !snap->seq || snap->has_missed;
+		snap->overruns = ov;
+		snap->missed += ov;
+	} else {
+		snap->has_missed = false;
+		snap->overruns = 0;
+	}
 	snap->n = 0;
 	snap->seq = seq;
 	get_u64(o, "mono_ns", &snap->src_ns);

@@ -40,6 +40,8 @@ struct rec {
 	size_t ncol;
 	size_t nrow, caprow;
 	uint64_t *mono, *wall;
+	uint64_t *missed;	/* intervals its monitor missed up to each row, in all */
+	bool missed_lost;	/* a row's overruns column was not a number */
 	uint64_t *val;		/* nrow * ncol */
 	uint8_t *ok;		/* nrow * ncol */
 	bool unfinished;	/* meta.json says its monitor did not finish it */
@@ -207,6 +209,10 @@ static int rows_grow(struct rec *r)
 	if (!b)
 		return -ENOMEM;
 	r->wall = b;
+	b = realloc(r->missed, nc * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	r->missed = b;
 	v = realloc(r->val, nc * r->ncol * sizeof(*v) + 1);
 	if (!v)
 		return -ENOMEM;
@@ -226,6 +232,7 @@ static int seg_load(struct rec *r, const char *path, char *err, size_t errlen)
 	size_t cap = 0, nf, i;
 	int *map = NULL, rc = 0;
 	size_t nhead = 0;
+	uint64_t ov;
 	ssize_t len;
 
 	if (!f)
@@ -266,6 +273,13 @@ static int seg_load(struct rec *r, const char *path, char *err, size_t errlen)
 		r->wall[r->nrow] = strtoull(fld[2], &end, 10);
 		if (*end)
 			continue;
+		/* the overruns column: intervals missed just before this row */
+		ov = strtoull(fld[4], &end, 10);
+		if (!*fld[4] || *end || fld[4][0] == '-') {
+			r->missed_lost = true;
+			ov = 0;
+		}
+		r->missed[r->nrow] = (r->nrow ? r->missed[r->nrow - 1] : 0) + ov;
 		memset(r->ok + r->nrow * r->ncol, 0, r->ncol);
 		for (i = 6; i < nf; i++) {
 			uint64_t v;
@@ -333,6 +347,7 @@ static void rec_free(struct rec *r)
 	free(r->col);
 	free(r->mono);
 	free(r->wall);
+	free(r->missed);
 	free(r->val);
 	free(r->ok);
 }
@@ -487,6 +502,8 @@ static int snap_row(const struct rec *r, long k, struct top_snap *o)
 
 	o->n = 0;
 	o->seq = 0;
+	o->overruns = o->missed = 0;
+	o->has_missed = false;
 	o->interval_ns = r->interval_ns;
 	o->down = false;
 	snprintf(o->status, sizeof(o->status), "%s: %zu samples%s%s%s", r->name, r->nrow,
@@ -499,6 +516,9 @@ static int snap_row(const struct rec *r, long k, struct top_snap *o)
 	o->seq = (uint64_t)k + 1;
 	o->src_ns = r->mono[k];
 	o->wall_ns = r->wall[k];
+	o->missed = r->missed[k];
+	o->overruns = r->missed[k] - (k ? r->missed[k - 1] : 0);
+	o->has_missed = !r->missed_lost;
 	for (c = 0; c < r->ncol; c++) {
 		const struct rcol *rc = &r->col[c];
 		size_t at_k = (size_t)k * r->ncol + c;

@@ -74,7 +74,8 @@ static const char top_usage[] =
 "Hosts are paired (1st with 2nd, 3rd with 4th): a host's PFC received beside its\n"
 "peer's PFC sent, CNPs handled beside CNPs sent; a '!' marks a disagreement beyond\n"
 "the tolerance. A host that sends nothing keeps its last values, marked STALE with\n"
-"their age; the screen never waits for it.\n"
+"their age; the screen never waits for it. A host whose sampler fell behind\n"
+"says how many intervals it missed in its header ('h1 ok 0.1s, 12 missed').\n"
 "\n";
 static const char top_tail[] =
 "\n"

@@ -9,6 +9,7 @@
  *    prio3       1.2k     0  12.5%   1.2k  840k   ...
  */
 #include <curses.h>
+#include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
@@ -211,6 +212,14 @@ static void host_head(const struct top_model *m, size_t h, uint64_t now, char *b
 		snprintf(buf, n, "%s DOWN %.1fs", m->host[h].name, age / 1e9);
 		*attr = A_BOLD | color(PAIR_RED, A_REVERSE);
 		break;
+	}
+	/* the host's sampler fell behind: its figures span longer intervals than asked */
+	if (st != TOP_HOST_WAIT && m->host[h].snap.has_missed && m->host[h].snap.missed) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, n - l, ", %" PRIu64 " missed", m->host[h].snap.missed);
+		if (st == TOP_HOST_OK)
+			*attr = A_BOLD | color(PAIR_YELLOW, 0);
 	}
 }
 

@@ -5,7 +5,8 @@
 # tmux; at the end of the record the screen's totals equal the CSV's last row minus its
 # first (PFC per priority, link bytes) and the rates equal the last two rows' delta over
 # their mono_ns, what the capture counted marked '*' with its legend on the status line.
-# A folder holding two records plays them side by side; one that starts later shows
+# A folder holding two records plays them side by side, each host's header with the
+# intervals its monitor missed (one was stopped for 1 s); one that starts later shows
 # n/a and no total until it starts, and after G the totals of its record, not 0. A point of a
 # results folder (HOST/monitor without --frames, HOST/capture.json from a capture beside
 # it, as 'pfclab run' lays them out) shows the capture's counts as whole-run totals
@@ -18,7 +19,7 @@
 # on one line. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 16
+plan 17
 name=top_replay
 need_root $name || finish
 need_cmd $name tmux ip awk || finish
@@ -35,6 +36,10 @@ mon=$!
 ip netns exec "$NSA" "$PFCLAB" monitor -i tra -I 200ms -D 3s -q --record "$tmp/results/run1/h1" \
 	2>/dev/null &
 mon2=$!
+# h1's monitor held still for 1 s: the intervals it missed are in its record
+( sleep 0.3; kill -STOP "$mon2"; sleep 1; kill -CONT "$mon2" ) &
+stopper=$!
+defer kill -CONT "$mon2"
 # a point as 'pfclab run' lays it out: the monitor without --frames, the capture apart
 pt=$tmp/run2/points/p000/rep0/h2
 mkdir -p "$pt"
@@ -55,6 +60,7 @@ ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 120 -r 400 pfc --prio 3 
 	wait "$cnp" && wait "$ce" &&
 	ip netns exec "$NSA" "$PFCLAB" inject --quiet -i tra -c 30 -r 400 pfc --prio 5 --quanta 100 ||
 	{ fail "$name: inject"; finish; }
+wait "$stopper"
 wait "$mon" && wait "$mon2" && wait "$mon3" || { fail "$name: monitor" "$(cat "$tmp/mon.err")"; finish; }
 wait "$cap" || { fail "$name: capture" "$(cat "$tmp/cap.err")"; finish; }
 
@@ -127,6 +133,20 @@ type_line "$PFCLAB top --replay $tmp/results --paused; echo TOP_EXIT=\$?"
 wait_for 'run1/h2' && screen | sed -n 2p | grep -q 'run1/h1 .*run1/h2' &&
 	ok "$name: a results folder plays its records side by side" ||
 	fail "$name: results folder" "$(screen | sed -n 2p)"
+# at the end, each host's header says how many intervals its monitor missed, as its
+# record's overruns column adds up (h1's was stopped for 1 s; none said where 0)
+keys G
+for ((i = 0; i < 50; i++)); do screen_at_end && break; sleep 0.1; done
+head2=$(screen | sed -n 2p)
+sum() { awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$tmp/results/run1/$1/samples.csv"; }
+m1=$(sum h1) m2=$(sum h2)
+said() { grep -o "run1/$1 [^,]*, [0-9]* missed" <<<"$head2" | grep -o '[0-9]* missed$' | cut -d' ' -f1; }
+if [ "$m1" -ge 3 ] && [ "$(said h1)" = "$m1" ] &&
+	{ [ "$m2" = 0 ] && [ -z "$(said h2)" ] || [ "$(said h2)" = "$m2" ]; }; then
+	ok "$name: each host's header at the end: its record's missed intervals (h1 $m1, h2 $m2)"
+else
+	fail "$name: missed intervals" "records h1 $m1, h2 $m2; header: $head2"
+fi
 keys q
 wait_for 'TOP_EXIT=0' && ok "$name: q ends the results folder's replay" ||
 	fail "$name: q (results folder)" "$(screen | tail -2)"

@@ -7,10 +7,11 @@
 # pause times, totals taken from them) is marked '*', explained on the status line, and
 # the link counters are not; freeze, baseline, resize and quit work; the terminal is
 # given back (alternate screen left, prompt back, stty settings unchanged) after q and
-# after SIGTERM. HOST:IFACE with an empty host or interface is exit 2 naming it.
+# after SIGTERM. HOST:IFACE with an empty host or interface is exit 2 naming it. A
+# sampler held still (frozen) shows the intervals it missed in the host's header.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 25
+plan 26
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -159,6 +160,17 @@ again=no
 start_top NO_COLOR=1 && again=yes
 screen_colours | grep -q $'\e\\[3[0-7]m\|\e\\[38;5' &&
 	fail "$name: NO_COLOR" "colour sequences on screen" || ok "$name: NO_COLOR: no colours"
+# The sampler held still for 1.2 s (the cgroup freezer: top stays the terminal's
+# foreground job): the intervals it missed, in the host's header.
+if [ $again = yes ] && freeze_for "$(cat "$tmp/pid")" 1.2; then
+	wait_for 'ok [0-9.]*s, [0-9]* missed' 30
+	missed=$(screen | sed -n 2p | grep -o '[0-9]* missed' | cut -d' ' -f1)
+	[ "${missed:-0}" -ge 3 ] && [ "$missed" -le 8 ] &&
+		ok "$name: 1.2 s frozen at 200 ms: $missed missed intervals in the host's header" ||
+		fail "$name: missed intervals" "want 3-8 in: $(screen | sed -n 2p)"
+else
+	skip "$name: missed intervals" "no cgroup freezer here"
+fi
 kill -TERM "$(cat "$tmp/pid")"
 [ $again = yes ] && wait_for 'TOP_EXIT=[0-9]' && [ "$(alternate_on)" = 0 ] &&
 	ok "$name: SIGTERM leaves the alternate screen ($(screen | grep -o 'TOP_EXIT=[0-9][0-9]*'))" ||

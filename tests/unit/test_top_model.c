@@ -515,6 +515,39 @@ static void test_keys(void **state)
 	assert_int_equal(top_keys_apply(&u, 'r'), TOP_ACT_NONE);
 }
 
+/* A host's missed intervals: each sample line says how many came just before it; the
+ * feed sums them. One line that does not say makes the sum unknown from then on (shown
+ * as nothing, recorded as n/a), never a count that leaves some out.
+ */
+static void test_remote_missed(void **state)
+{
+	static const char *const lines[] = {
+		"{\"seq\":1,\"overruns\":0,\"values\":{}}",
+		"{\"seq\":2,\"overruns\":3,\"values\":{}}",
+		"{\"event\":\"gap_begin\",\"seq\":2,\"overruns\":9}",	/* events: no */
+		"{\"seq\":3,\"overruns\":2,\"values\":{}}",
+		"{\"seq\":4,\"overruns\":\"1\",\"values\":{}}",	/* not a number */
+		"{\"seq\":5,\"overruns\":1,\"values\":{}}",
+	};
+	static const struct { uint64_t overruns, missed; bool has; } want[] = {
+		{ 0, 0, true }, { 3, 3, true }, { 3, 3, true }, { 2, 5, true }, { 0, 5, false },
+		{ 1, 6, false },
+	};
+	struct top_snap s = { 0 };
+	char msg[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		assert_true(top_remote_parse_line(lines[i], strlen(lines[i]), &s, msg,
+						  sizeof(msg)) >= 0);
+		assert_int_equal(s.overruns, want[i].overruns);
+		assert_int_equal(s.missed, want[i].missed);
+		assert_int_equal(s.has_missed, want[i].has);
+	}
+	top_snap_free(&s);
+}
+
 static void test_remote_parse(void **state)
 {
 	static const char ok[] =
@@ -1198,6 +1231,7 @@ int main(void)
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_remote_parse),
+		cmocka_unit_test(test_remote_missed),
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_replay_late_host),
 		cmocka_unit_test(test_replay_capture_json),
