@@ -129,7 +129,9 @@ struct mon_rec {
 	uint64_t steal_ns;	/* the host's steal time over the run (mon_rec_host_steal) */
 	bool steal_valid;
 	uint64_t first_wall_ns;
-	const struct mon_sample *last;
+	/* the intervals missed before the samples recorded (their overruns column): a
+	 * record begun after the engine (pfclab top's 'r') counts from its own first */
+	uint64_t overruns;
 	json_object *argv;
 	/* What the writer needs to turn a sample into text, built once per layout while
 	 * no batch waits (so the writer reads it unlocked): the names, which columns are
@@ -429,8 +431,7 @@ static int meta_write(struct mon_rec *r, bool finished)
 	json_object_object_add(m, "columns", cols);
 	rec_meta_files(m, r->segment, finished, r->samples);
 	json_object_object_add(m, "gap_events", json_object_new_uint64(r->gaps));
-	json_object_object_add(m, "overruns_total",
-			       json_object_new_uint64(r->last ? r->last->overruns_total : 0));
+	json_object_object_add(m, "overruns_total", json_object_new_uint64(r->overruns));
 	/* null until the run's end gives it, or where the host has no steal column */
 	json_object_object_add(m, "host_steal_ns", finished && r->steal_valid ?
 			       json_object_new_uint64(r->steal_ns) : NULL);
@@ -1056,7 +1057,7 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 	memcpy(rs + 1, s->v, s->ncol * sizeof(*s->v));
 	j->raw.len += len;
 	j->samples++;
-	r->last = s;
+	r->overruns += s->overruns;
 	if (!r->flushed_ns)
 		r->flushed_ns = s->mono_ns;
 	if (j->raw.len >= FLUSH_BYTES ||

@@ -11,7 +11,7 @@
 # sampler held still (frozen) shows the intervals it missed in the host's header.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 26
+plan 27
 name=top_tmux
 need_root $name || finish
 need_cmd $name tmux ip || finish
@@ -168,8 +168,22 @@ if [ $again = yes ] && freeze_for "$(cat "$tmp/pid")" 1.2; then
 	[ "${missed:-0}" -ge 3 ] && [ "$missed" -le 8 ] &&
 		ok "$name: 1.2 s frozen at 200 ms: $missed missed intervals in the host's header" ||
 		fail "$name: missed intervals" "want 3-8 in: $(screen | sed -n 2p)"
+	# a record begun after them counts only its own: meta.json's overruns_total is
+	# what its overruns column adds up to
+	keys r
+	wait_for '\[REC\]'
+	sleep 0.6
+	keys r
+	sleep 0.5
+	newest=$(ls -td "$tmp"/rec* | head -1)
+	total=$(grep -o '"overruns_total": *[0-9]*' "$newest/meta.json" | grep -o '[0-9]*$')
+	sum=$(awk -F, 'NR > 1 { s += $5 } END { print s + 0 }' "$newest/samples.csv")
+	[ -n "$total" ] && [ "$total" = "$sum" ] && [ "$total" -lt "${missed:-0}" ] &&
+		ok "$name: a record begun after them: overruns_total $total, as its rows add up" ||
+		fail "$name: overruns_total of a later record" "meta.json '$total', rows $sum, missed before $missed ($newest)"
 else
 	skip "$name: missed intervals" "no cgroup freezer here"
+	skip "$name: overruns_total of a later record" "no cgroup freezer here"
 fi
 kill -TERM "$(cat "$tmp/pid")"
 [ $again = yes ] && wait_for 'TOP_EXIT=[0-9]' && [ "$(alternate_on)" = 0 ] &&
