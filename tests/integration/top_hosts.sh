@@ -3,10 +3,11 @@
 # top_hosts.sh: "pfclab top HOST HOST" over SSH against two fake hosts (tests/hosts.sh):
 # both are shown side by side with their own counters; when one host dies mid-run it is
 # marked STALE within 2 s (3 intervals of 200 ms, at least 1 s, plus a redraw) and keeps
-# its last values, while the other keeps updating.
+# its last values, while the other keeps updating. A host whose monitor was held still
+# says in its header how many intervals it missed.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
-plan 10
+plan 11
 name=top_hosts
 need_root $name || finish
 need_cmd $name tmux ip ssh /usr/sbin/sshd || finish
@@ -91,6 +92,26 @@ done
 	[ "$msg" = "r: recording to $tmp/rec-2" ] &&
 	ok "$name: r records each host into its own record folder, beside no other host's ($recs)" ||
 	fail "$name: r records the hosts" "$recs; '$msg'; $(ls "$tmp/rec")"
+
+# h2's monitor held still for 1 s (SIGSTOP: it is no terminal's job there): the intervals
+# it missed, as its samples say, in h2's header once it goes on; none in h1's.
+mpid=''
+for p in $(ip netns pids "${FAKEHOST_NS[h2]}"); do
+	tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- ' monitor --json' && mpid=$p
+done
+if [ -n "$mpid" ] && kill -STOP "$mpid"; then
+	defer kill -CONT "$mpid"
+	sleep 1
+	kill -CONT "$mpid"
+	wait_for 'h2 ok [0-9.]*s, [0-9]* missed' 30
+	head=$(screen | sed -n 2p)
+	m2=$(grep -o 'h2 ok [0-9.]*s, [0-9]* missed' <<<"$head" | grep -o '[0-9]* missed' | cut -d' ' -f1)
+	[ "${m2:-0}" -ge 3 ] && [ "$m2" -le 8 ] && ! grep -q 'h1 [^ ]* [0-9.]*s, [0-9]* missed' <<<"$head" &&
+		ok "$name: h2's monitor stopped for 1 s at 200 ms: $m2 missed intervals in its header, none in h1's" ||
+		fail "$name: a remote host's missed intervals" "want 3-8 for h2 only: $head"
+else
+	fail "$name: a remote host's missed intervals" "no monitor process found in h2's namespace"
+fi
 
 fakehost_kill h1
 # The requirement: STALE within 2 s of the host's death.
