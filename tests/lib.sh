@@ -54,26 +54,22 @@ setup_ns() {
 # own cgroup. Unlike SIGSTOP, a shell's foreground job frozen so stays in the foreground.
 # 1 when this host has neither freezer.
 freeze_for() {
-	local pid=$1 secs=$2 root own g
+	local pid=$1 secs=$2 root hier file on off own g
 	if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
-		root=/sys/fs/cgroup
-		own=$root$(awk -F: '$1 == "0" { print $3 }' "/proc/$pid/cgroup")
-		g=$root/pfclab-freeze-$$
-		mkdir "$g" && echo "$pid" >"$g/cgroup.procs" || { rmdir "$g" 2>/dev/null; return 1; }
-		echo 1 >"$g/cgroup.freeze"
-		sleep "$secs"
-		echo 0 >"$g/cgroup.freeze"
+		root=/sys/fs/cgroup hier='' file=cgroup.freeze on=1 off=0
 	elif [ -d /sys/fs/cgroup/freezer ]; then
-		root=/sys/fs/cgroup/freezer
-		own=$root$(awk -F: '$2 == "freezer" { print $3 }' "/proc/$pid/cgroup")
-		g=$root/pfclab-freeze-$$
-		mkdir "$g" && echo "$pid" >"$g/cgroup.procs" || { rmdir "$g" 2>/dev/null; return 1; }
-		echo FROZEN >"$g/freezer.state"
-		sleep "$secs"
-		echo THAWED >"$g/freezer.state"
+		root=/sys/fs/cgroup/freezer hier=freezer file=freezer.state on=FROZEN off=THAWED
 	else
 		return 1
 	fi
+	# /proc/PID/cgroup: "0::PATH" (v2), "N:freezer:PATH" (v1)
+	own=$root$(awk -F: -v h="$hier" '$2 == h && (h != "" || $1 == "0") { print $3 }' \
+		"/proc/$pid/cgroup")
+	g=$root/pfclab-freeze-$$
+	mkdir "$g" && echo "$pid" >"$g/cgroup.procs" || { rmdir "$g" 2>/dev/null; return 1; }
+	echo "$on" >"$g/$file"
+	sleep "$secs"
+	echo "$off" >"$g/$file"
 	echo "$pid" >"$own/cgroup.procs"
 	rmdir "$g"
 }

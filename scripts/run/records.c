@@ -165,15 +165,14 @@ static void mon_line(json_object *o, void *arg)
 	s->prev = json_object_get(vals);
 }
 
-/* A count in meta.json: a whole number of 0 or more. */
+/* A count in meta.json: an integer, as rec_json_count takes it. */
 static bool meta_count(json_object *m, const char *key, uint64_t *v)
 {
-	json_object *x = rec_json_member(m, key, json_type_int);
-	int64_t i;
+	double d;
 
-	if (!x || (i = json_object_get_int64(x)) < 0)
+	if (!rec_json_count(rec_json_member(m, key, json_type_int), &d))
 		return false;
-	*v = (uint64_t)i;
+	*v = (uint64_t)d;
 	return true;
 }
 
