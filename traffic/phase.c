@@ -40,8 +40,11 @@ uint64_t phase_cut_at(const struct phase_state *ps)
 
 bool phase_step_overdue(struct phase_state *ps, uint64_t now)
 {
-	if (now < phase_cut_at(ps))
+	uint64_t cut = phase_cut_at(ps);
+
+	if (now < cut)
 		return false;
+	ps->cut_held_ns = ps->woke_late_ns < now - cut ? ps->woke_late_ns : now - cut;
 	ps->cut = ps->local_done = true;
 	ps->local_done_at = now;
 	return true;
@@ -233,6 +236,7 @@ uint64_t phase_silence_limit(const struct phase_cfg *c)
 
 void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns)
 {
+	ps->woke_late_ns = late_ns;
 	if (late_ns <= PHASE_CHECK_NS)
 		return;
 	ps->held_ns += late_ns;

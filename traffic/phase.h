@@ -61,6 +61,8 @@ struct phase_state {
 	uint64_t next_report, last_report;
 	uint64_t last_heard;
 	uint64_t held_ns;	/* of the time since, this side's own hold-ups (phase_step_late) */
+	uint64_t woke_late_ns;		/* how late the last wait ended (phase_step_late) */
+	uint64_t cut_held_ns;		/* of the cut's lateness, what that wait explains */
 	uint64_t last_cqes, last_progress;
 	struct traffic_counters tx_prev;
 	uint64_t rx_cqes_prev;
@@ -85,7 +87,10 @@ bool phase_step_clock(struct phase_state *ps, uint64_t now, bool stop_requested)
 uint64_t phase_cut_at(const struct phase_state *ps);
 
 /* true once, when that moment came with the sends not all completed: this side's part
- * is over without them (ps->cut; the caller abandons them and sets ps->in_flight). */
+ * is over without them (ps->cut; the caller abandons them and sets ps->in_flight).
+ * ps->cut_held_ns: how much of the time from that moment to now the last wait's late end
+ * explains (phase_step_late), the time this side did not run, which no moment it chose
+ * could have saved; the rest is the loop's own. */
 bool phase_step_overdue(struct phase_state *ps, uint64_t now);
 
 /* Whether the caller should run the post/poll loop (sends, or --imm receives). */
@@ -135,8 +140,8 @@ bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_
  * scheduling delays. */
 uint64_t phase_silence_limit(const struct phase_cfg *c);
 
-/* This side's loop came back late_ns after the moment it meant to (a post call that did
- * Soft-RoCE's work for seconds, or a host that did not run it): the peer cannot be heard
+/* This side's loop came back late_ns after the moment it meant to (0: on time; a post
+ * call that did Soft-RoCE's work for seconds, or a host that did not run it): the peer cannot be heard
  * while this side does not run, and on a shared CPU the peer was held up as well, so past
  * PHASE_CHECK_NS that time does not count as the peer's silence (a stopped peer is then
  * noticed that much later). */

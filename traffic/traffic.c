@@ -354,8 +354,7 @@ static uint64_t back_from(struct phase_state *ps, uint64_t until)
 {
 	uint64_t now = time_mono_ns();
 
-	if (now > until)
-		phase_step_late(ps, now, now - until);
+	phase_step_late(ps, now, now > until ? now - until : 0);
 	return now;
 }
 
@@ -457,12 +456,20 @@ static int phase_out(struct run *r, struct phase_state *ps)
 
 /* This side's part ended with sends in flight (phase_step_overdue): say so, and leave
  * them to complete before the next phase (settle). */
+#define CUT_HELD_SAID_NS 10000000ULL	/* a hold-up at the cut this long is told */
 static void abandon(struct run *r, struct phase_state *ps)
 {
+	char held[160] = "";
+
 	ps->in_flight = traffic_verbs_phase_abandon(&r->tv);
-	pfc_warn("%s: %" PRIu64 " send%s of %u bytes still in flight %.1f s after the %s; the phase ends without %s (not counted): a paused path holds sends until it resumes, a lossy one until the QP retransmits (--qp-timeout)",
+	/* a part that ended late because this side did not run says so, with how long */
+	if (ps->cut_held_ns >= CUT_HELD_SAID_NS)
+		snprintf(held, sizeof(held),
+			 "; this side was held up %.2f s past that moment (its wait ended late: the process or its CPU did not run)",
+			 (double)ps->cut_held_ns / 1e9);
+	pfc_warn("%s: %" PRIu64 " send%s of %u bytes still in flight %.1f s after the %s%s; the phase ends without %s (not counted): a paused path holds sends until it resumes, a lossy one until the QP retransmits (--qp-timeout)",
 		 r->o->dev, ps->in_flight, ps->in_flight == 1 ? "" : "s", ps->c.size,
-		 (double)PHASE_END_GRACE_NS / 1e9, ps->interrupted ? "stop" : "end of -D",
+		 (double)PHASE_END_GRACE_NS / 1e9, ps->interrupted ? "stop" : "end of -D", held,
 		 ps->in_flight == 1 ? "it" : "them");
 }
 

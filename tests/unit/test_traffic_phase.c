@@ -125,6 +125,45 @@ static void test_overdue(void **state)
 	assert_false(phase_step_overdue(&ps, T0 + 9 * S));
 }
 
+/* A cut that comes late says how much of the delay the last wait's late end explains:
+ * the time this side did not run, never more than the delay itself. */
+static void test_overdue_held(void **state)
+{
+	const uint64_t cut = T0 + 3 * S + PHASE_END_GRACE_NS;
+	struct phase_state ps;
+	struct phase_cfg c;
+
+	(void)state;
+	cfg(&c, true, true, 3 * S);
+	/* on time: the wait for the cut ended on it */
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 3 * S, false));
+	phase_step_late(&ps, cut, 0);
+	assert_true(phase_step_overdue(&ps, cut + 20000));
+	assert_int_equal(ps.cut_held_ns, 0);
+	/* the wait for the cut ended 340 ms late, the decision came 350 ms late */
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 3 * S, false));
+	phase_step_late(&ps, cut + 340 * MS, 340 * MS);
+	assert_true(phase_step_overdue(&ps, cut + 350 * MS));
+	assert_int_equal(ps.cut_held_ns, 340 * MS);
+	assert_int_equal(ps.local_done_at, cut + 350 * MS);
+	/* a wait that was to end before the cut ended 500 ms late: only the 200 ms past
+	 * the cut count */
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 3 * S, false));
+	phase_step_late(&ps, cut + 200 * MS, 500 * MS);
+	assert_true(phase_step_overdue(&ps, cut + 200 * MS));
+	assert_int_equal(ps.cut_held_ns, 200 * MS);
+	/* an earlier late wait, then one on time: the loop's own delay is not excused */
+	phase_init(&ps, &c);
+	assert_true(phase_step_clock(&ps, T0 + 3 * S, false));
+	phase_step_late(&ps, T0 + 2 * S, 400 * MS);
+	phase_step_late(&ps, cut, 0);
+	assert_true(phase_step_overdue(&ps, cut + 300 * MS));
+	assert_int_equal(ps.cut_held_ns, 0);
+}
+
 static void test_local(void **state)
 {
 	struct phase_state ps;
@@ -501,6 +540,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_overdue),
+		cmocka_unit_test(test_overdue_held),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_drained),
 		cmocka_unit_test(test_peer_messages),

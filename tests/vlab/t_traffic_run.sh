@@ -6,9 +6,9 @@
 # a path that stops carrying RoCE near the end of -D: the phase still ends on time, names
 # the sends it left in flight, and the next size runs once they completed; Ctrl-C while
 # they wait ends the run with a reason on both sides; one way, the receiver's READY that
-# comes during that wait starts the next size.
+# comes during that wait starts the next size; a side held up at the cut says how long.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 15
+plan 16
 
 need_cmd traffic-run jq tcpdump || finish
 [ -x "$PFCLAB" ] || { fail traffic-run "no pfclab binary at $PFCLAB"; finish; }
@@ -136,7 +136,8 @@ else
 fi
 # 6. RoCE dropped on both links from the start of a -b -D 3 run until the client's warning
 #    that the first size was cut, at --qp-timeout 20 (rxe retransmits after 4.3 s): each
-#    side's first size ends within 0.5 s of -D with the sends it left in flight counted
+#    side's first size ends within 0.5 s of -D (plus any time it says it was held up at
+#    the cut, not running) with the sends it left in flight counted
 #    out, the second size runs after they completed. The loss is set before the run: set at
 #    the first interval row, the qdisc swap (ten tc calls) once took over 2 s on a loaded
 #    host and came after the first size had ended.
@@ -208,9 +209,15 @@ cut_side() {
 }
 read -r cp0 ct0 cif0 cif1 cb1 <<<"$(cut_side "$VLAB_OUT/cut-client.out")"
 read -r sp0 st0 sif0 sif1 sb1 <<<"$(cut_side "$VLAB_OUT/cut-server.out")"
-info="client: first size's part ${cp0} s (summary at ${ct0} s), ${cif0} in flight, then ${cb1} bytes; server: ${sp0} s (${st0} s), ${sif0} in flight, then ${sb1} bytes; guest clock: warning ${warn_after:-none} s after the first row (due 2.3); netem dropped ${dropped:-?} RoCE packets, rxe retried ${retried} times"
-on_time() { awk -v t="$1" 'BEGIN { exit !(t != "" && t >= 2.9 && t <= 3.5) }'; }
-if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$cp0" && on_time "$sp0" &&
+# A side that did not run at the cut (its wait for it ended late: a host stall under
+# TCG) says for how long in its warning; its part may end that much past the 0.5 s. The
+# hold-up is the wait's own lateness, measured apart from when the part ended: a loop
+# that waited past the cut by itself would show none.
+held() { grep -o 'held up [0-9.]* s past' "$1" 2>/dev/null | awk '{ print $3; exit }'; }
+on_time() { awk -v t="$1" -v h="${2:-0}" 'BEGIN { exit !(t != "" && t >= 2.9 && t <= 3.5 + h) }'; }
+ch=$(held "$VLAB_OUT/cut-client.err") sh=$(held "$VLAB_OUT/cut-server.err")
+info="client: first size's part ${cp0} s (summary at ${ct0} s)${ch:+, held up ${ch} s at the cut}, ${cif0} in flight, then ${cb1} bytes; server: ${sp0} s (${st0} s)${sh:+, held up ${sh} s at the cut}, ${sif0} in flight, then ${sb1} bytes; guest clock: warning ${warn_after:-none} s after the first row (due 2.3); netem dropped ${dropped:-?} RoCE packets, rxe retried ${retried} times"
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$cp0" "$ch" && on_time "$sp0" "$sh" &&
 	[ "${cif0:-0}" != null ] && [ "${cif0:-0}" -gt 0 ] && [ "${sif0:-0}" != null ] && [ "${sif0:-0}" -gt 0 ] &&
 	grep -q 'still in flight 0.3 s after the end of -D' "$VLAB_OUT/cut-client.err" &&
 	awk -v w="$warn_after" 'BEGIN { exit !(w != "" && w >= 1.8 && w <= 2.7) }' &&
@@ -286,8 +293,9 @@ retried=$(( $(retries) - retry0 ))
 gap=$(awk '$1 == "server_left" { a = $2 } $1 == "client_row" { b = $2 } END { if (a != "" && b != "") printf "%.2f", b - 1 - a }' "$ow-times.txt")
 read -r cp0 ct0 cif0 cif1 cb1 <<<"$(cut_side "$ow-client.out")"
 sb1=$(jq -rs '[.[] | select(.type == "summary")] | .[1].rx.bytes' "$ow-server.out" 2>/dev/null)
-info="client: first size's part ${cp0} s, ${cif0} in flight, then ${cb1} bytes sent, ${sb1} received; the client's next size started ${gap:-?} s after the server's READY; rxe retried ${retried} times"
-if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$cp0" && [ "${cif0:-0}" != null ] && [ "${cif0:-0}" -gt 0 ] &&
+ch=$(held "$ow-client.err")
+info="client: first size's part ${cp0} s${ch:+, held up ${ch} s at the cut}, ${cif0} in flight, then ${cb1} bytes sent, ${sb1} received; the client's next size started ${gap:-?} s after the server's READY; rxe retried ${retried} times"
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$cp0" "$ch" && [ "${cif0:-0}" != null ] && [ "${cif0:-0}" -gt 0 ] &&
 	[ "$cif1" = 0 ] && [ "${cb1:-0}" != null ] && [ "${cb1:-0}" -gt 0 ] && [ "${sb1:-0}" != null ] &&
 	[ "${sb1:-0}" -gt 0 ] && [ "$retried" -gt 0 ] &&
 	awk -v g="$gap" 'BEGIN { exit !(g != "" && g >= 0.5) }'; then
@@ -295,5 +303,40 @@ if [ $crc -eq 0 ] && [ $src -eq 0 ] && on_time "$cp0" && [ "${cif0:-0}" != null 
 else
 	fail "one way, cut: the READY that comes while the sends wait starts the next size" \
 		"server $src client $crc; $info; $(cat "$ow"-*.err | tr '\n' ' ' | head -c 600)"
+fi
+# 9. a side held up at the cut: the same one-way cut with the client stopped (SIGSTOP)
+#    from about second 2.6 to 3.6 of its size, over the cut at 3.3; --peer-timeout 10s so
+#    that the server waits the second out. The client's part ends when it runs again, past
+#    the 0.5 s, and its warning says for how long it was held up past the cut: that time
+#    explains the delay (within 50 ms), and a hold-up of at least 0.15 s is told.
+hc="$VLAB_OUT/held-cut"
+rm -f "$hc-client.out" "$hc-client.err" "$hc-server.out"
+roce_drop on 2>>"$VLAB_OUT/cut-tc.txt"
+(
+	wait_for 750 0.02 "$hc-client.err" 'still in flight'
+	roce_drop off
+) 2>>"$VLAB_OUT/cut-tc.txt" &
+tcpid=$!
+(
+	wait_for 750 0.02 "$hc-client.out" '"type":"interval"' || exit
+	sleep 1.6
+	p=$(pgrep -f "traffic -d $VLAB_DEV_B -p 18608 ") || exit
+	kill -STOP $p; echo "stopped $(date +%s.%N)"
+	sleep 1
+	kill -CONT $p; echo "continued $(date +%s.%N)"
+) >"$hc-times.txt" &
+stoppid=$!
+pair held-cut 18608 -D 3 -s 64K --qp-timeout 20 --peer-timeout 10s --json -- -D 3 -s 64K --qp-timeout 20 --peer-timeout 10s --json
+wait $tcpid $stoppid
+read -r cp0 ct0 cif0 cif1 cb1 <<<"$(cut_side "$hc-client.out")"
+ch=$(held "$hc-client.err")
+stopped=$(awk '$1 == "stopped" { a = $2 } $1 == "continued" { b = $2 } END { if (a != "" && b != "") printf "%.2f", b - a }' "$hc-times.txt")
+info="client stopped ${stopped:-?} s; its part ${cp0} s, held up ${ch:-(not said)} s at the cut, ${cif0} in flight"
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ -n "$ch" ] && on_time "$cp0" "$ch" && [ "${cif0:-0}" != null ] &&
+	[ "${cif0:-0}" -gt 0 ] && awk -v t="$cp0" -v h="$ch" 'BEGIN { d = t - 3.3 - h; exit !(h >= 0.15 && t > 3.5 && d >= -0.05 && d <= 0.05) }'; then
+	ok "a side held up at the cut says for how long, and that time explains its late part ($info)"
+else
+	fail "a side held up at the cut says for how long" \
+		"server $src client $crc; $info; $(cat "$hc"-*.err | tr '\n' ' ' | head -c 600)"
 fi
 finish
