@@ -3,7 +3,8 @@
 # run.sh: pfclab's test runner. Runs unit tests (plain and under ASan+UBSan), host
 # integration tests, the virtual-lab suite and GPU tests; prints one OK/FAIL/SKIP line
 # per test and ends with "N passed, N failed, N skipped" (before it, the five slowest
-# scripts; every script's seconds in build/test-logs/durations.tsv). Exit 1 on any failure.
+# scripts, every script's seconds in build/test-logs/durations.tsv, and each failure's
+# line again). Exit 1 on any failure.
 # The fuzz scripts run two at a time where there are two CPUs; PFCLAB_TEST_SERIAL=1
 # runs every script alone.
 #   tests/run.sh [--only unit|host|vlab|gpu]...
@@ -20,19 +21,19 @@ only=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) only+=("$2"); shift 2 ;;
-	-h|--help) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 want() { [ ${#only[@]} -eq 0 ] && return 0; local o; for o in "${only[@]}"; do [ "$o" = "$1" ] && return 0; done; return 1; }
 
-pass=0 failn=0 skipn=0
+pass=0 failn=0 skipn=0 failed=()
 tally() { # reads OK/FAIL/SKIP lines from stdin, echoes them, counts them
 	local line
 	while IFS= read -r line; do
 		case $line in
 		"OK "*) pass=$((pass + 1)); echo "$line" ;;
-		"FAIL "*) failn=$((failn + 1)); echo "$line" ;;
+		"FAIL "*) failn=$((failn + 1)); failed+=("${line#FAIL }"); echo "$line" ;;
 		"SKIP "*) skipn=$((skipn + 1)); echo "$line" ;;
 		esac
 	done
@@ -173,5 +174,7 @@ if [ -s "$logs/durations.tsv" ]; then	# where the time went: the five slowest sc
 	echo "slowest: $(sort -rn "$logs/durations.tsv" | head -n 5 |
 		awk -F '\t' '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }') (all: $logs/durations.tsv)"
 fi
+# the failures again, next to the count: a run's last lines are what a CI page keeps
+for f in "${failed[@]}"; do echo "failed: ${f:0:800}"; done
 echo "$pass passed, $failn failed, $skipn skipped"
 [ "$failn" -eq 0 ]
