@@ -89,8 +89,9 @@ uint64_t phase_cut_at(const struct phase_state *ps);
 /* true once, when that moment came with the sends not all completed: this side's part
  * is over without them (ps->cut; the caller abandons them and sets ps->in_flight).
  * ps->cut_held_ns: how much of the time from that moment to now the last wait's late end
- * explains (phase_step_late), the time this side did not run, which no moment it chose
- * could have saved; the rest is the loop's own. */
+ * explains (phase_step_late): time this side was held up in a call (not run by the host,
+ * or a post call doing software RoCE's work), which no moment it chose could have saved;
+ * the rest is the loop's own. */
 bool phase_step_overdue(struct phase_state *ps, uint64_t now);
 
 /* Whether the caller should run the post/poll loop (sends, or --imm receives). */
@@ -141,10 +142,11 @@ bool phase_step_done(struct phase_state *ps, uint64_t now, const struct traffic_
 uint64_t phase_silence_limit(const struct phase_cfg *c);
 
 /* This side's loop came back late_ns after the moment it meant to (0: on time; a post
- * call that did Soft-RoCE's work for seconds, or a host that did not run it): the peer cannot be heard
- * while this side does not run, and on a shared CPU the peer was held up as well, so past
- * PHASE_CHECK_NS that time does not count as the peer's silence (a stopped peer is then
- * noticed that much later). */
+ * call that did Soft-RoCE's work for seconds, or a host that did not run it; the last
+ * one is kept for phase_step_overdue): the peer cannot be heard while this side does
+ * not run, and on a shared CPU the peer was held up as well, so past PHASE_CHECK_NS
+ * that time does not count as the peer's silence (a stopped peer is then noticed that
+ * much later). */
 void phase_step_late(struct phase_state *ps, uint64_t now, uint64_t late_ns);
 
 /* The moment by which the peer must be heard from: the silence limit after its last

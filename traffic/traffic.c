@@ -459,13 +459,13 @@ static int phase_out(struct run *r, struct phase_state *ps)
 #define CUT_HELD_SAID_NS 10000000ULL	/* a hold-up at the cut this long is told */
 static void abandon(struct run *r, struct phase_state *ps)
 {
-	char held[160] = "";
+	char held[200] = "";
 
 	ps->in_flight = traffic_verbs_phase_abandon(&r->tv);
-	/* a part that ended late because this side did not run says so, with how long */
+	/* a part that ended late because this side was held up in a call says so, and how long */
 	if (ps->cut_held_ns >= CUT_HELD_SAID_NS)
 		snprintf(held, sizeof(held),
-			 "; this side was held up %.2f s past that moment (its wait ended late: the process or its CPU did not run)",
+			 "; this side was held up %.2f s past that moment (the wait or post call it was in returned that late: the process or its CPU did not run, or the call did software RoCE's work)",
 			 (double)ps->cut_held_ns / 1e9);
 	pfc_warn("%s: %" PRIu64 " send%s of %u bytes still in flight %.1f s after the %s%s; the phase ends without %s (not counted): a paused path holds sends until it resumes, a lossy one until the QP retransmits (--qp-timeout)",
 		 r->o->dev, ps->in_flight, ps->in_flight == 1 ? "" : "s", ps->c.size,
