@@ -27,13 +27,13 @@ while [ $# -gt 0 ]; do
 done
 want() { [ ${#only[@]} -eq 0 ] && return 0; local o; for o in "${only[@]}"; do [ "$o" = "$1" ] && return 0; done; return 1; }
 
-pass=0 failn=0 skipn=0 failed=()
+pass=0 skipn=0 failed=()	# failed: each FAIL line, its count the failures
 tally() { # reads OK/FAIL/SKIP lines from stdin, echoes them, counts them
 	local line
 	while IFS= read -r line; do
 		case $line in
 		"OK "*) pass=$((pass + 1)); echo "$line" ;;
-		"FAIL "*) failn=$((failn + 1)); failed+=("${line#FAIL }"); echo "$line" ;;
+		"FAIL "*) failed+=("${line#FAIL }"); echo "$line" ;;
 		"SKIP "*) skipn=$((skipn + 1)); echo "$line" ;;
 		esac
 	done
@@ -176,5 +176,5 @@ if [ -s "$logs/durations.tsv" ]; then	# where the time went: the five slowest sc
 fi
 # the failures again, next to the count: a run's last lines are what a CI page keeps
 for f in "${failed[@]}"; do echo "failed: ${f:0:800}"; done
-echo "$pass passed, $failn failed, $skipn skipped"
-[ "$failn" -eq 0 ]
+echo "$pass passed, ${#failed[@]} failed, $skipn skipped"
+[ ${#failed[@]} -eq 0 ]

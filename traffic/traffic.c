@@ -454,9 +454,10 @@ static int phase_out(struct run *r, struct phase_state *ps)
 	return hb_beat(r, now, ps->why, sizeof(ps->why));
 }
 
+#define CUT_HELD_SAID_NS 10000000ULL	/* a hold-up at the cut this long is told */
+
 /* This side's part ended with sends in flight (phase_step_overdue): say so, and leave
  * them to complete before the next phase (settle). */
-#define CUT_HELD_SAID_NS 10000000ULL	/* a hold-up at the cut this long is told */
 static void abandon(struct run *r, struct phase_state *ps)
 {
 	char held[200] = "";

@@ -19,8 +19,9 @@ PKTS=$(( (SIZE + MTU - 1) / MTU ))
 hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 in_range() { [ "$1" -ge "$2" ] && [ "$1" -le $(( $2 + $2 / 10 + 10 )) ]; }
 
-# pair TAG PORT SERVER_ARGS -- CLIENT_ARGS: server on rxe0, client on rxe1 (automatic GID).
-pair() {
+# bg_pair TAG PORT SERVER_ARGS -- CLIENT_ARGS: server on rxe0, client on rxe1 (automatic
+# GID), both in the background (spid, cpid), their output in $VLAB_OUT/TAG-*.
+bg_pair() {
 	local tag=$1 port=$2 sargs=() cargs=()
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
@@ -28,9 +29,15 @@ pair() {
 	cargs=("$@")
 	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" --wait 60s "${sargs[@]}" \
 		>"$VLAB_OUT/$tag-server.out" 2>"$VLAB_OUT/$tag-server.err" &
-	local spid=$!
+	spid=$!
 	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" "${cargs[@]}" "$VLAB_IP_A" \
-		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err"
+		>"$VLAB_OUT/$tag-client.out" 2>"$VLAB_OUT/$tag-client.err" &
+	cpid=$!
+}
+# pair ...: bg_pair, then both exit statuses (crc, src)
+pair() {
+	bg_pair "$@"
+	wait $cpid
 	crc=$?
 	wait $spid
 	src=$?
@@ -177,6 +184,16 @@ netem_dropped() {
 	for l in "$VLAB_IF_A" "$VLAB_IF_B"; do tc -s qdisc show dev "$l"; done |
 		awk '/^qdisc/ { n = ($2 == "netem") } n && /dropped/ { sub(/.*dropped /, ""); sub(/,.*/, ""); s += $0 } END { print s + 0 }'
 }
+# drop_until_warned ERRFILE: RoCE dropped from now until ERRFILE holds the cut warning
+# (in the background: tcpid)
+drop_until_warned() {
+	roce_drop on 2>>"$VLAB_OUT/cut-tc.txt"
+	(
+		wait_for 750 0.02 "$1" 'still in flight'
+		roce_drop off
+	) 2>>"$VLAB_OUT/cut-tc.txt" &
+	tcpid=$!
+}
 retries() { echo $(( $(hw "$VLAB_DEV_A" completer_retry_err) + $(hw "$VLAB_DEV_B" completer_retry_err) )); }
 rm -f "$VLAB_OUT/cut-client.out" "$VLAB_OUT/cut-client.err"
 retry0=$(retries)
@@ -238,16 +255,11 @@ fi
 #    the client exits non-zero within 2 s saying so; the server, waiting for its own sends
 #    too, takes the client's ABORT there and exits non-zero with its reason
 roce_drop on 2>>"$VLAB_OUT/cut-tc.txt"	# from the start, as in 6
-rm -f "$VLAB_OUT/cut-client.out"
-"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p 18606 --wait 60s -b -D 3 -s 64K,4K --qp-timeout 20 --json \
-	>"$VLAB_OUT/intr-cut-server.out" 2>"$VLAB_OUT/intr-cut-server.err" &
-spid=$!
+rm -f "$VLAB_OUT/intr-cut-client.out"
+bg_pair intr-cut 18606 -b -D 3 -s 64K,4K --qp-timeout 20 --json -- -b -D 3 -s 64K,4K --qp-timeout 20 --json
 defer kill -9 $spid
-"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18606 -b -D 3 -s 64K,4K --qp-timeout 20 --json "$VLAB_IP_A" \
-	>"$VLAB_OUT/cut-client.out" 2>"$VLAB_OUT/intr-cut-client.err" &
-cpid=$!
 defer kill -9 $cpid
-wait_for 300 0.05 "$VLAB_OUT/cut-client.out" '"type":"summary"'
+wait_for 300 0.05 "$VLAB_OUT/intr-cut-client.out" '"type":"summary"'
 t0=$(date +%s%3N)
 kill -INT $cpid
 for i in $(seq 100); do kill -0 $cpid 2>/dev/null || break; sleep 0.05; done
@@ -275,12 +287,7 @@ fi
 ow="$VLAB_OUT/oneway-cut"
 rm -f "$ow-client.out" "$ow-client.err" "$ow-server.out"
 retry0=$(retries)
-roce_drop on 2>>"$VLAB_OUT/cut-tc.txt"	# from the start until the cut warning, as in 6
-(
-	wait_for 750 0.02 "$ow-client.err" 'still in flight'
-	roce_drop off
-) 2>>"$VLAB_OUT/cut-tc.txt" &
-tcpid=$!
+drop_until_warned "$ow-client.err"	# from the start until the cut warning, as in 6
 (
 	wait_for 1500 0.02 "$ow-server.out" '"type":"summary"'
 	echo "server_left $(date +%s.%N)"
@@ -313,19 +320,10 @@ fi
 #    50 ms), and a hold-up of at least 0.15 s is told.
 hc="$VLAB_OUT/held-cut"
 rm -f "$hc-client.out" "$hc-client.err" "$hc-server.out" "$hc-times.txt"
-roce_drop on 2>>"$VLAB_OUT/cut-tc.txt"
-(
-	wait_for 750 0.02 "$hc-client.err" 'still in flight'
-	roce_drop off
-) 2>>"$VLAB_OUT/cut-tc.txt" &
-tcpid=$!
-"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p 18608 --wait 60s -D 3 -s 64K --qp-timeout 20 \
-	--peer-timeout 10s --json >"$hc-server.out" 2>"$hc-server.err" &
-spid=$!
+drop_until_warned "$hc-client.err"
+bg_pair held-cut 18608 -D 3 -s 64K --qp-timeout 20 --peer-timeout 10s --json -- \
+	-D 3 -s 64K --qp-timeout 20 --peer-timeout 10s --json
 defer kill -9 $spid
-"$PFCLAB" traffic -d "$VLAB_DEV_B" -p 18608 -D 3 -s 64K --qp-timeout 20 --peer-timeout 10s --json \
-	"$VLAB_IP_A" >"$hc-client.out" 2>"$hc-client.err" &
-cpid=$!
 defer kill -9 $cpid
 if wait_for 750 0.02 "$hc-client.out" '"type":"interval"'; then
 	sleep 1.2
