@@ -149,6 +149,7 @@ install: $(BIN) man
 		$(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pfclab
 	install -m 0644 monitor/catalog.tsv $(DESTDIR)$(DATADIR)/catalog.tsv
+	install -m 0644 monitor/samples-keyed.jq $(DESTDIR)$(DATADIR)/samples-keyed.jq
 	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	for f in $(LAB_INSTALL) $(VLAB_INSTALL); do \
 		install -m $$(test -x $$f && echo 0755 || echo 0644) $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \

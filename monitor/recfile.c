@@ -36,6 +36,86 @@ int rec_segments_clear(const char *dir, char *err, size_t errlen)
 	}
 }
 
+bool rec_format_known(const char *fmt)
+{
+	return fmt && (!strcmp(fmt, REC_FORMAT) || !strcmp(fmt, REC_FORMAT_1));
+}
+
+void rec_cols_free(struct rec_cols *c)
+{
+	json_object_put(c->names);
+	json_object_put(c->kinds);
+	c->names = c->kinds = NULL;
+}
+
+static bool cols_take(struct rec_cols *c, json_object *o)
+{
+	json_object *n, *k;
+	size_t i, len;
+
+	rec_cols_free(c);
+	if (!json_object_object_get_ex(o, "names", &n) || !json_object_is_type(n, json_type_array))
+		return false;
+	len = json_object_array_length(n);
+	for (i = 0; i < len; i++)
+		if (!json_object_is_type(json_object_array_get_idx(n, i), json_type_string))
+			return false;
+	if (json_object_object_get_ex(o, "kinds", &k) &&
+	    (!json_object_is_type(k, json_type_array) || json_object_array_length(k) != len))
+		return false;
+	c->names = json_object_get(n);
+	c->kinds = k ? json_object_get(k) : NULL;
+	return true;
+}
+
+/* Column i counts (a rate belongs to it): its kind says so, or, without kinds, the line
+ * has a rate for it. */
+static bool col_counter(const struct rec_cols *c, size_t i, json_object *rate)
+{
+	json_object *k;
+
+	if (!c->kinds)
+		return rate != NULL;
+	k = json_object_array_get_idx(c->kinds, i);
+	return json_object_is_type(k, json_type_string) &&
+	       !strcmp(json_object_get_string(k), "counter");
+}
+
+int rec_line_keyed(struct rec_cols *c, json_object *o)
+{
+	json_object *t, *v, *r = NULL, *vals, *rates;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(o, "type", &t) || !json_object_is_type(t, json_type_string))
+		return 0;
+	if (!strcmp(json_object_get_string(t), "columns")) {
+		if (!cols_take(c, o))
+			rec_cols_free(c);	/* the samples after it are left out */
+		return 1;
+	}
+	if (strcmp(json_object_get_string(t), "sample") ||
+	    !json_object_object_get_ex(o, "values", &v) || !json_object_is_type(v, json_type_array))
+		return 0;
+	n = json_object_array_length(v);
+	if (!c->names || n != json_object_array_length(c->names) ||
+	    (json_object_object_get_ex(o, "rates", &r) &&
+	     (!json_object_is_type(r, json_type_array) || json_object_array_length(r) != n)))
+		return -EPROTO;
+	vals = json_object_new_object();
+	rates = json_object_new_object();
+	for (i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(c->names, i));
+		json_object *x = r ? json_object_array_get_idx(r, i) : NULL;
+
+		json_object_object_add(vals, name, json_object_get(json_object_array_get_idx(v, i)));
+		if (col_counter(c, i, x))
+			json_object_object_add(rates, name, json_object_get(x));
+	}
+	json_object_object_add(o, "values", vals);
+	json_object_object_add(o, "rates", rates);
+	return 0;
+}
+
 json_object *rec_meta_new(const char *host)
 {
 	json_object *m = json_object_new_object();

@@ -12,8 +12,33 @@
 
 #include <json-c/json.h>
 
-#define REC_FORMAT "pfclab-monitor-1"
+/* What a record's meta.json says it is. Format 2 gives each sample's values and rates as
+ * arrays in the order of a "columns" line written before the first sample of each set of
+ * columns; format 1 gave them as objects keyed by name on every line. Readers take both.
+ */
+#define REC_FORMAT "pfclab-monitor-2"
+#define REC_FORMAT_1 "pfclab-monitor-1"
+#define REC_FORMATS_READ REC_FORMAT " or " REC_FORMAT_1	/* in messages */
 #define REC_JSONL "samples.jsonl"
+
+/* Whether a reader here takes a record of format fmt (REC_FORMAT or REC_FORMAT_1). */
+bool rec_format_known(const char *fmt);
+
+/* The columns of the sample lines that follow, from samples.jsonl's last "columns" line:
+ * {"type":"columns","names":[...],"kinds":["counter"|"gauge",...]}. Zeroed to start. */
+struct rec_cols {
+	json_object *names, *kinds;
+};
+
+/* One parsed line of samples.jsonl (any format). A "columns" line is kept in c: 1 (no
+ * line for the caller). A format-2 sample gets its "values" and "rates" arrays replaced
+ * by objects keyed by the columns' names, as format 1 wrote them (rates for counters
+ * only, null where the line has none): 0, as for every other line. -EPROTO for a sample
+ * whose arrays do not match the columns before it (none, or another count): the caller
+ * leaves the line out.
+ */
+int rec_line_keyed(struct rec_cols *c, json_object *o);
+void rec_cols_free(struct rec_cols *c);
 
 /* samples.csv for the first segment, samples-N.csv for the Nth. */
 void rec_seg_name(unsigned seg, char *buf, size_t n);

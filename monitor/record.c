@@ -134,15 +134,12 @@ struct mon_rec {
 	uint64_t overruns;
 	json_object *argv;
 	/* What the writer needs to turn a sample into text, built once per layout while
-	 * no batch waits (so the writer reads it unlocked): the names, which columns are
-	 * counters (rates{}), the sources' names for the gap fields.
+	 * no batch waits (so the writer reads it unlocked): the columns (their names went
+	 * into samples.jsonl's "columns" line), which are counters (a rate each), the
+	 * sources' names for the gap fields.
 	 */
 	size_t jn;
-	size_t jneed;		/* room one JSON line needs at most for these names */
-	/* Per column: a comma, its name as a JSON string and a colon, all in one block
-	 * (read in order each sample), at jkoff[i], jklen[i] long. */
-	char *jkeys;
-	size_t *jkoff, *jklen;
+	size_t jneed;		/* room one JSON line needs at most for these columns */
 	bool *jcounter;		/* per column: a counter */
 	char **jsrc;		/* per source, "source:device" as a JSON string */
 	char **csrc;		/* per source, "source:device" as it is */
@@ -452,16 +449,11 @@ static void tmpl_free(struct mon_rec *r)
 		if (r->csrc)
 			free(r->csrc[i]);
 	}
-	free(r->jkeys);
-	free(r->jkoff);
-	free(r->jklen);
 	free(r->jcounter);
 	free(r->jsrc);
 	free(r->csrc);
-	r->jkeys = NULL;
 	r->jsrc = r->csrc = NULL;
 	r->jcounter = NULL;
-	r->jkoff = r->jklen = NULL;
 	r->jn = r->nsrc = 0;
 }
 
@@ -478,49 +470,45 @@ static char *json_str(const char *s, const char *tail)
 	return out;
 }
 
-/* The JSON names of the current layout, escaped once by json-c; each sample line is
- * then these names and numbers, with no allocation per value. */
+static int event_put(struct mon_rec *r, const char *line);
+
+/* What the writer needs for the current layout: which columns are counters, the sources'
+ * names for the gap fields; and samples.jsonl's "columns" line for it, which goes into the
+ * batch ahead of the samples that follow (the batch is empty: the caller flushed it).
+ */
 static int tmpl_build(struct mon_rec *r)
 {
+	json_object *o, *names, *kinds;
 	const struct mon_col *c;
-	struct rec_buf keys = { 0 };
 	size_t i, n;
+	int rc;
 
 	tmpl_free(r);
 	c = mon_engine_cols(r->e, &n);
 	r->nsrc = mon_engine_nsrc(r->e);
-	r->jkoff = calloc(n ? n : 1, sizeof(*r->jkoff));
-	r->jklen = calloc(n ? n : 1, sizeof(*r->jklen));
 	r->jcounter = calloc(n ? n : 1, sizeof(*r->jcounter));
 	r->jsrc = calloc(r->nsrc ? r->nsrc : 1, sizeof(*r->jsrc));
 	r->csrc = calloc(r->nsrc ? r->nsrc : 1, sizeof(*r->csrc));
-	if (!r->jkoff || !r->jklen || !r->jcounter || !r->jsrc || !r->csrc)
+	if (!r->jcounter || !r->jsrc || !r->csrc)
 		return rec_fail(r, -ENOMEM, "recording");
 	r->jn = n;
-	r->jneed = 0;
+	r->jneed = 2 * n * (NUM_MAX + 1);
+	o = json_object_new_object();
+	names = json_object_new_array_ext((int)n);
+	kinds = json_object_new_array_ext((int)n);
 	for (i = 0; i < n; i++) {
-		char *k = json_str(col_name(c, n, i), ":");
-		int rc = k ? out_put(&keys, ",", 1) : -ENOMEM;
-
-		if (!rc)
-			rc = out_put(&keys, k, strlen(k));
-		free(k);
-		if (rc) {
-			free(keys.buf);
-			return rec_fail(r, rc, "recording");
-		}
-		r->jkoff[i] = i ? r->jkoff[i - 1] + r->jklen[i - 1] : 0;
-		r->jklen[i] = keys.len - r->jkoff[i];
-		r->jneed += 2 * (r->jklen[i] + NUM_MAX);
 		r->jcounter[i] = c[i].kind == MON_COUNTER;
+		json_object_array_add(names, json_object_new_string(col_name(c, n, i)));
+		json_object_array_add(kinds, json_object_new_string(r->jcounter[i] ? "counter" :
+								     "gauge"));
 	}
-	/* room for put_short's 16-byte steps past the last name */
-	if (out_reserve(&keys, CHUNK_SLACK)) {
-		free(keys.buf);
-		return rec_fail(r, -ENOMEM, "recording");
-	}
-	memset(keys.buf + keys.len, 0, CHUNK_SLACK);
-	r->jkeys = keys.buf;
+	json_object_object_add(o, "type", json_object_new_string("columns"));
+	json_object_object_add(o, "names", names);
+	json_object_object_add(o, "kinds", kinds);
+	rc = event_put(r, out_json_text(o, false));
+	json_object_put(o);
+	if (rc)
+		return rc;
 	for (i = 0; i < r->nsrc; i++) {
 		const struct mon_src *src = mon_engine_src(r->e, i);
 		char k[160];
@@ -545,7 +533,8 @@ static int rec_stop(struct mon_rec *r, int rc)
 }
 
 /* One sample's CSV row and JSON line, in one pass over the columns: each number is
- * made once and copied into both; the JSON names come from the block built per layout.
+ * made once and copied into both. The JSON line gives values and rates as arrays in the
+ * order of the layout's "columns" line (tmpl_build), a null where there is none.
  */
 static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_samp *rs,
 		       const struct mon_val *v)
@@ -555,7 +544,7 @@ static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_s
 					     ",\"overruns\":" };
 	const uint64_t hv[] = { rs->seq, rs->mono_ns, rs->wall_ns, rs->dt_ns, rs->overruns };
 	size_t nc = r->csv_ncol < rs->ncol ? r->csv_ncol : rs->ncol;
-	size_t nj = rs->ncol < r->jn ? rs->ncol : r->jn, nmax = nc > nj ? nc : nj;
+	size_t nj = r->jn, nmax = nc > nj ? nc : nj;
 	size_t i, glen = 0;
 	char gbuf[1024], *p, *q, *d;
 	bool first;
@@ -601,13 +590,14 @@ static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_s
 		p = stpcpy(p, r->jsrc[i]);
 		first = false;
 	}
-	p = stpcpy(p, "],\"values\":{");
+	p = stpcpy(p, "],\"values\":[");
 	for (i = 0; i < nmax; i++) {
-		bool valid = v[i].flags & MON_V_VALID;
+		bool valid = i < rs->ncol && (v[i].flags & MON_V_VALID);
 
 		if (i < nj) {
-			/* each name comes with the comma before it; the first goes without */
-			p = put_short(p, r->jkeys + r->jkoff[i] + !i, r->jklen[i] - !i);
+			/* every column of the "columns" line, in its order */
+			if (i)
+				*p++ = ',';
 			d = p;
 			if (valid)
 				p = u64_put(p, v[i].raw);
@@ -628,18 +618,16 @@ static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_s
 	}
 	*q++ = '\n';
 	t->csv.len = (size_t)(q - t->csv.buf);
-	p = stpcpy(p, "},\"rates\":{");
-	for (i = 0, first = true; i < nj; i++) {
-		if (!r->jcounter[i])
-			continue;
-		p = put_short(p, r->jkeys + r->jkoff[i] + first, r->jklen[i] - first);
-		first = false;
-		if (v[i].flags & MON_V_DELTA)
+	p = stpcpy(p, "],\"rates\":[");
+	for (i = 0; i < nj; i++) {
+		if (i)
+			*p++ = ',';
+		if (i < rs->ncol && r->jcounter[i] && (v[i].flags & MON_V_DELTA))
 			p = rate_put(p, v[i].rate);
 		else
 			p = stpcpy(p, "null");
 	}
-	p = stpcpy(p, "}}\n");
+	p = stpcpy(p, "]}\n");
 	t->jsonl.len = (size_t)(p - t->jsonl.buf);
 	return 0;
 }
@@ -1034,7 +1022,7 @@ int mon_rec_sample(struct mon_rec *r, const struct mon_sample *s)
 			return rec_stop(r, rc);
 	}
 	mon_engine_cols(r->e, &n);
-	if (!r->jkoff || r->jn != n || r->nsrc != mon_engine_nsrc(r->e)) {
+	if (!r->jcounter || r->jn != n || r->nsrc != mon_engine_nsrc(r->e)) {
 		/* the writer reads the names unlocked: no batch may wait on the old ones */
 		rc = rec_flush(r);
 		if (!rc)

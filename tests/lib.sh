@@ -90,6 +90,10 @@ need_cmd() {
 # all SKIP). Call it before the first result.
 plan() { echo "PLAN $1"; }
 
+# A monitor record's samples.jsonl (FILE) with each sample's values and rates keyed by
+# column name, through the jq program the README gives users (monitor/samples-keyed.jq).
+rec_keyed() { jq -c -n -f "$PFCLAB_ROOT/monitor/samples-keyed.jq" "$1"; }
+
 # exit status for a test script: non-zero when any check failed; DONE says it got here.
 finish() { echo DONE; exit "$TEST_FAILED"; }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* rec.c: a remote host's snapshots written as a monitor record: each CSV row and JSON
  * line in one write() on an O_APPEND file (a kill leaves whole lines), meta.json replaced
- * by write-temporary + fsync + rename, a new CSV segment when new metrics appear.
+ * by write-temporary + fsync + rename, a new CSV segment (and a "columns" line in
+ * samples.jsonl) when new metrics appear.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -155,6 +156,30 @@ static bool same_columns(const struct top_rec *r, const struct top_snap *s)
 	return true;
 }
 
+/* samples.jsonl's "columns" line: the names of the values and rates of the samples after
+ * it, in their order (recfile.h). */
+static int columns_line(struct top_rec *r)
+{
+	json_object *o = json_object_new_object(), *names = json_object_new_array(),
+		    *kinds = json_object_new_array();
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->cols.n; i++) {
+		json_object_array_add(names, json_object_new_string(r->cols.m[i].name));
+		json_object_array_add(kinds, json_object_new_string(
+			r->cols.m[i].flags & TOP_M_COUNTER ? "counter" : "gauge"));
+	}
+	json_object_object_add(o, "type", json_object_new_string("columns"));
+	json_object_object_add(o, "names", names);
+	json_object_object_add(o, "kinds", kinds);
+	r->len = 0;
+	rc = put(r, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return rc ? rc : pfc_write_all(r->jsonl_fd, r->line, r->len);
+}
+
 static int segment_open(struct top_rec *r, const struct top_snap *s)
 {
 	char name[32], path[4200];
@@ -182,6 +207,9 @@ static int segment_open(struct top_rec *r, const struct top_snap *s)
 		rc = pfc_write_all(r->csv_fd, r->line, r->len);
 	if (rc)
 		return fail(r, rc, name);
+	rc = columns_line(r);
+	if (rc)
+		return fail(r, rc, REC_JSONL);
 	return meta_write(r, false);
 }
 
@@ -221,22 +249,22 @@ int top_rec_sample(struct top_rec *r, const struct top_snap *s)
 	if (rc)
 		return fail(r, rc, "samples.csv");
 	o = json_object_new_object();
-	vals = json_object_new_object();
-	rates = json_object_new_object();
+	vals = json_object_new_array();
+	rates = json_object_new_array();
 	json_object_object_add(o, "type", json_object_new_string("sample"));
 	json_object_object_add(o, "seq", json_object_new_uint64(s->seq));
 	json_object_object_add(o, "mono_ns", json_object_new_uint64(s->src_ns));
 	json_object_object_add(o, "wall_ns", json_object_new_uint64(s->wall_ns));
 	json_object_object_add(o, "overruns", s->has_missed ?
 			       json_object_new_uint64(s->overruns) : NULL);
-	for (i = 0; i < s->n; i++) {
-		const struct top_metric *m = &s->m[i];
+	/* in the order of the "columns" line; null where s has none */
+	for (i = 0; i < r->cols.n; i++) {
+		const struct top_metric *m = top_snap_get(s, r->cols.m[i].name);
 
-		json_object_object_add(vals, m->name, m->flags & TOP_M_VALID ?
-				       json_object_new_uint64(m->raw) : NULL);
-		if (m->flags & TOP_M_COUNTER)
-			json_object_object_add(rates, m->name, m->flags & TOP_M_RATE ?
-					       out_json_double(m->rate) : NULL);
+		json_object_array_add(vals, m && (m->flags & TOP_M_VALID) ?
+				      json_object_new_uint64(m->raw) : NULL);
+		json_object_array_add(rates, m && (m->flags & TOP_M_COUNTER) &&
+				      (m->flags & TOP_M_RATE) ? out_json_double(m->rate) : NULL);
 	}
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "rates", rates);

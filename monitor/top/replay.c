@@ -96,12 +96,12 @@ static int meta_load(struct rec *r, const char *dir, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (json_object_object_get_ex(m, "format", &x) && (!json_object_is_type(x, json_type_string) ||
-	    strcmp(json_object_get_string(x), REC_FORMAT))) {
+	    !rec_format_known(json_object_get_string(x)))) {
 		const char *ver = jstr(m, "pfclab_version");
 
 		snprintf(err, errlen, "%s: format '%s', not the %s this pfclab reads (written by "
 			 "pfclab %s): replay it with a pfclab that reads that format", path,
-			 json_object_get_string(x), REC_FORMAT, ver ? ver : "of unknown version");
+			 json_object_get_string(x), REC_FORMATS_READ, ver ? ver : "of unknown version");
 		json_object_put(m);
 		return -EINVAL;
 	}

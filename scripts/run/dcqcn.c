@@ -177,7 +177,7 @@ int dcqcn_plot(const char *dir, const char *pid, const char *rep, json_object *m
 			json_object_object_get_ex(hosts, e->hosts[host[i]].name, &d.mh);
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/monitor/samples.jsonl", dir, pid,
 			 rep, e->hosts[host[i]].name);
-		rec_jsonl_each(path, dsample, &d);
+		rec_samples_each(path, dsample, &d);
 	}
 	run_path(path, sizeof(path), "%s/plots/data/%s-%s-dcqcn.dat", dir, pid, rep);
 	rc = write_dat(path, e, s, m, host, err, errlen);

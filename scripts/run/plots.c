@@ -510,7 +510,7 @@ static int plot_rep(const char *dir, const char *pid, const char *rep, json_obje
 		fr = rec_monitor_format(path, why, sizeof(why));
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/monitor/samples.jsonl", dir, pid, rep, hn);
 		if (!fr || fr == -ENOENT)
-			rec_jsonl_each(path, mon_sample, &mc);
+			rec_samples_each(path, mon_sample, &mc);
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/review-timeline.csv", dir, pid, rep, hn);
 		timeline(p, path, hn, mh, t0);
 		run_path(path, sizeof(path), "%s/points/%s/%s/%s/traffic.jsonl", dir, pid, rep, hn);

@@ -83,6 +83,29 @@ int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void
 	return 0;
 }
 
+struct samples_each {
+	struct rec_cols cols;
+	void (*fn)(json_object *o, void *arg);
+	void *arg;
+};
+
+static void samples_line(json_object *o, void *arg)
+{
+	struct samples_each *e = arg;
+
+	if (!rec_line_keyed(&e->cols, o))
+		e->fn(o, e->arg);
+}
+
+int rec_samples_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg)
+{
+	struct samples_each e = { .fn = fn, .arg = arg };
+	int rc = rec_jsonl_each(path, samples_line, &e);
+
+	rec_cols_free(&e.cols);
+	return rc;
+}
+
 struct mon_scan {
 	struct rec_monitor *m;
 	struct rec_counter *c;
@@ -221,7 +244,8 @@ int rec_monitor_format(const char *dir, char *why, size_t len)
 	/* as top --replay reads a record: a "format" there must be this pfclab's; a
 	 * meta.json without one is taken as it is */
 	if (json_object_object_get_ex(m, "format", &f) &&
-	    (!json_object_is_type(f, json_type_string) || strcmp(json_object_get_string(f), REC_FORMAT))) {
+	    (!json_object_is_type(f, json_type_string) ||
+	     !rec_format_known(json_object_get_string(f)))) {
 		s = json_object_to_json_string_ext(f, JSON_C_TO_STRING_PLAIN);
 		if (json_object_is_type(f, json_type_string))
 			s = json_object_get_string(f);
@@ -229,7 +253,7 @@ int rec_monitor_format(const char *dir, char *why, size_t len)
 		s = rec_json_str(rec_json_member(m, "pfclab_version", json_type_string));
 		rec_text_clean(s, strlen(s), ver, sizeof(ver));
 		snprintf(why, len, "format '%s', not the %s this pfclab reads (written by pfclab %s)",
-			 fmt, REC_FORMAT, *ver ? ver : "of unknown version");
+			 fmt, REC_FORMATS_READ, *ver ? ver : "of unknown version");
 		rc = -EPROTO;
 	}
 	json_object_put(m);
@@ -259,7 +283,7 @@ int rec_monitor_read_gauges(const char *dir, struct rec_monitor *m, struct rec_c
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	s.gauges = meta_scan(path, m);
 	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
-	rc = rec_jsonl_each(path, mon_line, &s);
+	rc = rec_samples_each(path, mon_line, &s);
 	json_object_put(s.prev);
 	json_object_put(s.gauges);
 	for (i = 0; i < ncounters; i++)	/* a sum that ran out of range is no figure */

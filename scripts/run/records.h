@@ -99,6 +99,11 @@ bool rec_traffic_name(const char *f, char *phase, size_t pl, char *role, char *p
 /* Calls FN for every line of a JSON-lines file that parses as an object; lines that do not
  * (a record cut short) are skipped. -errno when the file cannot be opened. */
 int rec_jsonl_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg);
+/* rec_jsonl_each for a monitor record's samples.jsonl, of either format: FN gets every
+ * line but the "columns" lines, each sample with its values and rates as objects keyed
+ * by name (monitor/recfile.h: rec_line_keyed); a sample that does not fit its columns is
+ * left out. */
+int rec_samples_each(const char *path, void (*fn)(json_object *o, void *arg), void *arg);
 
 /* A counter's total increase over the record: the sum of rate x interval of every sample
  * that has a rate (wraps corrected by the monitor, resets skipped). */
@@ -124,8 +129,8 @@ struct rec_monitor {
  * checks it: its meta.json's "format" (a meta.json without one is taken as it is). 0 it
  * is; -ENOENT (or another -errno) no meta.json; -EINVAL meta.json is not a JSON object;
  * -EPROTO another format. WHY (LEN bytes, safe to show) says what is wrong for the last
- * two: "format 'pfclab-monitor-2', not the pfclab-monitor-1 this pfclab reads (written by
- * pfclab 2.0)". The readers below read nothing of a record it refuses. */
+ * two: "format 'pfclab-monitor-3', not the pfclab-monitor-2 or pfclab-monitor-1 this pfclab
+ * reads (written by pfclab 2.0)". The readers below read nothing of a record it refuses. */
 int rec_monitor_format(const char *dir, char *why, size_t len);
 
 /* Scan DIR/samples.jsonl (-EPROTO or -EINVAL where rec_monitor_format refuses DIR); fill COUNTERS[i].delta for the given metric names (exact, or a

@@ -7,7 +7,7 @@
 # the READMEs' own links exist installed as in a checkout. The installed pieces run from
 # where they landed, and `make uninstall` takes every file away again.
 source "$(dirname "$0")/../lib.sh"
-plan 13
+plan 14
 stage=$(mktemp -d)
 defer rm -rf "$stage"
 pfx=$stage/opt/pfc
@@ -57,6 +57,19 @@ if cmp -s "$pfx/share/pfclab/catalog.tsv" "$PFCLAB_ROOT/monitor/catalog.tsv" &&
 else
 	fail "counter catalog installed and usable with --catalog"
 fi
+# the jq program that names a record's values, run on a record made here
+rec=$(mktemp -d)
+if cmp -s "$pfx/share/pfclab/samples-keyed.jq" "$PFCLAB_ROOT/monitor/samples-keyed.jq" &&
+	"$pfx/bin/pfclab" monitor -i lo -c 3 -I 10ms --sources link -q --record "$rec/r" \
+		>/dev/null 2>&1 &&
+	[ "$(jq -c -n -f "$pfx/share/pfclab/samples-keyed.jq" "$rec/r/samples.jsonl" |
+		jq -s '[.[] | select(.type == "sample") | .values["link.rx_packets"] | numbers] |
+		length')" = 3 ]; then
+	ok "samples-keyed.jq installed and names a record's values"
+else
+	fail "samples-keyed.jq installed and names a record's values"
+fi
+rm -rf "$rec"
 bad=
 for f in lab/vlab/vlab lab/qos lab/gpudirect lab/deps.sh; do
 	[ -x "$pfx/share/pfclab/$f" ] || bad+=" $f"

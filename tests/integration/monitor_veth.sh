@@ -11,7 +11,7 @@
 # new one, through a gap (no counter goes on from the renamed device under the old name);
 # at 1 ms the text output says a gap as it begins and then once a second.
 source "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 
 need_root monitor_veth || exit 0
 need_cmd monitor_veth ip ethtool jq awk || exit 0
@@ -169,6 +169,22 @@ if [ "$nrows" -gt 100 ] && cmp -s "$tmp/rows.csv" "$tmp/fromjson.csv"; then
 else
 	fail monitor_veth_csv_jsonl_agree "$nrows rows; first difference: $(diff "$tmp/rows.csv" \
 		"$tmp/fromjson.csv" | head -c 300)"
+fi
+
+# Named through the README's jq recipe, the last sample's values are the last CSV row's
+# under the CSV's header (format pfclab-monitor-2 writes them as arrays after a "columns"
+# line).
+seg=$(ls "$run2"/samples*.csv | sort -V | tail -n 1)
+fromcsv=$(awk -F, 'NR == 1 { for (i = 7; i <= NF; i++) h[i] = $i; next } { r = $0 }
+	END { n = split(r, f, ","); for (i = 7; i <= n; i++) print h[i] "=" f[i] }' "$seg" | sort)
+fromjq=$(rec_keyed "$run2/samples.jsonl" | jq -r 'select(.type == "sample")' | jq -s -r \
+	'last | .values | to_entries[] | "\(.key)=\(.value // "n/a")"' | sort)
+if [ "$(jq -r .format "$run2/meta.json")" = pfclab-monitor-2 ] &&
+   [ "$(grep -c '"type":"columns"' "$run2/samples.jsonl")" -ge 1 ] &&
+   [ "$(wc -l <<<"$fromcsv")" -gt 20 ] && [ "$fromcsv" = "$fromjq" ]; then
+	ok monitor_veth_jsonl_keyed
+else
+	fail monitor_veth_jsonl_keyed "$(diff <(echo "$fromcsv") <(echo "$fromjq") | head -c 300)"
 fi
 
 # --- 3: kill -9 while recording at 1 ms: every complete line parses -------------------

@@ -122,8 +122,8 @@ fi
 # h3's record: the bottleneck's counters; every injected frame was either sent on to h2
 # (and captured there) or dropped at the tail, none left queued after the drain phase.
 last() { # MONITOR-DIR METRIC: its last valid value in the record
-	jq -r --arg m "$2" 'select(.type == "sample") | .values[$m] // empty' "$1/samples.jsonl" \
-		2>/dev/null | tail -n 1
+	rec_keyed "$1/samples.jsonl" 2>/dev/null |
+		jq -r --arg m "$2" 'select(.type == "sample") | .values[$m] // empty' | tail -n 1
 }
 acct=
 for p in p000 p001; do

@@ -236,12 +236,12 @@ fi
 # named with the file and the pfclab that wrote it, its counters n/a, not read as this one
 w=$work/fmt
 cp -r "$dir" "$w"
-jq '.format = "pfclab-monitor-2" | .pfclab_version = "9.9"' "$dir/points/p000/rep0/b/monitor/meta.json" \
+jq '.format = "pfclab-monitor-3" | .pfclab_version = "9.9"' "$dir/points/p000/rep0/b/monitor/meta.json" \
 	>"$w/points/p000/rep0/b/monitor/meta.json"
 head -c 40 "$dir/points/p001/rep0/a/monitor/meta.json" >"$w/points/p001/rep0/a/monitor/meta.json"
 "$PFCLAB" run --report "$w" >fmt.out 2>&1
 rc=$?
-na_b="points/p000/rep0/b/monitor/meta.json: format 'pfclab-monitor-2', not the pfclab-monitor-1 this pfclab reads (written by pfclab 9.9); remake the summary (pfclab run --report) with a pfclab that reads that record"
+na_b="points/p000/rep0/b/monitor/meta.json: format 'pfclab-monitor-3', not the pfclab-monitor-2 or pfclab-monitor-1 this pfclab reads (written by pfclab 9.9); remake the summary (pfclab run --report) with a pfclab that reads that record"
 na_a="points/p001/rep0/a/monitor/meta.json: not a JSON object (cut short, or not a pfclab monitor record?); remake the summary (pfclab run --report) with a pfclab that reads that record"
 fj=$(jq -c '[.points[0].repetitions[0].hosts.b | .counters_na, .counters.samples, .counters.counter_resets, .counters.gpu_pcie.rx_Bps_mean],
 	[.points[0].repetitions[0].hosts.a | .counters_na, (.counters.samples > 0)], .points[1].repetitions[0].hosts.a.counters_na' "$w/summary.json" | tr '\n' ' ')

@@ -14,7 +14,7 @@
 # --timeline 10ms of the capture, as the runner writes it), seen/s of PFC per priority,
 # CNP and ECN-marked and the paused share, marked '*', on the record's time line, and
 # totals equal to what was injected; a timeline with a damaged line is named on the
-# screen, line and why, and left out. A record of another format than pfclab-monitor-1 is
+# screen, line and why, and left out. A record of another format than pfclab-monitor-2 or -1 is
 # refused naming the format and the pfclab that wrote it; a meta.json cut short is named so,
 # on one line. Without a terminal, --replay is exit 2 saying why.
 source "$(dirname "$0")/../lib.sh"
@@ -259,13 +259,13 @@ wait_for 'TOP_EXIT=0' && ok "$name: q ends the replay with a damaged timeline (e
 # A record of a newer format (it was played as if it were this one), and a meta.json cut
 # short (json-c's "failed: continue" and a newline in the middle of the message).
 cp -r "$rec" "$tmp/newer"
-sed -i 's/"format": *"pfclab-monitor-1"/"format":"pfclab-monitor-2"/' "$tmp/newer/meta.json"
+sed -i 's/"format": *"pfclab-monitor-[12]"/"format":"pfclab-monitor-3"/' "$tmp/newer/meta.json"
 cp -r "$rec" "$tmp/cut"
 head -c 200 "$rec/meta.json" >"$tmp/cut/meta.json"
 type_line clear
 type_line "$PFCLAB top --replay $tmp/newer; echo TOP_EXIT=\$?"
 wait_for 'TOP_EXIT=[0-9]' && got=$(T capture-pane -p -J -t "$TMUX_NAME" | grep '^pfclab top:')
-if [[ $got == "pfclab top: $tmp/newer/meta.json: format 'pfclab-monitor-2', not the pfclab-monitor-1 this pfclab reads (written by pfclab "*"): replay it with a pfclab that reads that format" ]] &&
+if [[ $got == "pfclab top: $tmp/newer/meta.json: format 'pfclab-monitor-3', not the pfclab-monitor-2 or pfclab-monitor-1 this pfclab reads (written by pfclab "*"): replay it with a pfclab that reads that format" ]] &&
 	screen | grep -q 'TOP_EXIT=1'; then
 	ok "$name: a record of another format is refused naming it (exit 1)"
 else

@@ -23,6 +23,7 @@
 #include "lib/util.h"
 #include "monitor/catalog.h"
 #include "monitor/monitor.h"
+#include "monitor/recfile.h"
 #include "monitor/record.h"
 #include "monitor/sampler.h"
 #include "monitor/sources/sources.h"
@@ -557,6 +558,7 @@ static void rec_start(char *dir, const struct mon_engine_cfg *cfg, struct mon_en
 static void test_record_files(void **state)
 {
 	char dir[] = "/tmp/pfclab-rec-XXXXXX", path[256], line[8192];
+	struct rec_cols cols = { 0 };
 	struct evlog log = { { 0 } };
 	struct mon_engine_cfg cfg = { .interval_ns = 1000000, .on_event = on_ev, .arg = &log };
 	const struct mon_sample *s;
@@ -594,13 +596,35 @@ static void test_record_files(void **state)
 	f = fopen(path, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
+		static const char *const want[] = {
+			"{\"type\":\"columns\",\"names\":[\"ethtool:eth9:rx_prio3_pause\","
+			"\"ethtool:eth9:tx_prio3_pause\"],\"kinds\":[\"counter\",\"counter\"]}\n",
+			"\"gaps\":[],\"values\":[0,1],\"rates\":[null,null]}\n",
+			"\"event\":\"gap_begin\"",
+			"\"gaps\":[\"ethtool:eth9\"],\"values\":[null,null],\"rates\":[null,null]}\n",
+		};
+		json_object *v, *x;
+
+		assert_in_range(lines, 0, 3);
+		assert_non_null(strstr(line, want[lines]));
 		o = json_tokener_parse(line);
 		assert_non_null(o);
+		/* the keyed view readers take (recfile.h) */
+		assert_int_equal(rec_line_keyed(&cols, o), lines == 0);
+		if (lines == 1) {
+			assert_true(json_object_object_get_ex(o, "values", &v));
+			assert_true(json_object_object_get_ex(v, "ethtool:eth9:tx_prio3_pause", &x));
+			assert_int_equal(json_object_get_int(x), 1);
+			assert_true(json_object_object_get_ex(o, "rates", &v));
+			assert_true(json_object_object_get_ex(v, "ethtool:eth9:rx_prio3_pause", &x));
+			assert_null(x);
+		}
 		json_object_put(o);
 		lines++;
 	}
 	fclose(f);
-	assert_int_equal(lines, 3);			/* sample, gap event, sample */
+	rec_cols_free(&cols);
+	assert_int_equal(lines, 4);	/* columns, sample, gap event, sample */
 	assert_int_equal(mon_rec_check_dir(dir), -EEXIST); /* a run is there now */
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	o = json_object_from_file(path);
@@ -614,6 +638,84 @@ static void test_record_files(void **state)
 	json_object_put(o);
 	snprintf(line, sizeof(line), "rm -rf %s", dir);
 	assert_int_equal(system(line), 0);
+}
+
+/* Lines of samples.jsonl as readers take them: format 2's arrays keyed by the names of the
+ * "columns" line before them; samples that do not fit them refused; format 1 as it is. */
+static int keyed(struct rec_cols *c, const char *text, json_object **out)
+{
+	json_object *o = json_tokener_parse(text);
+	int rc;
+
+	assert_non_null(o);
+	rc = rec_line_keyed(c, o);
+	if (out)
+		*out = o;
+	else
+		json_object_put(o);
+	return rc;
+}
+
+static void test_record_keyed_lines(void **state)
+{
+	struct rec_cols c = { 0 };
+	json_object *o, *v, *x;
+
+	(void)state;
+	/* a sample before any columns line */
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1],\"rates\":[2]}", NULL),
+			 -EPROTO);
+	assert_int_equal(keyed(&c, "{\"type\":\"columns\",\"names\":[\"a\",\"b\",\"c\"],"
+				   "\"kinds\":[\"counter\",\"gauge\",\"counter\"]}", NULL), 1);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,7,null],"
+				   "\"rates\":[0.5,null,null]}", &o), 0);
+	assert_true(json_object_object_get_ex(o, "values", &v));
+	assert_int_equal(json_object_object_length(v), 3);
+	assert_true(json_object_object_get_ex(v, "b", &x));
+	assert_int_equal(json_object_get_int(x), 7);
+	assert_true(json_object_object_get_ex(v, "c", &x));
+	assert_null(x);
+	assert_true(json_object_object_get_ex(o, "rates", &v));
+	assert_int_equal(json_object_object_length(v), 2);	/* the counters a and c */
+	assert_false(json_object_object_get_ex(v, "b", NULL));
+	assert_true(json_object_object_get_ex(v, "a", &x));
+	assert_true(json_object_get_double(x) == 0.5);
+	json_object_put(o);
+	/* another count of values or rates, rates not an array */
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,2],\"rates\":[1,2]}",
+			       NULL), -EPROTO);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,2,3],\"rates\":[1]}",
+			       NULL), -EPROTO);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,2,3],\"rates\":{}}",
+			       NULL), -EPROTO);
+	/* without rates: values only */
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,2,3]}", NULL), 0);
+	/* events, format 1 samples and other lines pass as they are */
+	assert_int_equal(keyed(&c, "{\"type\":\"event\",\"event\":\"gap_begin\"}", NULL), 0);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":{\"x\":1}}", &o), 0);
+	assert_true(json_object_object_get_ex(o, "values", &v));
+	assert_true(json_object_object_get_ex(v, "x", NULL));
+	json_object_put(o);
+	assert_int_equal(keyed(&c, "{\"type\":7}", NULL), 0);
+	/* a broken columns line: the samples after it are refused until a good one */
+	assert_int_equal(keyed(&c, "{\"type\":\"columns\",\"names\":[\"a\",3]}", NULL), 1);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,2]}", NULL), -EPROTO);
+	assert_int_equal(keyed(&c, "{\"type\":\"columns\",\"names\":[\"a\"],\"kinds\":[]}",
+			       NULL), 1);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1]}", NULL), -EPROTO);
+	/* without kinds: a rate where the line has one */
+	assert_int_equal(keyed(&c, "{\"type\":\"columns\",\"names\":[\"a\",\"b\"]}", NULL), 1);
+	assert_int_equal(keyed(&c, "{\"type\":\"sample\",\"values\":[1,2],\"rates\":[3,null]}",
+			       &o), 0);
+	assert_true(json_object_object_get_ex(o, "rates", &v));
+	assert_int_equal(json_object_object_length(v), 1);
+	json_object_put(o);
+	rec_cols_free(&c);
+	rec_cols_free(&c);	/* twice is harmless */
+	assert_true(rec_format_known("pfclab-monitor-1"));
+	assert_true(rec_format_known("pfclab-monitor-2"));
+	assert_false(rec_format_known("pfclab-monitor-3"));
+	assert_false(rec_format_known(NULL));
 }
 
 /* The writer meets a file size limit half way through a batch: both files keep the
@@ -747,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_parse),
 		cmocka_unit_test(test_nl_messages),
 		cmocka_unit_test(test_record_files),
+		cmocka_unit_test(test_record_keyed_lines),
 		cmocka_unit_test(test_record_write_fails),
 	};
 

@@ -58,8 +58,8 @@ fi
 
 tc_marked() { sed -n 's/.*marked \([0-9]*\).*/\1/p' "$1" | head -n 1; }
 rec_marked() { # the last reading of qdisc.<dev>.10.ecn_marked (the RED is handle 10:)
-	jq -r --arg m "qdisc.$1.10.ecn_marked" 'select(.type == "sample") | .values[$m] // empty' \
-		"$VLAB_OUT/mon-$1/samples.jsonl" 2>/dev/null | tail -n 1
+	rec_keyed "$VLAB_OUT/mon-$1/samples.jsonl" 2>/dev/null | jq -r --arg m "qdisc.$1.10.ecn_marked" \
+		'select(.type == "sample") | .values[$m] // empty' | tail -n 1
 }
 ta=$(tc_marked "$VLAB_OUT/tc-$VLAB_IF_A.txt"); tb=$(tc_marked "$VLAB_OUT/tc-$VLAB_IF_B.txt")
 ta2=$(tc_marked "$VLAB_OUT/tc2-$VLAB_IF_A.txt"); tb2=$(tc_marked "$VLAB_OUT/tc2-$VLAB_IF_B.txt")
