@@ -253,6 +253,10 @@ static char *u64_put(char *p, uint64_t v)
 {
 	char t[40], *e = t + 20, *q = e;
 
+	if (v < 10) {	/* most counters, most of the time */
+		*p = (char)('0' + v);
+		return p + 1;
+	}
 	while (v >= 100) {
 		unsigned k = (unsigned)(v % 100) * 2;
 
@@ -610,6 +614,8 @@ static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_s
 		if (!valid) {
 			memcpy(q, "n/a", 3);
 			q += 3;
+		} else if (i < nj && p - d == 1) {
+			*q++ = *d;
 		} else if (i < nj) {
 			q = put_short(q, d, (size_t)(p - d));
 		} else {
@@ -622,10 +628,14 @@ static int sample_text(struct mon_rec *r, struct rec_text *t, const struct rec_s
 	for (i = 0; i < nj; i++) {
 		if (i)
 			*p++ = ',';
-		if (i < rs->ncol && r->jcounter[i] && (v[i].flags & MON_V_DELTA))
+		if (!(i < rs->ncol && r->jcounter[i] && (v[i].flags & MON_V_DELTA))) {
+			memcpy(p, "null", 4);
+			p += 4;
+		} else if (v[i].rate == 0) {	/* a counter that did not move */
+			*p++ = '0';
+		} else {
 			p = rate_put(p, v[i].rate);
-		else
-			p = stpcpy(p, "null");
+		}
 	}
 	p = stpcpy(p, "]}\n");
 	t->jsonl.len = (size_t)(p - t->jsonl.buf);

@@ -640,6 +640,81 @@ static void test_record_files(void **state)
 	assert_int_equal(system(line), 0);
 }
 
+/* Numbers as both files write them: one digit, two, three, twelve, 2^64 - 1; a counter
+ * that did not move has the rate 0, one that moved a positive rate, the first sample none.
+ */
+static void test_record_numbers(void **state)
+{
+	static const uint64_t base[] = { 0, 0, 8, 9, 99, 999999999999ULL, UINT64_MAX - 1 };
+	static const char *const want[] = { "0,1", "0,1", "8,9", "9,10", "99,100",
+		"999999999999,1000000000000", "18446744073709551614,18446744073709551615" };
+	char dir[] = "/tmp/pfclab-recn-XXXXXX", path[256], line[8192], *t;
+	struct mon_engine_cfg cfg = { .interval_ns = 1000000 };
+	const struct mon_sample *s;
+	struct mon_engine *e;
+	struct mon_rec *rec;
+	size_t i, k = 0;
+	FILE *f;
+
+	(void)state;
+	rec_start(dir, &cfg, &e, &rec);
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+		fk.base = base[i];
+		mon_engine_sample(e, &s);
+		assert_int_equal(mon_rec_sample(rec, s), 0);
+	}
+	assert_int_equal(mon_rec_close(rec), 0);
+	mon_engine_free(e);
+	snprintf(path, sizeof(path), "%s/samples.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));	/* the header */
+	for (i = 0; fgets(line, sizeof(line), f); i++) {
+		assert_in_range(i, 0, 6);
+		t = strrchr(line, '\n');
+		assert_non_null(t);
+		*t = '\0';
+		t = line + strlen(line) - strlen(want[i]);
+		assert_true(t > line && t[-1] == ',');
+		assert_string_equal(t, want[i]);
+	}
+	fclose(f);
+	assert_int_equal(i, 7);
+	snprintf(path, sizeof(path), "%s/samples.jsonl", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		json_object *o = json_tokener_parse(line), *v, *x;
+		char vals[128];
+
+		assert_non_null(o);
+		if (!strstr(line, "\"type\":\"sample\"")) {
+			json_object_put(o);
+			continue;
+		}
+		assert_in_range(k, 0, 6);
+		snprintf(vals, sizeof(vals), "\"values\":[%s],", want[k]);
+		assert_non_null(strstr(line, vals));
+		if (k == 0)
+			assert_non_null(strstr(line, "\"rates\":[null,null]}"));
+		else if (k == 1)
+			assert_non_null(strstr(line, "\"rates\":[0,0]}"));
+		else {
+			assert_true(json_object_object_get_ex(o, "rates", &v));
+			x = json_object_array_get_idx(v, 1);
+			assert_true(json_object_is_type(x, json_type_double) ||
+				    json_object_is_type(x, json_type_int));
+			assert_true(json_object_get_double(x) > 0);
+		}
+		json_object_put(o);
+		k++;
+	}
+	fclose(f);
+	assert_int_equal(k, 7);
+	snprintf(line, sizeof(line), "rm -rf %s", dir);
+	assert_int_equal(system(line), 0);
+}
+
 /* Lines of samples.jsonl as readers take them: format 2's arrays keyed by the names of the
  * "columns" line before them; samples that do not fit them refused; format 1 as it is. */
 static int keyed(struct rec_cols *c, const char *text, json_object **out)
@@ -850,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_nl_messages),
 		cmocka_unit_test(test_record_files),
 		cmocka_unit_test(test_record_keyed_lines),
+		cmocka_unit_test(test_record_numbers),
 		cmocka_unit_test(test_record_write_fails),
 	};
 
