@@ -6,7 +6,9 @@
 # (default 64: 9 ethtool counters a queue), ROUNDS times (default 2) alternating. Prints
 # per run recording's CPU per sample (--stats: the sampling thread's copy plus the writer
 # thread) and the bytes a sample takes in samples.jsonl and in samples.csv (the same values
-# without names). PFCLAB_OLD=PATH runs an older pfclab alongside, for a before/after.
+# without names). PFCLAB_OLD=PATH runs an older pfclab alongside, for a before/after. Each
+# record is removed and synced away before the next run, so that no run pays for the
+# writeback of the one before it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 PFCLAB=${PFCLAB:-$root/pfclab}
@@ -51,6 +53,9 @@ for r in $(seq "$ROUNDS"); do
 					printf "BENCH %s (%s, veth of %d queue(s), %s columns): recording %s us per sample, %.0f bytes per sample in samples.jsonl, %.0f in samples.csv; monitor CPU %s us per sample (%d samples at 1 ms)\n",
 						name, who, nq, cols, rec, jb / n, cb / n, cpu, n
 				}' "$tmp/err-$k"
+			# the next run starts with no dirty pages of this one to write back
+			rm -rf "$d"
+			sync
 		done
 	done
 done

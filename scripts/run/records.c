@@ -241,8 +241,8 @@ int rec_monitor_format(const char *dir, char *why, size_t len)
 		json_object_put(m);
 		return -EINVAL;
 	}
-	/* as top --replay reads a record: a "format" there must be this pfclab's; a
-	 * meta.json without one is taken as it is */
+	/* as top --replay reads a record: a "format" there must be one this pfclab reads
+	 * (recfile.h); a meta.json without one is taken as it is */
 	if (json_object_object_get_ex(m, "format", &f) &&
 	    (!json_object_is_type(f, json_type_string) ||
 	     !rec_format_known(json_object_get_string(f)))) {

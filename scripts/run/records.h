@@ -125,7 +125,7 @@ struct rec_monitor {
 	bool missed_valid, steal_valid;
 };
 
-/* Whether the monitor record in DIR is of the format this pfclab reads, as top --replay
+/* Whether the monitor record in DIR is of a format this pfclab reads, as top --replay
  * checks it: its meta.json's "format" (a meta.json without one is taken as it is). 0 it
  * is; -ENOENT (or another -errno) no meta.json; -EINVAL meta.json is not a JSON object;
  * -EPROTO another format. WHY (LEN bytes, safe to show) says what is wrong for the last
