@@ -93,6 +93,24 @@ plan() { echo "PLAN $1"; }
 # A monitor record's samples.jsonl (FILE) with each sample's values and rates keyed by
 # column name, through the jq program the README gives users (monitor/samples-keyed.jq).
 rec_keyed() { jq -c -n -f "$PFCLAB_ROOT/monitor/samples-keyed.jq" "$1"; }
+# Whether the record in DIR is of format pfclab-monitor-2 with a "columns" line, and its
+# last sample, named through rec_keyed, holds the last CSV row's values under the CSV's
+# header (n/a where JSON has null): 0 if so; else 1, with what differs on standard output.
+rec_keyed_matches_csv() {
+	local seg fromcsv fromjq
+	seg=$(ls "$1"/samples*.csv | sort -V | tail -n 1)
+	fromcsv=$(awk -F, 'NR == 1 { for (i = 7; i <= NF; i++) h[i] = $i; next } { r = $0 }
+		END { n = split(r, f, ","); for (i = 7; i <= n; i++) print h[i] "=" f[i] }' "$seg" | sort)
+	fromjq=$(rec_keyed "$1/samples.jsonl" | jq -c 'select(.type == "sample")' | tail -n 1 |
+		jq -r '.values | to_entries[] | "\(.key)=\(.value // "n/a")"' | sort)
+	if [ "$(jq -r .format "$1/meta.json")" = pfclab-monitor-2 ] &&
+	   grep -q '"type":"columns"' "$1/samples.jsonl" && [ -n "$fromcsv" ] &&
+	   [ "$fromcsv" = "$fromjq" ]; then
+		return 0
+	fi
+	echo "format $(jq -r .format "$1/meta.json"); $(diff <(echo "$fromcsv") <(echo "$fromjq") | head -c 300)"
+	return 1
+}
 
 # exit status for a test script: non-zero when any check failed; DONE says it got here.
 finish() { echo DONE; exit "$TEST_FAILED"; }

@@ -88,10 +88,15 @@ for h in h1 h2; do
 	recs+="$h: $rows rows; "
 done
 # 1.2 s at 200 ms: 6 samples, give or take one at each end (key presses vs samples).
+# each as the monitor's own record has it: format 2, its values named by a columns line
+kw=
+for h in h1 h2; do
+	w=$(rec_keyed_matches_csv "$tmp/rec-2/$h") || kw+="$h: $w; "
+done
 [[ $recs =~ ^h1:\ [4-8]\ rows\;\ h2:\ [4-8]\ rows\;\ $ ]] && [ ! -e "$tmp/rec/h1" ] &&
-	[ "$msg" = "r: recording to $tmp/rec-2" ] &&
+	[ "$msg" = "r: recording to $tmp/rec-2" ] && [ -z "$kw" ] &&
 	ok "$name: r records each host into its own record folder, beside no other host's ($recs)" ||
-	fail "$name: r records the hosts" "$recs; '$msg'; $(ls "$tmp/rec")"
+	fail "$name: r records the hosts" "$recs; '$msg'; $(ls "$tmp/rec"); $kw"
 
 # h2's monitor held still for 1 s (SIGSTOP: it is no terminal's job there): the intervals
 # it missed, as its samples say, in h2's header once it goes on; none in h1's.
