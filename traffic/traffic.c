@@ -359,6 +359,8 @@ static uint64_t back_from(struct phase_state *ps, uint64_t until)
 }
 
 /* This side's traffic until the next report or check, or a sleep on the socket. */
+static void abandon(struct run *r, struct phase_state *ps);
+
 static int phase_local(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();
@@ -373,7 +375,14 @@ static int phase_local(struct run *r, struct phase_state *ps)
 	if (phase_wants_local(ps)) {
 		int rc = traffic_verbs_phase_run(&r->tv, until);
 
-		return phase_step_local(ps, rc, r->tv.why, back_from(ps, until));
+		now = back_from(ps, until);
+		rc = phase_step_local(ps, rc, r->tv.why, now);
+		/* a return past the cut ends the part on that clock reading: its lateness then
+		 * accounts for all of the part's delay, whatever runs between here and the
+		 * loop's own check (a host stall there would otherwise go untold) */
+		if (!rc && phase_step_overdue(ps, now))
+			abandon(r, ps);
+		return rc;
 	}
 	/* This side's DONE, due since the clock ended its part, goes out first (phase_out):
 	 * where both sides' parts end at -D (a receive-only side, a drained one) each would
