@@ -48,6 +48,27 @@ void rec_cols_free(struct rec_cols *c)
 	c->names = c->kinds = NULL;
 }
 
+json_object *rec_columns_new(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "type", json_object_new_string("columns"));
+	json_object_object_add(o, "names", json_object_new_array());
+	json_object_object_add(o, "kinds", json_object_new_array());
+	return o;
+}
+
+void rec_columns_add(json_object *line, const char *name, bool counter)
+{
+	json_object *names, *kinds;
+
+	if (json_object_object_get_ex(line, "names", &names) &&
+	    json_object_object_get_ex(line, "kinds", &kinds)) {
+		json_object_array_add(names, json_object_new_string(name));
+		json_object_array_add(kinds, json_object_new_string(counter ? "counter" : "gauge"));
+	}
+}
+
 static bool cols_take(struct rec_cols *c, json_object *o)
 {
 	json_object *n, *k;

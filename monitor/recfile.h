@@ -30,6 +30,11 @@ struct rec_cols {
 	json_object *names, *kinds;
 };
 
+/* samples.jsonl's "columns" line, with no column yet: rec_columns_add each column in the
+ * order of the values that follow, then write it as one line. */
+json_object *rec_columns_new(void);
+void rec_columns_add(json_object *line, const char *name, bool counter);
+
 /* One parsed line of samples.jsonl (any format). A "columns" line is kept in c: 1 (no
  * line for the caller). A format-2 sample gets its "values" and "rates" arrays replaced
  * by objects keyed by the columns' names, as format 1 wrote them (rates for counters

@@ -482,7 +482,7 @@ static int event_put(struct mon_rec *r, const char *line);
  */
 static int tmpl_build(struct mon_rec *r)
 {
-	json_object *o, *names, *kinds;
+	json_object *o;
 	const struct mon_col *c;
 	size_t i, n;
 	int rc;
@@ -497,18 +497,11 @@ static int tmpl_build(struct mon_rec *r)
 		return rec_fail(r, -ENOMEM, "recording");
 	r->jn = n;
 	r->jneed = 2 * n * (NUM_MAX + 1);
-	o = json_object_new_object();
-	names = json_object_new_array_ext((int)n);
-	kinds = json_object_new_array_ext((int)n);
+	o = rec_columns_new();
 	for (i = 0; i < n; i++) {
 		r->jcounter[i] = c[i].kind == MON_COUNTER;
-		json_object_array_add(names, json_object_new_string(col_name(c, n, i)));
-		json_object_array_add(kinds, json_object_new_string(r->jcounter[i] ? "counter" :
-								     "gauge"));
+		rec_columns_add(o, col_name(c, n, i), r->jcounter[i]);
 	}
-	json_object_object_add(o, "type", json_object_new_string("columns"));
-	json_object_object_add(o, "names", names);
-	json_object_object_add(o, "kinds", kinds);
 	rc = event_put(r, out_json_text(o, false));
 	json_object_put(o);
 	if (rc)

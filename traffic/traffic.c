@@ -358,9 +358,9 @@ static uint64_t back_from(struct phase_state *ps, uint64_t until)
 	return now;
 }
 
-/* This side's traffic until the next report or check, or a sleep on the socket. */
 static void abandon(struct run *r, struct phase_state *ps);
 
+/* This side's traffic until the next report or check, or a sleep on the socket. */
 static int phase_local(struct run *r, struct phase_state *ps)
 {
 	uint64_t now = time_mono_ns();

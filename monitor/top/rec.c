@@ -160,22 +160,14 @@ static bool same_columns(const struct top_rec *r, const struct top_snap *s)
  * it, in their order (recfile.h). */
 static int columns_line(struct top_rec *r)
 {
-	json_object *o = json_object_new_object(), *names = json_object_new_array(),
-		    *kinds = json_object_new_array();
+	json_object *o = rec_columns_new();
 	size_t i;
 	int rc;
 
-	for (i = 0; i < r->cols.n; i++) {
-		json_object_array_add(names, json_object_new_string(r->cols.m[i].name));
-		json_object_array_add(kinds, json_object_new_string(
-			r->cols.m[i].flags & TOP_M_COUNTER ? "counter" : "gauge"));
-	}
-	json_object_object_add(o, "type", json_object_new_string("columns"));
-	json_object_object_add(o, "names", names);
-	json_object_object_add(o, "kinds", kinds);
+	for (i = 0; i < r->cols.n; i++)
+		rec_columns_add(o, r->cols.m[i].name, r->cols.m[i].flags & TOP_M_COUNTER);
 	r->len = 0;
-	rc = put(r, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	rc = put(r, "%s\n", out_json_text(o, false));
 	json_object_put(o);
 	return rc ? rc : pfc_write_all(r->jsonl_fd, r->line, r->len);
 }

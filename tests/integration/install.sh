@@ -58,7 +58,7 @@ else
 	fail "counter catalog installed and usable with --catalog"
 fi
 # the jq program that names a record's values, run on a record made here
-rec=$(mktemp -d)
+rec=$stage/rec
 if cmp -s "$pfx/share/pfclab/samples-keyed.jq" "$PFCLAB_ROOT/monitor/samples-keyed.jq" &&
 	"$pfx/bin/pfclab" monitor -i lo -c 3 -I 10ms --sources link -q --record "$rec/r" \
 		>/dev/null 2>&1 &&
@@ -69,7 +69,6 @@ if cmp -s "$pfx/share/pfclab/samples-keyed.jq" "$PFCLAB_ROOT/monitor/samples-key
 else
 	fail "samples-keyed.jq installed and names a record's values"
 fi
-rm -rf "$rec"
 bad=
 for f in lab/vlab/vlab lab/qos lab/gpudirect lab/deps.sh; do
 	[ -x "$pfx/share/pfclab/$f" ] || bad+=" $f"
