@@ -86,6 +86,43 @@ need_cmd() {
 	done
 }
 
+# stall_start / stall_ms: how long this machine stood still meanwhile, for a timing
+# check's allowance. stall_start starts a meter in the background: a wait of 20 ms in a
+# loop (bash's own read -t and $EPOCHREALTIME, no process started per turn); each wait
+# that ends more than 20 ms late adds its lateness. stall_ms stops the meter and prints
+# the milliseconds added since stall_start. A host that stops a guest (a busy CI machine
+# under TCG), or a process that takes this CPU away, shows here as it shows in the
+# process under test, so "within 2 s" becomes "within 2 s plus what the machine took".
+_STALL_PID= _STALL_FILE=
+stall_start() {
+	_STALL_FILE=$(mktemp)
+	(
+		exec 2>/dev/null
+		fifo=$(mktemp -u)
+		mkfifo "$fifo" && exec 3<>"$fifo" && rm -f "$fifo"
+		late=0 t0=${EPOCHREALTIME/./}
+		trap 'echo $((late / 1000)) >"$_STALL_FILE"; exit 0' TERM
+		while :; do
+			read -r -t 0.02 -u 3 _
+			t1=${EPOCHREALTIME/./}
+			d=$((t1 - t0 - 20000))
+			[ $d -gt 20000 ] && late=$((late + d))
+			t0=$t1
+		done
+	) &
+	_STALL_PID=$!
+	defer kill $_STALL_PID
+}
+stall_ms() {
+	local i
+	[ -n "$_STALL_PID" ] || { echo 0; return; }
+	kill -TERM $_STALL_PID 2>/dev/null
+	for i in $(seq 100); do [ -s "$_STALL_FILE" ] && break; sleep 0.02; done
+	cat "$_STALL_FILE" 2>/dev/null || echo 0
+	rm -f "$_STALL_FILE"
+	_STALL_PID=
+}
+
 # plan N: this script prints N results (a script that skips as a whole may print fewer,
 # all SKIP). Call it before the first result.
 plan() { echo "PLAN $1"; }

@@ -6,8 +6,11 @@
 # scripts, every script's seconds in build/test-logs/durations.tsv, and each failure's
 # line again). Exit 1 on any failure.
 # The fuzz scripts run two at a time where there are two CPUs; PFCLAB_TEST_SERIAL=1
-# runs every script alone.
-#   tests/run.sh [--only unit|host|vlab|gpu]...
+# runs every script alone. Given NAMEs, it runs only those tests: a unit test (test_numfmt:
+# its binary plain and under ASan), a host script (monitor_veth, fuzz_rm), a GPU script,
+# or a virtual-lab script (t_traffic_sec, two/t_two_vm, ssh/run_ssh_guests: the lab boots
+# for just those). tests/README.md says more.
+#   tests/run.sh [--only unit|host|vlab|gpu]... [NAME...]
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,15 +20,45 @@ logs=$build/test-logs
 mkdir -p "$logs"
 : >"$logs/durations.tsv"	# seconds and script, one line per script run
 
-only=()
+only=() names=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--only) only+=("$2"); shift 2 ;;
-	-h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+	--only)
+		case ${2:-} in
+		unit|host|vlab|gpu) only+=("$2"); shift 2 ;;
+		*) echo "run.sh: --only takes unit, host, vlab or gpu, not '${2:-}'" >&2; exit 2 ;;
+		esac ;;
+	-h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown option '$1' (see tests/run.sh --help)" >&2; exit 2 ;;
+	*) names+=("${1%.sh}"); shift ;;
 	esac
 done
-want() { [ ${#only[@]} -eq 0 ] && return 0; local o; for o in "${only[@]}"; do [ "$o" = "$1" ] && return 0; done; return 1; }
+
+# Named tests: each NAME is looked up in every layer; one that names nothing is an error
+# (a typo must not pass as "0 failed").
+sel_unit=() sel_host=() sel_vlab=() sel_gpu=()
+for n in "${names[@]}"; do
+	found=false
+	[ -e "tests/unit/$n.c" ] && { sel_unit+=("$n"); found=true; }
+	[ -e "tests/integration/$n.sh" ] && { sel_host+=("tests/integration/$n.sh"); found=true; }
+	[ -e "tests/gpu/$n.sh" ] && { sel_gpu+=("tests/gpu/$n.sh"); found=true; }
+	case $n in
+	t_*|two/t_*|ssh/*) [ -e "tests/vlab/$n.sh" ] && { sel_vlab+=("tests/vlab/$n.sh"); found=true; } ;;
+	esac
+	$found || { echo "run.sh: no test named '$n' (a tests/unit/NAME.c, tests/integration/NAME.sh, tests/gpu/NAME.sh or tests/vlab/NAME.sh)" >&2; exit 2; }
+done
+want() { # LAYER: run this layer (with names: only when a name is in it)
+	local o
+	if [ ${#names[@]} -gt 0 ]; then
+		case $1 in
+		unit) [ ${#sel_unit[@]} -gt 0 ] ;; host) [ ${#sel_host[@]} -gt 0 ] ;;
+		vlab) [ ${#sel_vlab[@]} -gt 0 ] ;; gpu) [ ${#sel_gpu[@]} -gt 0 ] ;;
+		esac || return 1
+	fi
+	[ ${#only[@]} -eq 0 ] && return 0
+	for o in "${only[@]}"; do [ "$o" = "$1" ] && return 0; done
+	return 1
+}
 
 pass=0 skipn=0 failed=()	# failed: each FAIL line, its count the failures
 tally() { # reads OK/FAIL/SKIP lines from stdin, echoes them, counts them
@@ -112,8 +145,9 @@ bg_finish() {
 
 # every unit test source has its binary, plain and sanitized
 run_units() { # $1 = folder of the binaries, $2 = label prefix
-	local c b
-	for c in tests/unit/test_*.c; do
+	local c b list=(tests/unit/test_*.c)
+	[ ${#sel_unit[@]} -gt 0 ] && list=("${sel_unit[@]/#/tests/unit/}") && list=("${list[@]/%/.c}")
+	for c in "${list[@]}"; do
 		b=$1/$(basename "$c" .c)
 		if [ -x "$b" ]; then run_unit "$b" "$2"
 		else tally <<<"FAIL $2/$(basename "$b"): $b not built (make unit)"; fi
@@ -156,17 +190,23 @@ run_fuzz() {
 }
 
 if want host; then
-	run_fuzz
-	for s in tests/integration/*.sh; do
-		[[ $(basename "$s") == fuzz_* ]] && continue
-		run_script "$s"
-	done
+	if [ ${#sel_host[@]} -gt 0 ]; then
+		for s in "${sel_host[@]}"; do run_script "$s"; done
+	else
+		run_fuzz
+		for s in tests/integration/*.sh; do
+			[[ $(basename "$s") == fuzz_* ]] && continue
+			run_script "$s"
+		done
+	fi
 fi
 if want vlab; then
-	run_script tests/vlab/run.sh
+	# named: the suite runner boots the lab for those scripts alone
+	VLAB_SUITE_ONLY="${sel_vlab[*]}" run_script tests/vlab/run.sh
 fi
 if want gpu; then
-	for s in tests/gpu/*.sh; do run_script "$s"; done
+	[ ${#sel_gpu[@]} -gt 0 ] || sel_gpu=(tests/gpu/*.sh)
+	for s in "${sel_gpu[@]}"; do run_script "$s"; done
 fi
 
 echo "logs: $logs"

@@ -10,6 +10,9 @@
 # DONE line (tests/verdict.sh); a vlab exit other than 0 is a FAIL of its own.
 #   VLAB_SUITE_DIR  folder holding the t_*.sh (default tests/vlab)
 #   VLAB_CMD        the vlab command (default lab/vlab/vlab)
+#   VLAB_SUITE_ONLY scripts to run instead of all (tests/run.sh NAME sets it): paths under
+#                   the suite folder, e.g. "tests/vlab/t_traffic_sec.sh tests/vlab/two/t_two_vm.sh";
+#                   a topology none of them needs is not booted
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../verdict.sh"
 
@@ -86,14 +89,27 @@ boot() {
 	fi
 }
 
-mapfile -t one < <(ls "$dir"/t_*.sh 2>/dev/null)
+# suite GLOB: the scripts of one topology, those of VLAB_SUITE_ONLY alone when it is set
+suite() {
+	local f o
+	for f in $1; do
+		[ -e "$f" ] || continue
+		if [ -n "${VLAB_SUITE_ONLY:-}" ]; then
+			for o in $VLAB_SUITE_ONLY; do [ "$o" -ef "$f" ] && echo "$f"; done
+		else
+			echo "$f"
+		fi
+	done
+}
+
+mapfile -t one < <(suite "$dir/t_*.sh")
 if [ ${#one[@]} -gt 0 ]; then
 	boot "one VM" "$out/one" --timeout 1500 "${one[@]}"
 	guest_results "$out/one" "" "${one[@]}"
 	host_checks "$out/one" "${one[@]}"
 fi
 
-mapfile -t two < <(ls "$dir"/two/t_*.sh 2>/dev/null)
+mapfile -t two < <(suite "$dir/two/t_*.sh")
 if [ ${#two[@]} -gt 0 ]; then
 	boot "two VMs" "$out/two" --two-vm --timeout 900 "${two[@]}"
 	guest_results "$out/two/a" "[a] " "${two[@]}"
@@ -101,7 +117,7 @@ if [ ${#two[@]} -gt 0 ]; then
 	host_checks "$out/two/a" "${two[@]}"
 fi
 
-mapfile -t viassh < <(ls "$dir"/ssh/*.sh 2>/dev/null)
+mapfile -t viassh < <(suite "$dir/ssh/*.sh")
 if [ ${#viassh[@]} -gt 0 ]; then
 	rm -rf "$out/ssh"
 	mkdir -p "$out/ssh"

@@ -38,17 +38,23 @@ running() { # wait until the run printed its first interval row (json)
 # kill_and_time TAG VICTIM SURVIVOR SURVIVOR_ERR: SIGKILL VICTIM, time SURVIVOR's exit
 kill_and_time() {
 	local tag=$1 victim=$2 survivor=$3 err=$4 t0 t1 rc i
+	local stall lim
+	stall_start
 	t0=$(now_ms)
 	kill -9 "$victim"
-	for i in $(seq 100); do kill -0 "$survivor" 2>/dev/null || break; sleep 0.05; done
+	for i in $(seq 400); do kill -0 "$survivor" 2>/dev/null || break; sleep 0.05; done
 	t1=$(now_ms)
+	stall=$(stall_ms)
 	wait "$survivor"
 	rc=$?
 	local ms=$((t1 - t0))
-	if [ $rc -ne 0 ] && [ $ms -le 2000 ] && grep -q 'exited or was killed\|stopped acknowledging' "$err"; then
-		ok "$tag: survivor exits $rc after ${ms} ms: $(tail -n 1 "$err")"
+	# 2 s, plus the time this guest stood still meanwhile (measured beside it: under TCG
+	# a busy host stops the guest for 0.3-0.6 s at a time, and the survivor with it)
+	lim=$((2000 + stall))
+	if [ $rc -ne 0 ] && [ $ms -le $lim ] && grep -q 'exited or was killed\|stopped acknowledging' "$err"; then
+		ok "$tag: survivor exits $rc after ${ms} ms (limit $lim: 2 s + ${stall} ms the guest stood still): $(tail -n 1 "$err")"
 	else
-		fail "$tag: survivor exits non-zero within 2 s" "rc $rc after ${ms} ms: $(tr '\n' ' ' <"$err")"
+		fail "$tag: survivor exits non-zero within 2 s" "rc $rc after ${ms} ms (limit $lim: 2 s + ${stall} ms the guest stood still): $(tr '\n' ' ' <"$err")"
 	fi
 }
 

@@ -116,6 +116,7 @@ defer kill -9 $cpid
 for _ in $(seq 100); do grep -q '"type":"interval"' "$VLAB_OUT/cut-client.out" && break; sleep 0.2; done
 accept_local() { sysctl -qw net.ipv4.conf.all.accept_local=$1 "net.ipv4.conf.$VLAB_IF_A.accept_local=$1" "net.ipv4.conf.$VLAB_IF_B.accept_local=$1"; }
 defer accept_local 1
+stall_start
 t0=$(now_ms)
 accept_local 0
 sx='' cx=''
@@ -125,16 +126,19 @@ for _ in $(seq 200); do
 	[ -n "$sx" ] && [ -n "$cx" ] && break
 	sleep 0.05
 done
+stall=$(stall_ms)
 wait $cpid; crc=$?
 wait $spid; src=$?
 accept_local 1
-echo "server exit at ${sx} ms, client exit at ${cx} ms" | tee "$VLAB_OUT/cut-times.txt"
+echo "server exit at ${sx} ms, client exit at ${cx} ms, the guest stood still ${stall} ms" | tee "$VLAB_OUT/cut-times.txt"
 sx=${sx:-99999} cx=${cx:-99999}
 last=$(( sx > cx ? sx : cx ))
-if [ $crc -ne 0 ] && [ $src -ne 0 ] && [ $last -le 2000 ] &&
+# 2 s, plus the time the guest stood still meanwhile (measured beside it: a busy host
+# stops a TCG guest for 0.3-0.6 s at a time, the QPs' retry timers with it)
+if [ $crc -ne 0 ] && [ $src -ne 0 ] && [ $last -le $((2000 + stall)) ] &&
 	grep -q 'retry counter exceeded\|gave up\|exited or was killed' "$VLAB_OUT/cut-client.err" &&
 	grep -q 'retry counter exceeded\|gave up\|exited or was killed' "$VLAB_OUT/cut-server.err"; then
-	ok "path cut: both sides exit non-zero within $last ms: $(tail -n 1 "$VLAB_OUT/cut-server.err")"
+	ok "path cut: both sides exit non-zero within $last ms (limit 2 s + ${stall} ms stood still): $(tail -n 1 "$VLAB_OUT/cut-server.err")"
 else
 	fail "path cut: both sides exit within 2 s" "rc $src/$crc; $(cat "$VLAB_OUT/cut-times.txt"); $(errs cut)"
 fi

@@ -280,9 +280,11 @@ cut() {
 	for _ in $(seq 100); do grep -q '"type":"interval"' "$VLAB_OUT/$tag-client.out" && break; sleep 0.1; done
 	read -r e0 <"$ctr/retry_exceeded_err"
 	read -r r0 <"$ctr/completer_retry_err"; echo 0 >"$acc/all/accept_local"
+	stall_start
 	t0=$(usec)
 	first_ms=-1 alive=1
-	while [ $(($(usec) - t0)) -lt 8000000 ]; do
+	# up to 20 s: a hang check; the bounds below are the timing checks
+	while [ $(($(usec) - t0)) -lt 20000000 ]; do
 		[ -s "$VLAB_OUT/$tag.end" ] && { alive=0; break; }
 		if [ $first_ms -lt 0 ]; then
 			read -r n <"$ctr/completer_retry_err"
@@ -290,6 +292,7 @@ cut() {
 		fi
 		sleep 0.02
 	done
+	stall=$(stall_ms)
 	[ $alive = 1 ] && kill -INT "$(cat "$VLAB_OUT/$tag.pid")"
 	kill -INT $spid 2>/dev/null
 	wait $cpid
@@ -298,15 +301,15 @@ cut() {
 	exit_ms=$(((tend - t0) / 1000))
 	read -r n <"$ctr/completer_retry_err"; retries=$((n - r0))
 	read -r n <"$ctr/retry_exceeded_err"; exceeded=$((n - e0))
-	echo "$tag $*: client exit $crc ${exit_ms} ms after the cut, first timeout at ${first_ms} ms, timeouts retried $retries, exceeded $exceeded" |
+	echo "$tag $*: client exit $crc ${exit_ms} ms after the cut, first timeout at ${first_ms} ms, timeouts retried $retries, exceeded $exceeded, the guest stood still ${stall} ms" |
 		tee -a "$VLAB_OUT/retry.txt"
 	echo 1 >"$acc/all/accept_local"
 	sleep 0.5
 }
 cut qpt1 19011 --qp-timeout 14 --retry 1
-a_alive=$alive a_rc=$crc a_ms=$exit_ms a_retries=$retries a_exc=$exceeded a_first=$first_ms
+a_alive=$alive a_rc=$crc a_ms=$exit_ms a_retries=$retries a_exc=$exceeded a_first=$first_ms a_stall=$stall
 cut qpt5 19012 --qp-timeout 14 --retry 5
-b_alive=$alive b_rc=$crc b_ms=$exit_ms b_retries=$retries b_exc=$exceeded b_first=$first_ms
+b_alive=$alive b_rc=$crc b_ms=$exit_ms b_retries=$retries b_exc=$exceeded b_first=$first_ms b_stall=$stall
 # N 14: the first timeout at most one timeout (68 ms) after the cut, then --retry more of
 # 64 .. 68 ms each from their retransmissions, so the exit comes at least retry x 64 ms
 # after the cut (--retry 1: 64 ms, 5: 320 ms) and at most (retry + 1) x 68 ms plus the
@@ -319,11 +322,14 @@ b_alive=$alive b_rc=$crc b_ms=$exit_ms b_retries=$retries b_exc=$exceeded b_firs
 # timeout seen 26 ms after the cut, --retry 1, 2 retried. (The polling here can lag by
 # 100 ms in this guest, so the first timeout's time cannot tell that case apart.) The
 # retries still have an end: 1 exceeded. N 19 below, a timeout of 2.1 s, is exact.
+# Every upper bound (and the lower bound that rests on the polling) is widened by the time
+# the guest stood still during that run (stall_ms, measured beside it): a busy host stops
+# a TCG guest for 0.3-0.6 s at a time, and its timers and this polling with it.
 retried_ok() { [ "$1" = "$2" ] || [ "$1" = $(($2 + 1)) ]; }	# RETRIES N
 if [ $a_alive = 0 ] && [ $b_alive = 0 ] && [ "$a_rc" = 1 ] && [ "$b_rc" = 1 ] &&
 	retried_ok "$a_retries" 1 && retried_ok "$b_retries" 5 &&
 	[ "$a_exc" = 1 ] && [ "$b_exc" = 1 ] &&
-	[ "$a_ms" -ge 64 ] && [ "$a_ms" -le 2000 ] && [ "$b_ms" -ge 320 ] && [ "$b_ms" -le 2000 ] &&
+	[ "$a_ms" -ge 64 ] && [ "$a_ms" -le $((2000 + a_stall)) ] && [ "$b_ms" -ge 320 ] && [ "$b_ms" -le $((2000 + b_stall)) ] &&
 	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt1-client.err" &&
 	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt5-client.err" &&
 	grep -q 'on software RoCE with several CPUs, packets arriving out of order' "$VLAB_OUT/qpt1-client.err"; then
@@ -340,8 +346,8 @@ cut qpt19 19013 --qp-timeout 19 --retry 1
 # (2.0 s), at most 2.40 s plus the way out (3.4 s).
 gap=$((exit_ms - first_ms))
 if [ $alive = 0 ] && [ "$crc" = 1 ] && [ "$retries" = 1 ] && [ "$exceeded" = 1 ] &&
-	[ "$exit_ms" -ge 2000 ] && [ "$exit_ms" -le 6000 ] && [ "$first_ms" -ge 0 ] &&
-	[ "$gap" -ge 2000 ] && [ "$gap" -le 3400 ] &&
+	[ "$exit_ms" -ge 2000 ] && [ "$exit_ms" -le $((6000 + stall)) ] && [ "$first_ms" -ge 0 ] &&
+	[ "$gap" -ge $((2000 - stall)) ] && [ "$gap" -le $((3400 + stall)) ] &&
 	grep -q 'retry counter exceeded' "$VLAB_OUT/qpt19-client.err"; then
 	ok "--qp-timeout 19 --retry 1: still running 2 s after the cut, exit 1 'retry counter exceeded' after $exit_ms ms, $gap ms (one timeout) after the first of exactly 1 timeout retried and 1 exceeded"
 else
