@@ -158,15 +158,15 @@ rxcq() { # TAG PORT RXDEPTH-ARGS...: the CQ sizes of rxe0 while the run goes on
 	cqes=$(grep -o 'cqe [0-9]*' "$VLAB_OUT/$tag-cq.txt" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
 }
 rxcq rxd 19007 --rx-depth 100
-small=$cqes
+small=$cqes rc1="$src/$crc"
 rxcq rxdef 19008
-def=$cqes
+def=$cqes rc2="$src/$crc"
 rxs=$(sums "$VLAB_OUT/rxd-server.out" | jq '.rx.completions')
-if [ $crc -eq 0 ] && [ $src -eq 0 ] && echo " $small" | grep -q ' 255 ' && ! echo " $small" | grep -q ' 2047 ' &&
+if [ "$rc1" = 0/0 ] && [ "$rc2" = 0/0 ] && echo " $small" | grep -q ' 255 ' && ! echo " $small" | grep -q ' 2047 ' &&
 	echo " $def" | grep -q ' 2047 ' && [ "${rxs:-0}" -gt 0 ]; then
 	ok "--rx-depth 100 -q 2 --imm: receive CQ of 255 entries (2047 by default), $rxs receive completions"
 else
-	fail "--rx-depth 100" "rc $src/$crc CQs with --rx-depth 100: '$small', default: '$def', rx completions $rxs"
+	fail "--rx-depth 100" "rc $rc1 (default $rc2) CQs with --rx-depth 100: '$small', default: '$def', rx completions $rxs: $(errs rxd)"
 fi
 
 # 8. --rate-mode: rxe has no hardware rate limiter
