@@ -6,6 +6,7 @@
 # other end, with no filter, must see every one of them, end at its -c count with exit 0
 # and valid JSON, and write a pcap that review reads back with the same frame count.
 # About 3 s.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 
 name=capture_hostile

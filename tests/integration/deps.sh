@@ -4,6 +4,7 @@
 # checker does fail on a forbidden edge: monitor/ including a traffic/ header, traffic/
 # including a lab/ header, lib/ including a monitor/ header, lab/ including a monitor .c
 # file, and the dashboard including a runner header other than the experiment parser.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 6
 check=$PFCLAB_ROOT/tests/deps/check.sh

@@ -5,6 +5,7 @@
 # marking (tbf; this kernel has no RED) FAILs with a fix naming the interface and the
 # root qdisc found there, and the exit status is 1; an empty name is a usage error (2).
 # The OK side of the ECN check runs on a real RED in the virtual lab (t_qdisc_red.sh).
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 5
 

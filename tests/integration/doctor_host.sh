@@ -5,6 +5,7 @@
 # status pinned: 1 where this host lacks the NVIDIA driver, else from the FAIL items; never
 # a crash), --section filters, bad usage exits 2 (--section cpoint without
 # --congestion-point too).
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 9
 

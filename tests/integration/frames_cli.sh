@@ -10,6 +10,7 @@
 # none; -D with -r writes the frames due before the end; counts are singular for one;
 # capture and inject take --iface for --interface; inject --help lists the KINDs its
 # messages name.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 43
 

@@ -4,6 +4,7 @@
 # libcuda.so.1 (built here) whose entry points call ioctl(): the GOT entry is replaced, the
 # calls go through the interposer, and with no RM objects to find the backend fails with a
 # reason instead of crashing. Needs a C compiler; the real thing runs in tests/gpu/.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 2
 

@@ -5,6 +5,7 @@
 # where the capture is synthetic, gen.sh (the pfclab inject calls that make it; the
 # input is regenerated and must be identical, which also checks inject).
 #   tests/integration/golden.sh [--regen]   (--regen rewrites input.pcap and expected.txt)
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan $(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
 

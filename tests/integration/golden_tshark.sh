@@ -5,6 +5,7 @@
 # CNPs per (source, dest QP), and packets and CE marks per RoCEv2 flow. tshark's
 # fields are summed with awk, pfclab's come from `pfclab review --json` through jq, and
 # the two summaries must be equal.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan $(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
 

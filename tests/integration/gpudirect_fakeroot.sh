@@ -9,6 +9,7 @@
 # memory, a non-GeForce GPU, no peer-memory symbols, no GSP firmware, a conftest without
 # the peer-memory macro; a module that does not load is rolled back by reload itself;
 # --jobs is checked; --dry-run quotes paths with spaces; reload without a driver exits 3.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 31
 

@@ -3,6 +3,7 @@
 # hosts_selftest.sh: the multi-host lab of tests/hosts.sh works: each fake host answers ssh
 # with its own hostname, h2 reaches h1's sshd over the bridge, a killed host is
 # unreachable while the others stay up, and a local Slurm runs one task on each of n1 n2 n3.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 11
 source "$(dirname "$0")/../hosts.sh"

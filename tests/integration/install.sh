@@ -6,6 +6,7 @@
 # The documents keep the checkout's layout, so the README that `pfclab run --help` names and
 # the READMEs' own links exist installed as in a checkout. The installed pieces run from
 # where they landed, and `make uninstall` takes every file away again.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 14
 stage=$(mktemp -d)

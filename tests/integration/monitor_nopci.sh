@@ -9,6 +9,7 @@
 # /sys/bus/pci/devices) with no NVIDIA GPU, then with one: `--gpu 0`, and `--gpu 1` on
 # the one-GPU bus, are usage errors (exit 2) of monitor and top alike, saying what the
 # host has and how to list its GPUs (as a PCI address that is no GPU here is).
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 2
 name="monitor without PCI access: pci source n/a, 3 samples, exit 0"

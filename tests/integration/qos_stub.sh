@@ -5,6 +5,7 @@
 # changes nothing; restore brings back the previous settings exactly; --dry-run changes
 # nothing; an interface without DCB stops with exit 3; an interface that does not exist is
 # a usage error (exit 2) that says so.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 10
 

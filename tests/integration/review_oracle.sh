@@ -12,6 +12,7 @@
 # XOFF/XON per priority, pauses, paused and longest time, storms, CNP rate and gap
 # percentiles (nearest rank), frames per kind, truncated and invalid counts, timeline,
 # and the timeline's PFC frames per priority summed over its rows.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 ngold=$(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
 plan $((4 + ngold))

@@ -11,6 +11,7 @@
 # copy, and its CNP gap minimum, 0.0 us in file order, comes out as in time order.
 # (3) Files given newest first (a ring of capture -W in name order): the later file is
 # named, with how far it starts behind the ones before it.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 
 name=review_reorder

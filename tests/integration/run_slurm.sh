@@ -5,6 +5,7 @@
 # and capture run as job steps on every node, on that node's own veth; frames n1 and n2
 # inject at n3 are all in n3's capture; the records of the three nodes come back; a
 # fourth host more than the allocation has is refused before anything starts.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../hosts.sh"
 plan 11

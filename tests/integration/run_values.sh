@@ -5,6 +5,7 @@
 # `pfclab run --dry-run` and `pfclab SUBCOMMAND OPTION VALUE --help` (which checks the value,
 # then prints the help) must agree. Also the file:line:key message for gpu -1 and a
 # malformed address, which used to pass --dry-run.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 6
 

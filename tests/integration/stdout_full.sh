@@ -6,6 +6,7 @@
 # its own usage and version). Output lost to a closed pipe is the same (exit 1, "Broken
 # pipe"), not death by SIGPIPE: checked for monitor, which prints until its end, and for
 # run's plan and summary (capture and inject: frames_pipe.sh).
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 14
 [ -w /dev/full ] || { skip "stdout on /dev/full" "no /dev/full"; finish; }

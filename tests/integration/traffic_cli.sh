@@ -4,6 +4,7 @@
 # usage errors (exit 2 with the option named), --check-mem on host memory (every step
 # reported, exit 0), GPU backends skipping cleanly (exit 3) where there is no GPU, and a
 # missing RDMA device reported as a run-time error (exit 1) that names it.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 # 18 checks, and 2 more on a kernel without uverbs
 if [ -d /sys/class/infiniband_verbs ]; then plan 18; else plan 20; fi

@@ -3,6 +3,7 @@
 # valgrind_nl.sh: the monitor's netlink requests (RTM_GETDCB with its interface-name
 # attribute, link statistics) carry no uninitialised byte to the kernel: valgrind reports
 # no error for two samples on loopback.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 1
 
