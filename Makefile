@@ -59,18 +59,30 @@ UNIT_SAN  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 
 BIN ?= pfclab
 
+# Quiet build, as kbuild and iproute2 do: one short line per target ("  CC      lib/opt.o");
+# V=1 prints the commands themselves, make -s prints neither. $(call msg,WHAT,NAME) goes in
+# front of a rule's command, in the same line.
+V ?= 0
+ifeq ($(V),1)
+msg :=
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+msg = @
+else
+msg = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
 all: $(BIN)
 
 $(BIN): $(BUILD)/obj/pfclab.o $(BUILD)/libpfclab.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(call msg,LINK,$@) $(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/libpfclab.a: $(LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@) rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/asan/libpfclab.a: $(SAN_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@) rm -f $@ && ar rcs $@ $^
 
 # version.h (PFCLAB_VERSION) is rewritten only when the version changes, so the files
 # that include it are rebuilt then and only then; its temporary file is this shell's own,
@@ -85,21 +97,22 @@ FORCE:
 
 $(BUILD)/obj/%.o: %.c | $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call msg,CC,$*.o) $(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/%.o: %.c | $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+	$(call msg,CC,$*.o [asan]) $(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
 CMOCKA_FLAGS := $(shell pkg-config --cflags --libs cmocka 2>/dev/null)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfclab.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libpfclab.a $(CMOCKA_FLAGS) $(LDLIBS)
+	$(call msg,CCLD,$@) $(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libpfclab.a $(CMOCKA_FLAGS) \
+		$(LDLIBS)
 
 $(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libpfclab.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(BUILD)/asan/libpfclab.a \
+	$(call msg,CCLD,$@) $(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(BUILD)/asan/libpfclab.a \
 		$(CMOCKA_FLAGS) $(LDLIBS)
 
 unit: $(UNIT_BINS) $(UNIT_SAN)
@@ -261,7 +274,7 @@ fuzz: $(FUZZ_BINS)
 define fuzz_rule
 $(BUILD)/fuzz/fuzz_$(1): $$(FUZZ_$(1)_SRCS) $$(FUZZ_$(1)_DEPS) $(if $(filter $(1),$(FUZZ_SELF)),,$(BUILD)/libpfclab.a)
 	@mkdir -p $$(@D)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) $$(FUZZ_$(1)_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
+	$$(call msg,FUZZ,$$@) $$(FUZZ_CC) $$(FUZZ_FLAGS) $$(FUZZ_$(1)_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
 		$$(FUZZ_$(1)_SRCS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(FUZZ_LIB))
 endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(n))))
