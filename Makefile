@@ -59,18 +59,30 @@ UNIT_SAN  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 
 BIN ?= pfclab
 
+# Quiet build, as kbuild and iproute2 do: one short line per target ("  CC      lib/opt.o");
+# V=1 prints the commands themselves, make -s prints neither. $(call msg,WHAT,NAME) goes in
+# front of a rule's command, in the same line.
+V ?= 0
+ifeq ($(V),1)
+msg :=
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+msg = @
+else
+msg = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
 all: $(BIN)
 
 $(BIN): $(BUILD)/obj/pfclab.o $(BUILD)/libpfclab.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(call msg,LINK,$@) $(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/libpfclab.a: $(LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@) rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/asan/libpfclab.a: $(SAN_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call msg,AR,$@) rm -f $@ && ar rcs $@ $^
 
 # version.h (PFCLAB_VERSION) is rewritten only when the version changes, so the files
 # that include it are rebuilt then and only then; its temporary file is this shell's own,
@@ -85,21 +97,22 @@ FORCE:
 
 $(BUILD)/obj/%.o: %.c | $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call msg,CC,$*.o) $(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/%.o: %.c | $(VERSION_H)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+	$(call msg,CC,$*.o [asan]) $(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
 CMOCKA_FLAGS := $(shell pkg-config --cflags --libs cmocka 2>/dev/null)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfclab.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libpfclab.a $(CMOCKA_FLAGS) $(LDLIBS)
+	$(call msg,CCLD,$@) $(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libpfclab.a $(CMOCKA_FLAGS) \
+		$(LDLIBS)
 
 $(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libpfclab.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(BUILD)/asan/libpfclab.a \
+	$(call msg,CCLD,$@) $(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(BUILD)/asan/libpfclab.a \
 		$(CMOCKA_FLAGS) $(LDLIBS)
 
 unit: $(UNIT_BINS) $(UNIT_SAN)
@@ -108,7 +121,7 @@ unit: $(UNIT_BINS) $(UNIT_SAN)
 deps:
 	@lab/deps.sh
 
-# What a user runs: the binary, its man pages (made from each command's --help), the
+# What a user runs: the binary, its man pages (man/, written by hand), the
 # counter catalog (built in; installed to copy and edit for --catalog), the lab scripts
 # with the GPUDirect patch series they apply, the virtual lab, and the READMEs with the
 # example experiments. No source files: lab/doctor/ and scripts/run/ are C built into the
@@ -121,36 +134,22 @@ DOC_INSTALL := README.md monitor/README.md monitor/frames/README.md lab/README.m
 	traffic/geforce/README.md $(wildcard scripts/README.md scripts/README-assets/*.png \
 	scripts/experiments/*.yaml)
 
-# build/man/pfclab.1 and pfclab-COMMAND.1: NAME from the command list, the rest is the
-# command's --help as it prints it.
-man: $(BIN)
-	@rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
-	@$(abspath $(BIN)) --help | sed -n '/^Commands:/,/^$$/s/^  \([a-z]*\)  *\(.*\)/\1 \2/p' | \
-	while read -r cmd what; do \
-		{ printf '.TH PFCLAB-%s 1 "" "pfclab %s" "pfclab manual"\n.SH NAME\n' \
-			"$$(echo $$cmd | tr a-z A-Z)" "$(VERSION)"; \
-		  printf 'pfclab-%s \\- %s\n.SH DESCRIPTION\n.nf\n' "$$cmd" "$$what"; \
-		  $(abspath $(BIN)) $$cmd --help | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
-		  printf '.fi\n.SH SEE ALSO\n\\fBpfclab\\fR(1)\n'; \
-		} >$(BUILD)/man/pfclab-$$cmd.1 || exit 1; \
-	done
-	@{ printf '.TH PFCLAB 1 "" "pfclab %s" "pfclab manual"\n.SH NAME\n' "$(VERSION)"; \
-	   printf 'pfclab \\- RoCEv2 congestion and PFC experiments\n.SH DESCRIPTION\n.nf\n'; \
-	   $(abspath $(BIN)) --help | sed 's/\\/\\e/g; s/^[.'"'"']/\\\&&/'; \
-	   printf '.fi\n.SH FILES\n.nf\n%s/catalog.tsv\n%s/lab/\n' "$(DATADIR)" "$(DATADIR)"; \
-	   printf '%s/\n%s/scripts/README.md\n%s/scripts/experiments/\n.fi\n' \
-		"$(DOCDIR)" "$(DOCDIR)" "$(DOCDIR)"; \
-	   printf '.SH SEE ALSO\n'; ls $(BUILD)/man | \
-		sed -n 's/^\(pfclab-.*\)\.1$$/\\fB\1\\fR(1)/p' | paste -sd, - | sed 's/,/, /g'; \
-	 } >$(BUILD)/man/pfclab.1
+# The man pages are written by hand in man/ (pfclab.1, pfclab-COMMAND.1 per command,
+# pfclab-experiment.5); tests/integration/man_pages.sh checks them against the commands'
+# option tables. `make man` installs them alone, `make install` with the rest.
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+
+man:
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 
 install: $(BIN) man
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/lab/vlab $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(DOCDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/lab/vlab $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pfclab
 	install -m 0644 monitor/catalog.tsv $(DESTDIR)$(DATADIR)/catalog.tsv
 	install -m 0644 monitor/samples-keyed.jq $(DESTDIR)$(DATADIR)/samples-keyed.jq
-	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	for f in $(LAB_INSTALL) $(VLAB_INSTALL); do \
 		install -m $$(test -x $$f && echo 0755 || echo 0644) $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; \
 	done
@@ -161,7 +160,7 @@ install: $(BIN) man
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pfclab $(DESTDIR)$(MANDIR)/man1/pfclab.1 \
-		$(DESTDIR)$(MANDIR)/man1/pfclab-*.1
+		$(DESTDIR)$(MANDIR)/man1/pfclab-*.1 $(DESTDIR)$(MANDIR)/man5/pfclab-*.5
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 # The README's two commands.
@@ -261,7 +260,7 @@ fuzz: $(FUZZ_BINS)
 define fuzz_rule
 $(BUILD)/fuzz/fuzz_$(1): $$(FUZZ_$(1)_SRCS) $$(FUZZ_$(1)_DEPS) $(if $(filter $(1),$(FUZZ_SELF)),,$(BUILD)/libpfclab.a)
 	@mkdir -p $$(@D)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) $$(FUZZ_$(1)_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
+	$$(call msg,FUZZ,$$@) $$(FUZZ_CC) $$(FUZZ_FLAGS) $$(FUZZ_$(1)_FLAGS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(PKG_CFLAGS)) -o $$@ \
 		$$(FUZZ_$(1)_SRCS) $(if $(filter $(1),$(FUZZ_SELF)),,$$(FUZZ_LIB))
 endef
 $(foreach n,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(n))))

@@ -351,6 +351,16 @@ uint64_t time_real_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+uint64_t time_thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+int pfc_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 struct timespec ns_timespec(uint64_t ns)
 {
 	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ULL),

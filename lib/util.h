@@ -68,9 +68,13 @@ bool pfc_list_has(const char *list, const char *item, size_t n);
 /* Cuts s in place at each sep into at most max fields (the last keeps any further seps),
  * empty ones included; f[i] point into s. Returns the count (at least 1 when max > 0). */
 size_t pfc_split(char *s, char sep, char **f, size_t max);
+/* qsort comparator of an array of C strings (char *), in strcmp order. */
+int pfc_cmp_str(const void *a, const void *b);
 
 uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);
+/* CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), in ns. */
+uint64_t time_thread_cpu_ns(void);
 /* A time or duration in ns as a struct timespec (for clock_nanosleep, ppoll, timed waits). */
 struct timespec ns_timespec(uint64_t ns);
 

@@ -636,14 +636,6 @@ static double cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* This machine's steal time over the run (lib/hw/steal.h): read when sampling starts
  * and again at the end; not valid where /proc/stat has none to give. */
 struct run_steal {
@@ -802,7 +794,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 	cpu0 = cpu_seconds();
 	steal_begin(&steal);
 	if (x->o.stats)
-		thr0 = thread_cpu_ns();
+		thr0 = time_thread_cpu_ns();
 	/* The first sample, at once, is the baseline: the engine counts the ticks and the
 	 * end of --duration from it.
 	 */
@@ -814,10 +806,10 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 			int64_t w;
 
 			if (wmeas)
-				wait_ns -= thread_cpu_ns();
+				wait_ns -= time_thread_cpu_ns();
 			w = mon_engine_wait(x->e);
 			if (wmeas)
-				wait_ns += thread_cpu_ns();
+				wait_ns += time_thread_cpu_ns();
 			if (w == -EINTR)
 				continue;	/* measured again with the rest of this wait */
 			nwait += wmeas;
@@ -829,7 +821,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		meas = x->o.stats && mon_engine_cpu_due(x->e);
 		if (meas) {
 			nmeas++;
-			work_ns -= thread_cpu_ns();
+			work_ns -= time_thread_cpu_ns();
 		}
 		rc = mon_engine_sample(x->e, &s);
 		if (rc) {
@@ -840,19 +832,19 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 		if (x->rec && !x->rec_failed) {
 			if (meas) {
 				nrec++;
-				rec_ns -= thread_cpu_ns();
+				rec_ns -= time_thread_cpu_ns();
 			}
 			if (mon_rec_sample(x->rec, s)) {
 				pfc_err("%s; recording stopped", mon_rec_error(x->rec));
 				x->rec_failed = true;
 			}
 			if (meas)
-				rec_ns += thread_cpu_ns();
+				rec_ns += time_thread_cpu_ns();
 		}
 		if (!x->o.quiet)
 			render_sample(x, s);
 		if (meas)
-			work_ns += thread_cpu_ns();
+			work_ns += time_thread_cpu_ns();
 		if (x->rec_failed)
 			break; /* the record is what was asked for: end the run, exit 1 */
 		if (!x->o.quiet && out_stdout_check())
@@ -862,7 +854,7 @@ static int run(struct mon_ctx *x, int argc, char **argv)
 	}
 	/* the sampling thread's CPU over the loop, before the reads and printing after it */
 	if (x->o.stats)
-		thr_loop = thread_cpu_ns() - thr0;
+		thr_loop = time_thread_cpu_ns() - thr0;
 	if (s && !x->o.quiet && !x->o.json) {	/* the quiet samples at the end */
 		struct out o;
 

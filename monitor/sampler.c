@@ -234,14 +234,6 @@ static int slot_map(struct mon_engine *e, size_t si)
 	return e->layout != before;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void slot_close(struct mon_slot *sl)
 {
 	if (sl->open && sl->s.ops->thread_cpu_ns)
@@ -333,11 +325,11 @@ int mon_engine_start(struct mon_engine *e, int *failed)
 	}
 	if (e->cfg.cpu_stats) {
 		/* The cheapest of a few back-to-back reads: the cost of one, preemption aside. */
-		uint64_t a = thread_cpu_ns(), b;
+		uint64_t a = time_thread_cpu_ns(), b;
 
 		e->cpu_read_ns = UINT64_MAX;
 		for (i = 0; i < 16; i++, a = b) {
-			b = thread_cpu_ns();
+			b = time_thread_cpu_ns();
 			if (b - a < e->cpu_read_ns)
 				e->cpu_read_ns = b - a;
 		}
@@ -558,7 +550,7 @@ int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out)
 		e->vals[i].flags = 0;
 	/* on a measured sample, one clock read between sources: each span holds one
 	 * read's cost, taken off */
-	c0 = e->cpu_due ? thread_cpu_ns() : 0;
+	c0 = e->cpu_due ? time_thread_cpu_ns() : 0;
 	e->cpu_reads += e->cpu_due;
 	for (i = 0; i < e->nslot; i++) {
 		if (e->slot[i].state == MON_SRC_UNSUPPORTED)	/* said once; free since */
@@ -566,7 +558,7 @@ int mon_engine_sample(struct mon_engine *e, const struct mon_sample **out)
 		slot_sample(e, i, now);
 		if (!e->cpu_due)
 			continue;
-		c1 = thread_cpu_ns();
+		c1 = time_thread_cpu_ns();
 		e->cpu_reads++;
 		if (c1 - c0 > e->cpu_read_ns)
 			e->slot[i].cpu_ns += c1 - c0 - e->cpu_read_ns;

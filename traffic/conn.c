@@ -110,27 +110,6 @@ static int wait_fd(int fd, short events, int64_t deadline_ns)
 	return 0;
 }
 
-int conn_accept(int lfd, uint64_t wait_ns, int *fd, char *peer, size_t peerlen, char *why, size_t n)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	int64_t deadline = wait_ns ? (int64_t)(time_mono_ns() + wait_ns) : -1;
-	int rc, cfd;
-
-	rc = wait_fd(lfd, POLLIN, deadline);
-	if (rc == -ETIMEDOUT)
-		return pfc_why(why, n, rc, "no client connected within --wait");
-	if (rc)
-		return pfc_why(why, n, rc, "waiting for a client: %s", strerror(-rc));
-	cfd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
-	if (cfd < 0)
-		return pfc_why(why, n, -errno, "accept: %s", strerror(errno));
-	conn_tune(cfd);
-	conn_addr_str((struct sockaddr *)&ss, peer, peerlen);
-	*fd = cfd;
-	return 0;
-}
-
 static int connect_once(const struct addrinfo *ai, const char *bind_addr, int64_t deadline,
 			int *out)
 {

@@ -10,8 +10,6 @@
 
 /* All return 0 or -errno; why gets one line. -EINTR when a signal interrupted a wait. */
 int conn_listen(const char *bind_addr, uint16_t port, int *lfd, char *why, size_t n);
-/* Waits for one client; wait_ns 0 means forever. -ETIMEDOUT when none came. */
-int conn_accept(int lfd, uint64_t wait_ns, int *fd, char *peer, size_t peerlen, char *why, size_t n);
 /* Connects, retrying refused attempts until timeout_ns (the server may start later). */
 int conn_connect(const char *host, uint16_t port, const char *bind_addr, uint64_t timeout_ns,
 		 int *fd, char *why, size_t n);

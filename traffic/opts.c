@@ -332,14 +332,6 @@ uint32_t traffic_opts_max_size(const struct traffic_opts *o)
 	return m;
 }
 
-void traffic_opts_usage(FILE *f)
-{
-	const struct opt_cmd cmd = { "traffic", traffic_usage, traffic_tail, traffic_opts_tab,
-				     .extra = mem_list };
-
-	opt_help(&cmd, f);
-}
-
 static int bad(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int bad(char *err, size_t n, const char *fmt, ...)

@@ -68,7 +68,6 @@ struct traffic_opts {
  * printed then), or -EINVAL with one line in err saying which option is wrong and why.
  */
 int traffic_opts_parse(int argc, char **argv, struct traffic_opts *o, char *err, size_t errlen);
-void traffic_opts_usage(FILE *f);
 /* Checks one option's value as "pfclab traffic FLAG VALUE" would (FLAG as typed: "-q",
  * "--warmup"; VALUE NULL for a flag), with the same table, ranges and wording; the
  * checks between options are not made. Returns 0 with the value stored in o over the

@@ -347,16 +347,6 @@ const char *frames_kind_name(enum frames_kind k)
 	return (unsigned)k < FRAMES_KIND_MAX ? names[k] : "?";
 }
 
-const char *frames_status_name(enum frames_status s)
-{
-	static const char *const names[FRAMES_STATUS_MAX] = {
-		[FRAMES_OK] = "ok", [FRAMES_TRUNCATED] = "truncated",
-		[FRAMES_INVALID] = "invalid",
-	};
-
-	return (unsigned)s < FRAMES_STATUS_MAX ? names[s] : "?";
-}
-
 const char *frames_ip_str(const struct frames_pkt *pk, bool dst, char *buf, size_t len)
 {
 	const uint8_t *a = dst ? pk->ip_dst : pk->ip_src;

@@ -89,7 +89,6 @@ enum frames_status frames_decode(int link, const uint8_t *p, uint32_t caplen,
 				 uint32_t wirelen, struct frames_pkt *out);
 
 const char *frames_kind_name(enum frames_kind k);
-const char *frames_status_name(enum frames_status s);
 /* "10.0.0.1" or an IPv6 text form; buf of at least 46 bytes. */
 const char *frames_ip_str(const struct frames_pkt *pk, bool dst, char *buf, size_t len);
 

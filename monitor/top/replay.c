@@ -361,11 +361,6 @@ static bool has_meta(const char *dir)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Depth-first, names sorted, so hosts come in a stable order. */
 static int find_recs(struct top_replay *t, const char *root, const char *rel, int depth,
 		     char *err, size_t errlen)
@@ -410,7 +405,7 @@ static int find_recs(struct top_replay *t, const char *root, const char *rel, in
 			n++;
 	}
 	closedir(D);
-	qsort(names, n, sizeof(names[0]), cmp_str);
+	qsort(names, n, sizeof(names[0]), pfc_cmp_str);
 	for (i = 0; i < n; i++) {
 		char sub[4200];
 

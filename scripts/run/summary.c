@@ -57,11 +57,6 @@ static json_object *count(double v, bool valid)
 	return valid ? json_object_new_int64((int64_t)llround(v)) : NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* sorted names of the entries of DIR matching PREFIX (folders or files) */
 static size_t list_dir(const char *dir, const char *prefix, bool want_dir, char ***out)
 {
@@ -93,7 +88,7 @@ static size_t list_dir(const char *dir, const char *prefix, bool want_dir, char 
 	}
 	closedir(d);
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
+		qsort(v, n, sizeof(*v), pfc_cmp_str);
 	*out = v;
 	return n;
 }

@@ -19,10 +19,8 @@ struct ynode {
 	struct ynode **v;  /* YN_MAP / YN_SEQ: the items */
 };
 
-/* Parse PATH. 0, or -EINVAL with a message "FILE:LINE: why" in ERR, or -errno when the
- * file cannot be read. Aliases and anchors are refused, as are duplicate keys. */
-int ytree_load(const char *path, struct ynode **root, char *err, size_t errlen);
-/* The same from a string; NAME is used in messages. */
+/* Parse TEXT of LEN bytes; NAME is used in messages. 0, or -EINVAL with a message
+ * "NAME:LINE: why" in ERR. Aliases and anchors are refused, as are duplicate keys. */
 int ytree_parse(const char *name, const char *text, size_t len, struct ynode **root, char *err,
 		size_t errlen);
 void ytree_free(struct ynode *n);

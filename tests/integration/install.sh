@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # install.sh: `make install` honours PREFIX and DESTDIR and installs what a user runs:
-# the binary, a man page per command, the counter catalog, the lab scripts with the
+# the binary, the man pages of man/, the counter catalog, the lab scripts with the
 # patch series, the virtual lab, the READMEs and the example experiments; no source file.
 # The documents keep the checkout's layout, so the README that `pfclab run --help` names and
 # the READMEs' own links exist installed as in a checkout. The installed pieces run from
@@ -24,28 +24,34 @@ else
 	fail "installed pfclab runs" "no working $pfx/bin/pfclab"
 fi
 
-# One man page per command of 'pfclab --help', plus pfclab.1; each renders.
+# The pages of man/ (one per command of 'pfclab --help', pfclab.1, pfclab-experiment.5:
+# man_pages.sh checks what they say) installed as they are, in man1 and man5; each renders.
 cmds=$("$PFCLAB" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
 missing=
 for c in $cmds; do
 	f=$pfx/share/man/man1/pfclab-$c.1
 	if [ ! -f "$f" ] || ! grep -q "^pfclab-$c \\\\- " "$f"; then missing+=" $c"; fi
 done
-if [ -n "$cmds" ] && [ -z "$missing" ] && [ -f "$pfx/share/man/man1/pfclab.1" ]; then
-	ok "a man page per command ($(wc -w <<<"$cmds")) and pfclab.1"
+for f in "$PFCLAB_ROOT"/man/*.1 "$PFCLAB_ROOT"/man/*.5; do
+	s=${f##*.}
+	cmp -s "$f" "$pfx/share/man/man$s/${f##*/}" || missing+=" man$s/${f##*/}"
+done
+if [ -n "$cmds" ] && [ -z "$missing" ]; then
+	ok "man/'s pages installed: one per command ($(wc -w <<<"$cmds")), pfclab.1, pfclab-experiment.5"
 else
-	fail "a man page per command" "missing:${missing:- pfclab.1}"
+	fail "man/'s pages installed" "missing or different:$missing"
 fi
 if command -v man >/dev/null; then
-	out=$(MANWIDTH=100 man -l "$pfx/share/man/man1/pfclab-monitor.1" 2>&1)
+	out=$(MANWIDTH=100 man --warnings -l "$pfx/share/man/man1/pfclab-monitor.1" 2>&1)
+	out5=$(MANWIDTH=100 man --warnings -l "$pfx/share/man/man5/pfclab-experiment.5" 2>&1)
 	if grep -q -- '--interval DUR' <<<"$out" && grep -q '^NAME' <<<"$out" &&
-		! grep -qi 'warning' <<<"$out"; then
-		ok "man pfclab-monitor renders the command's help"
+		grep -q '^EXAMPLES' <<<"$out5" && ! grep -qi 'warning' <<<"$out$out5"; then
+		ok "man pfclab-monitor and pfclab-experiment render"
 	else
-		fail "man pfclab-monitor renders the command's help" "$(head -c 200 <<<"$out")"
+		fail "man pfclab-monitor and pfclab-experiment render" "$(head -c 200 <<<"$out")"
 	fi
 else
-	skip "man pfclab-monitor renders the command's help" "man not installed"
+	skip "man pfclab-monitor and pfclab-experiment render" "man not installed"
 fi
 out=$("$pfx/bin/pfclab" help monitor 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ "$out" = "$("$PFCLAB" monitor --help 2>&1)" ]; then ok "pfclab help CMD is CMD --help"
