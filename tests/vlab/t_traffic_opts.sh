@@ -279,8 +279,8 @@ cut() {
 	cpid=$!
 	for _ in $(seq 100); do grep -q '"type":"interval"' "$VLAB_OUT/$tag-client.out" && break; sleep 0.1; done
 	read -r e0 <"$ctr/retry_exceeded_err"
+	stall_start	# before the cut: its start waits for the meter to be ready
 	read -r r0 <"$ctr/completer_retry_err"; echo 0 >"$acc/all/accept_local"
-	stall_start
 	t0=$(usec)
 	first_ms=-1 alive=1
 	# up to 20 s: a hang check; the bounds below are the timing checks
