@@ -164,15 +164,18 @@ ip netns exec "$NSB" "$PFCLAB" capture --iface pfcob -q --json --pcapng -w "$tmp
 cap=$!
 defer kill "$cap"
 for _ in $(seq 100); do grep -q listening "$tmp/rd.err" && break; sleep 0.1; done
+stall_start
 ina inject --iface pfcoa -D 1s -r 10 pause 2>"$tmp/rd.inj"
+stall=$(stall_ms)
 ina inject -i pfcoa -c 1 pfc --pause-time 1ms 2>"$tmp/pt.inj"
 sleep 0.2
 kill -INT "$cap"
 wait "$cap"
 got=$(jq -r '"\(.kinds.pause) \(.kinds.pfc)"' "$tmp/rd.json" 2>/dev/null)
 secs=$(sed -n 's/^pfclab inject: sent 10 pause frames on pfcoa in \([0-9.]*\) s .*/\1/p' "$tmp/rd.inj")
-if [ "${got%% *}" = 10 ] && [ -n "$secs" ] && awk -v s="$secs" 'BEGIN { exit !(s >= 1.0 && s < 1.2) }'; then
-	ok "$name: inject --iface -D 1s -r 10: 10 frames captured, the run lasts $secs s"
+# (under 1.2 s, and the time this host stood still meanwhile: stall_ms)
+if [ "${got%% *}" = 10 ] && [ -n "$secs" ] && awk -v s="$secs" -v st="$stall" 'BEGIN { exit !(s >= 1.0 && s < 1.2 + st / 1000) }'; then
+	ok "$name: inject --iface -D 1s -r 10: 10 frames captured, the run lasts $secs s (limit 1.2 s + $stall ms stood still)"
 else
 	fail "$name: inject -D 1s -r 10" "captured pause/pfc '$got'; inject said: $(cat "$tmp/rd.inj")"
 fi
@@ -195,9 +198,11 @@ else
 fi
 
 # capture -D 1s: the 1.0 s counts once (the summary's first line), not also as a live
-# line: stdout and stderr together, and on a terminal
+# line: stdout and stderr together, and on a terminal. The summary gives the time it
+# ran, which a loaded host makes 1.1 s (seen in a CI run), so any counts line is counted.
+counts_re='^ *[0-9]*\.[0-9]s frames'
 ip netns exec "$NSB" "$PFCLAB" capture -i pfcob -D 1s >"$tmp/live.out" 2>&1
-n=$(grep -c '^ *1\.0s frames' "$tmp/live.out")
+n=$(grep -c "$counts_re" "$tmp/live.out")
 if [ "$n" = 1 ]; then
 	ok "$name: capture -D 1s (piped): the 1.0 s counts printed once"
 else
@@ -207,7 +212,7 @@ if need_cmd "$name: capture -D 1s on a terminal" tmux; then
 	tmux_up 120 30 "ip netns exec $NSB $PFCLAB capture -i pfcob -D 1s; echo END; sleep 30"
 	wait_for '^END' 50 2>/dev/null
 	pane=$(screen 2>/dev/null)
-	n=$(grep -c '^ *1\.0s frames' <<<"$pane")
+	n=$(grep -c "$counts_re" <<<"$pane")
 	if grep -q '^END' <<<"$pane" && [ "$n" = 1 ] && grep -q '^drops  *pfcob' <<<"$pane"; then
 		ok "$name: capture -D 1s (terminal): the 1.0 s counts printed once"
 	else
