@@ -389,8 +389,8 @@ static const struct row_spec rows_fixed[] = {
 	{ TOP_SEC_CONG, "CNP ignored", { { "cnp.ignored", TOP_RATE, NULL } }, false, 0 },
 	{ TOP_SEC_DISCARD, "capture drops", { { "capture.kernel_drops", TOP_RATE, NULL } },
 	  false, 0 },
-	{ TOP_SEC_PCIE, "NIC stall", { { "pcie.nic.stalled_wr", TOP_SHARE_US, NULL },
-				       { "pcie.nic.stalled_rd", TOP_SHARE_US, NULL } }, false, 0 },
+	{ TOP_SEC_PCIE, "NIC stall", { { "pcie.nic.stalled_wr", TOP_SHARE_PCT, NULL },
+				       { "pcie.nic.stalled_rd", TOP_SHARE_PCT, NULL } }, false, 0 },
 	{ TOP_SEC_PCIE, "NIC overflow", { { "pcie.nic.buffer_overflow", TOP_RATE, NULL } },
 	  false, 0 },
 	{ TOP_SEC_PCIE, "GPU{i}", { { "pcie.gpu{i}.rx_Bps", TOP_LINK_SHARE, NULL },
@@ -500,7 +500,7 @@ static double gpu_link_max(const struct top_snap *s, int gi)
 static enum top_how how_for_unit(const struct top_metric *x)
 {
 	if (!(x->flags & TOP_M_COUNTER))
-		return TOP_GAUGE;
+		return strcmp(x->unit, "%") ? TOP_GAUGE : TOP_SHARE_PCT;
 	if (!strcmp(x->unit, "us"))
 		return TOP_SHARE_US;
 	if (!strcmp(x->unit, "B"))
@@ -516,6 +516,7 @@ static const char *how_unit(enum top_how how, const struct top_metric *x)
 	case TOP_RATE:
 		return "/s";
 	case TOP_SHARE_US:
+	case TOP_SHARE_PCT:
 	case TOP_LINK_SHARE:
 		return "%";
 	case TOP_GAUGE:
@@ -531,6 +532,8 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	const struct top_metric *x = top_snap_get(&h->snap, metric);
 
 	memset(c, 0, sizeof(*c));
+	if (how == TOP_SHARE_PCT && x && (x->flags & TOP_M_COUNTER))
+		how = TOP_SHARE_US;	/* a record from before the stall share was a gauge */
 	c->how = how;
 	c->state = TOP_CELL_NA;
 	c->unit = how_unit(how, x);
@@ -544,8 +547,10 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	if (!x || !(x->flags & TOP_M_VALID))
 		return;
 	c->capture = (x->flags & TOP_M_BESIDE) || is_capture(metric);
-	if (how == TOP_GAUGE || how == TOP_LINK_SHARE) {
+	if (how == TOP_GAUGE || how == TOP_LINK_SHARE || how == TOP_SHARE_PCT) {
 		c->value = (double)x->raw;
+		if (how == TOP_SHARE_PCT)
+			c->value /= 100;	/* percent -> share (0..1) */
 		if (how == TOP_LINK_SHARE) {
 			double max = gpu_link_max(&h->snap, idx);
 

@@ -87,6 +87,15 @@ static void test_val_gauge(void **state)
 	mon_val_update(&c, &v, 3, 3000, 0);
 	assert_true(v.flags & MON_V_CHANGED);
 	assert_false(v.flags & MON_V_DELTA);		/* gauges have no rate */
+	assert_false(v.flags & MON_V_RESET);		/* a level that falls was not reset */
+	/* a 32-bit gauge falling from its upper half is no wrap either (mlx5's
+	 * outbound_pci_stalled_wr, a percentage, is a 32-bit MPCNT field) */
+	c.width = 32;
+	mon_val_update(&c, &v, 97, 4000, 0);
+	mon_val_update(&c, &v, 4, 5000, 0);
+	assert_int_equal(v.raw, 4);
+	assert_true(v.flags & MON_V_VALID);
+	assert_false(v.flags & (MON_V_RESET | MON_V_WRAP | MON_V_DELTA));
 }
 
 /* --- a scripted source ------------------------------------------------------------- */

@@ -128,6 +128,16 @@ static void test_ethtool_strings_stats_mlx5(void **state)
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
 					    "outbound_pci_stalled_wr", -1, &hit), 1);
 	assert_string_equal(hit.metric, "pcie.nic.stalled_wr");
+	/* a share of the last second (0..100) the NIC computes: a gauge, never a delta */
+	assert_string_equal(hit.unit, "%");
+	assert_int_equal(hit.kind, MON_GAUGE);
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "outbound_pci_stalled_wr_events", -1, &hit), 1);
+	assert_string_equal(hit.unit, "s");	/* seconds above 30% */
+	assert_int_equal(hit.kind, MON_COUNTER);
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "outbound_pci_buffer_overflow", -1, &hit), 1);
+	assert_string_equal(hit.unit, "packets");
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core", "rx_prio3_marked", -1,
 					    &hit), 1);
 	assert_string_equal(hit.metric, "ecn.marked.prio3");
