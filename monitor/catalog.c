@@ -197,7 +197,7 @@ static bool handle_char(char c)
 }
 
 /* Match raw against pat; {p} takes one digit, {n} one or more, {h} a qdisc name (letters,
- * digits, '-', '_'; no dot). The capture goes to cap.
+ * digits, '-', '_'; no dot); blanks at the end of raw are ignored. The capture goes to cap.
  */
 static bool raw_match(const char *pat, const char *raw, char *cap, size_t capsz)
 {
@@ -233,6 +233,10 @@ static bool raw_match(const char *pat, const char *raw, char *cap, size_t capsz)
 		if (*pat++ != *raw++)
 			return false;
 	}
+	/* Trailing blanks are no part of a name: older mlx5 drivers spell
+	 * "tx_pause_storm_warning_events " (en_stats.c, pport_pfc_stall_stats_desc). */
+	while (*raw == ' ')
+		raw++;
 	return *raw == '\0';
 }
 

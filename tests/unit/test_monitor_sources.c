@@ -140,7 +140,21 @@ static void test_ethtool_strings_stats_mlx5(void **state)
 	assert_string_equal(hit.unit, "packets");
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core", "rx_prio3_marked", -1,
 					    &hit), 1);
-	assert_string_equal(hit.metric, "ecn.marked.prio3");
+	/* what the NIC marked for host congestion, not CE arrivals */
+	assert_string_equal(hit.metric, "ecn.host_marked.prio3");
+	/* rx_out_of_buffer is a 32-bit counter */
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core", "rx_out_of_buffer", -1,
+					    &hit), 1);
+	assert_int_equal(hit.width, 32);
+	/* the storm warning with and without the trailing space of older kernels */
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "tx_pause_storm_warning_events", -1, &hit), 1);
+	assert_string_equal(hit.metric, "pfc.storm.warning");
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "tx_pause_storm_warning_events ", -1, &hit), 1);
+	assert_string_equal(hit.metric, "pfc.storm.warning");
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "tx_pause_storm_warning_events_x", -1, &hit), 0);
 	/* Not mlx5: the mlx5 names do not apply. */
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "veth", "rx_prio3_pause", -1, &hit),
 			 0);
@@ -372,6 +386,12 @@ static void test_rdma_stat_reply(void **state)
 	assert_int_equal(mon_catalog_lookup(cat, "rdma", "bnxt_en", "rx_ecn_marked_pkts", -1,
 					    &hit), 1);
 	assert_string_equal(hit.metric, "ecn.marked");
+	/* bnxt_re counts CNPs received, not handled; rxe's completer counts every retry */
+	assert_int_equal(mon_catalog_lookup(cat, "rdma", "bnxt_re", "rx_cnp_pkts", -1, &hit), 1);
+	assert_string_equal(hit.metric, "cnp.received");
+	assert_int_equal(mon_catalog_lookup(cat, "rdma", "rxe", "completer_retry_err", -1, &hit),
+			 1);
+	assert_string_equal(hit.metric, "rdma.retries");
 	mon_catalog_free(cat);
 
 	/* Truncated anywhere: an error, never a crash or a partial success. */
