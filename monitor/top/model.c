@@ -387,6 +387,8 @@ static const struct row_spec rows_fixed[] = {
 				 { NULL, TOP_RATE, NULL },
 				 { "capture.cnp.frames", TOP_RATE, NULL } }, true, 0 },
 	{ TOP_SEC_CONG, "CNP ignored", { { "cnp.ignored", TOP_RATE, NULL } }, false, 0 },
+	/* CNPs received whether handled or not (bnxt_re rx_cnp_pkts, mlx5 cc_rx_cnp_pkts) */
+	{ TOP_SEC_CONG, "CNP received", { { "cnp.received", TOP_RATE, "cnp.sent" } }, false, 0 },
 	{ TOP_SEC_DISCARD, "capture drops", { { "capture.kernel_drops", TOP_RATE, NULL } },
 	  false, 0 },
 	{ TOP_SEC_PCIE, "NIC stall", { { "pcie.nic.stalled_wr", TOP_SHARE_PCT, NULL },

@@ -175,6 +175,17 @@ static void test_nic_stall_share(void **state)
 	top_snap_free(&s);
 	top_model_free(&m);
 
+	/* CNPs received (bnxt_re): a row of their own, only where reported */
+	assert_null(find_row(n, "CNP received"));
+	one_host(&m, &s);
+	top_snap_put(&s, "cnp.received", "packets", C, 40, 20);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "CNP received");
+	assert_true(fabs(r->cell[0][0].value - 20) < 1e-9);
+	top_snap_free(&s);
+	top_model_free(&m);
+
 	/* an older record: a microsecond counter of the same name */
 	one_host(&m, &s);
 	top_snap_put(&s, "pcie.nic.stalled_wr", "us", C, 1000, 250000);
