@@ -391,10 +391,16 @@ static const struct row_spec rows_fixed[] = {
 	{ TOP_SEC_CONG, "CNP received", { { "cnp.received", TOP_RATE, "cnp.sent" } }, false, 0 },
 	{ TOP_SEC_DISCARD, "capture drops", { { "capture.kernel_drops", TOP_RATE, NULL } },
 	  false, 0 },
-	{ TOP_SEC_PCIE, "NIC stall", { { "pcie.nic.stalled_wr", TOP_SHARE_PCT, NULL },
-				       { "pcie.nic.stalled_rd", TOP_SHARE_PCT, NULL } }, false, 0 },
-	{ TOP_SEC_PCIE, "NIC overflow", { { "pcie.nic.buffer_overflow", TOP_RATE, NULL } },
-	  false, 0 },
+	/* The NIC's side of the GPU's PCIe link, on one line: the share of the last second
+	 * its DMA writes (receive: into host or GPU memory) and reads (send) waited for PCIe
+	 * credits, and the packets it dropped for a full PCIe buffer (mlx5 counters.rst:
+	 * outbound_pci_stalled_wr/_rd, outbound_pci_buffer_overflow). Always shown, n/a
+	 * where the NIC does not count them (rxe, veth, other vendors), so that PFC caused by
+	 * writes into GPU memory that stall reads off the same screen as the GPU's rows. */
+	{ TOP_SEC_PCIE, "NIC PCIe", { { "pcie.nic.stalled_wr", TOP_SHARE_PCT, NULL },
+				      { "pcie.nic.stalled_rd", TOP_SHARE_PCT, NULL },
+				      { NULL, TOP_RATE, NULL },
+				      { "pcie.nic.buffer_overflow", TOP_RATE, NULL } }, true, 0 },
 	{ TOP_SEC_PCIE, "GPU{i}", { { "pcie.gpu{i}.rx_Bps", TOP_LINK_SHARE, NULL },
 				    { "pcie.gpu{i}.tx_Bps", TOP_LINK_SHARE, NULL } }, false, 'i' },
 };
@@ -426,7 +432,7 @@ const char *top_section_col(enum top_section s, int col)
 		[TOP_SEC_PFC] = { "rx/s", "tx/s", "paused", "seen/s" },
 		[TOP_SEC_CONG] = { "rx/s", "tx/s", "", "seen/s" },
 		[TOP_SEC_DISCARD] = { "/s", "", "", "" },
-		[TOP_SEC_PCIE] = { "rx", "tx", "", "" },
+		[TOP_SEC_PCIE] = { "rx", "tx", "", "drop/s" },
 		[TOP_SEC_QDISC] = { "/s", "", "", "" },
 	};
 	return s < TOP_SEC_N && col >= 0 && col < TOP_CELLS ? c[s][col] : "";

@@ -192,8 +192,9 @@ enum top_host_state top_model_host_state(const struct top_model *m, size_t h, ui
 					 uint64_t *age_ns);
 
 /* Build the rows for the current snapshots into rows[0..max); returns the count. Rows
- * of the fixed sections always appear; rows of a family (discards, qdisc, GPU, NIC PCIe
- * stalls) appear when some host reports a metric of it.
+ * of the fixed sections always appear (the NIC's PCIe line among them, n/a where not
+ * counted); rows of a family (discards, qdisc, GPU) appear when some host reports a
+ * metric of it.
  */
 size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t max);
 

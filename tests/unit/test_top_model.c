@@ -154,7 +154,7 @@ static void test_nic_stall_share(void **state)
 	top_snap_put(&s, "pcie.nic.stalled_rd", "%", TOP_M_VALID, 0, 0);
 	assert_int_equal(top_model_update(&m, 0, &s), 1);
 	n = top_model_rows(&m, rows, 256);
-	r = row(n, "NIC stall");
+	r = row(n, "NIC PCIe");
 	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
 	assert_int_equal(r->cell[0][0].how, TOP_SHARE_PCT);
 	assert_string_equal(r->cell[0][0].unit, "%");
@@ -168,10 +168,36 @@ static void test_nic_stall_share(void **state)
 	top_snap_put(&s, "pcie.nic.stalled_rd", "%", TOP_M_VALID, 3, 0);
 	assert_int_equal(top_model_update(&m, 0, &s), 1);
 	n = top_model_rows(&m, rows, 256);
-	r = row(n, "NIC stall");
+	r = row(n, "NIC PCIe");
 	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
 	assert_true(fabs(r->cell[0][0].value - 0.12) < 1e-9);
 	assert_true(fabs(r->cell[0][1].value - 0.03) < 1e-9);
+	/* the PCIe buffer overflow beside them: packets dropped per second, with a total */
+	assert_int_equal(r->cell[0][2].state, TOP_CELL_NONE);
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_NA);
+	snap_set(&s, 3, 3 * S);
+	top_snap_put(&s, "pcie.nic.buffer_overflow", "packets", C, 7, 4);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_OK);
+	assert_true(fabs(r->cell[0][3].value - 4) < 1e-9);
+	assert_true(r->cell[0][3].has_total);
+	assert_string_equal(top_section_col(TOP_SEC_PCIE, 3), "drop/s");
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	/* a host that counts none of them (rxe, veth): the line is there, every cell n/a */
+	one_host(&m, &s);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->sec, TOP_SEC_PCIE);
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);
+	assert_int_equal(r->cell[0][1].state, TOP_CELL_NA);
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_NA);
+	assert_null(find_row(n, "NIC stall"));
+	assert_null(find_row(n, "NIC overflow"));
 	top_snap_free(&s);
 	top_model_free(&m);
 
@@ -191,7 +217,7 @@ static void test_nic_stall_share(void **state)
 	top_snap_put(&s, "pcie.nic.stalled_wr", "us", C, 1000, 250000);
 	assert_int_equal(top_model_update(&m, 0, &s), 1);
 	n = top_model_rows(&m, rows, 256);
-	r = row(n, "NIC stall");
+	r = row(n, "NIC PCIe");
 	assert_int_equal(r->cell[0][0].how, TOP_SHARE_US);
 	assert_true(fabs(r->cell[0][0].value - 0.25) < 1e-9);
 	top_snap_free(&s);
