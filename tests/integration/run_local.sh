@@ -13,7 +13,7 @@
 # warnings that leave the point valid; the wording of an experiment argument that is a
 # directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 27
+plan 28
 
 name=run-local
 need_root $name || finish
@@ -157,6 +157,14 @@ if grep -q "PFC captured   prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary
 	ok "$name: summary.txt names the captured PFC frames"
 else
 	fail "$name: summary.txt" "$(grep -m2 'PFC captured' "$dir/summary.txt")"
+fi
+# veth counts no NIC PCIe stalls or drops: n/a on its line and null in summary.json, not 0
+if [ "$(grep -cxF '      NIC PCIe       stalled wr n/a rd n/a, PCIe buffer overflow n/a' "$dir/summary.txt")" -ge 2 ] &&
+	jq -e '.points[0].repetitions[0].hosts | [.a, .b] | map(.counters.nic_pcie | to_entries |
+		length == 5 and all(.value == null)) | all' "$dir/summary.json" >/dev/null; then
+	ok "$name: the NIC PCIe line is n/a on veth (summary.txt and summary.json)"
+else
+	fail "$name: NIC PCIe" "$(grep -m2 'NIC PCIe' "$dir/summary.txt" | tr '\n' '|') $(jq -c '.points[0].repetitions[0].hosts.a.counters.nic_pcie' "$dir/summary.json")"
 fi
 
 # plots: each gnuplot script runs cleanly again; each data file holds its series
