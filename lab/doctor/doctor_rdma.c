@@ -272,6 +272,7 @@ void doctor_check_rdma(struct doctor_report *r)
 			if (ndev[0] && strcmp(ndev, "?") && j == ndone && ndone < DOCTOR_MAX_DEVS) {
 				snprintf(done[ndone++], sizeof(done[0]), "%s", ndev);
 				check_qos(r, &nl, nl_ok, ndev);
+				doctor_check_nicqos(r, ndev);
 			}
 		}
 		ibv_close_device(ctx);
