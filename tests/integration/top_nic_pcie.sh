@@ -7,11 +7,11 @@
 # At the record's end the mlx5 host's line shows the last second's shares (40.0 % of
 # writes, 1.0 % of reads stalled) and 17 drops/s with a total of 17; the bnxt_en host's
 # line is there, every cell n/a, not 0. On the GPU's PCIe line's section, with its drop/s
-# column.
+# column. Live, on a veth of this host (root: a namespace), the line is there and n/a.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../tmux.sh"
 source "$(dirname "$0")/../fixture_record.sh"
-plan 3
+plan 4
 name=top_nic_pcie
 need_cmd $name tmux awk || finish
 tmp=$(mktemp -d)
@@ -47,4 +47,20 @@ got=$(nic)
 	fail "$name: first sample" "got '$got'"
 keys q
 wait_for 'TOP_EXIT=0' >/dev/null
+
+if [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && setup_ns NSA; then
+	ip -n "$NSA" link add tna type veth peer name tnb && ip -n "$NSA" link set tna up &&
+		ip -n "$NSA" link set tnb up
+	type_line clear
+	type_line "ip netns exec $NSA $PFCLAB top -i tna -I 200ms; echo TOP_EXIT=\$?"
+	wait_for 'ok [0-9]' >/dev/null
+	sleep 0.6
+	got=$(nic)
+	[ "$got" = "n/a n/a n/a " ] && ok "$name: live on a veth: the line is there, n/a" ||
+		fail "$name: live veth" "got '$got'; $(screen | grep -A1 '^PCIe')"
+	keys q
+	wait_for 'TOP_EXIT=0' >/dev/null
+else
+	skip "$name: live veth" "needs root and ip for a namespace"
+fi
 finish
