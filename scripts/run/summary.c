@@ -518,7 +518,7 @@ static void spread_add(json_object *agg, const char *key, double v)
 }
 
 /* the figures a point's spread is given for: throughput per phase and direction, and per
- * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters and GPU PCIe */
+ * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters, NIC and GPU PCIe */
 static void aggregate(json_object *agg, json_object *rep)
 {
 	json_object *tput, *hosts;
@@ -555,6 +555,17 @@ static void aggregate(json_object *agg, json_object *rep)
 					run_path(k, sizeof(k), "%s %s", monk[i], hn);
 					spread_add(agg, k, json_object_get_double(x));
 				}
+			if ((g = rec_json_member(mon, "nic_pcie", json_type_object))) {
+				static const char *const nk[] = { "stalled_wr_share_mean",
+								   "stalled_rd_share_mean",
+								   "buffer_overflow" };
+
+				for (i = 0; i < ARRAY_SIZE(nk); i++)
+					if (json_object_object_get_ex(g, nk[i], &x) && x) {
+						run_path(k, sizeof(k), "nic_pcie_%s %s", nk[i], hn);
+						spread_add(agg, k, json_object_get_double(x));
+					}
+			}
 			if (json_object_object_get_ex(mon, "gpu_pcie", &g)) {
 				if (json_object_object_get_ex(g, "rx_Bps_mean", &x) && x) {
 					run_path(k, sizeof(k), "gpu_pcie_rx_Bps %s", hn);

@@ -312,6 +312,13 @@ static void test_summary_nic_pcie(void **state)
 	assert_float_equal(json_object_get_double(get(x, "stalled_rd_share_max")), 0.03, 1e-9);
 	assert_int_equal(json_object_get_int(get(x, "buffer_overflow")), 17);
 	assert_int_equal(json_object_get_int(get(sum, "points/0/repetitions/0/hosts/a/counters/cnp_received")), 30);
+	/* over the valid repetitions: the spread of the NIC's stall share and drops, per host */
+	x = get(sum, "points/0/over_valid_repetitions");
+	assert_int_equal(json_object_get_int(get(x, "nic_pcie_buffer_overflow a/n")), 1);
+	assert_float_equal(json_object_get_double(get(x, "nic_pcie_stalled_wr_share_mean a/max")),
+			   137.0 / 300, 1e-9);
+	assert_int_equal(json_object_get_int(get(x, "cnp_received a/n")), 1);
+	assert_null(get(x, "nic_pcie_buffer_overflow b"));
 	x = get(sum, "points/0/repetitions/0/hosts/b/counters/nic_pcie");
 	assert_non_null(x);
 	assert_true(json_object_object_get_ex(x, "stalled_wr_share_mean", NULL));
