@@ -20,6 +20,8 @@ struct mon_catalog_row {
 	char *unit;
 	enum mon_kind kind;
 	uint8_t width;
+	char *ref;	/* the row's "# ..." tail: the upstream source it was checked
+			 * against; NULL without one */
 };
 
 struct mon_catalog {
@@ -40,6 +42,20 @@ void mon_catalog_free(struct mon_catalog *c)
 size_t mon_catalog_size(const struct mon_catalog *c)
 {
 	return c ? c->n : 0;
+}
+
+int mon_catalog_row(const struct mon_catalog *c, size_t i, struct mon_catalog_info *info)
+{
+	const struct mon_catalog_row *r;
+
+	if (!c || i >= c->n)
+		return -ENOENT;
+	r = &c->rows[i];
+	*info = (struct mon_catalog_info){
+		.source = r->source, .drivers = r->drivers, .raw = r->raw, .metric = r->metric,
+		.unit = r->unit, .kind = r->kind, .width = r->width, .ref = r->ref,
+	};
+	return 0;
 }
 
 static bool pattern_ok(const char *s)
@@ -64,7 +80,8 @@ static void line_check(char *const *f, size_t nf, char *why, size_t len)
 	why[0] = '\0';
 	if (nf != 6 && nf != 7) {
 		snprintf(why, len, "%s%zu field%s, expected 6 or 7 separated by tabs (source "
-			 "drivers raw metric unit counter|gauge [32|64])%s", nf > 7 ? "over " : "",
+			 "drivers raw metric unit counter|gauge [32|64] [# reference])%s",
+			 nf > 7 ? "over " : "",
 			 nf > 7 ? (size_t)7 : nf, nf == 1 ? "" : "s",
 			 nf < 6 && strchr(f[0], ' ') ? ": are they separated by spaces?" : "");
 		return;
@@ -109,7 +126,7 @@ int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out,
 	memcpy(c->text, text, len);
 	c->text[len] = '\0';
 	for (p = c->text; p && *p; p = next) {
-		char *f[8];
+		char *f[8], *ref;
 		size_t nf;
 
 		lineno++;
@@ -120,6 +137,15 @@ int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out,
 			p[strlen(p) - 1] = '\0';
 		if (*p == '#' || *p == '\0')
 			continue;
+		/* A field that starts with '#' ends the row: the rest of the line is its
+		 * reference (where the name and its meaning were checked). */
+		ref = strstr(p, "\t#");
+		if (ref) {
+			*ref = '\0';
+			ref += 2;
+			while (*ref == ' ' || *ref == '\t')
+				ref++;
+		}
 		nf = pfc_split(p, '\t', f, 8);
 		line_check(f, nf, err->why, sizeof(err->why));
 		if (err->why[0])
@@ -139,6 +165,7 @@ int mon_catalog_parse(const char *text, size_t len, struct mon_catalog **out,
 			.source = f[0], .drivers = f[1], .raw = f[2], .metric = f[3],
 			.unit = f[4], .kind = strcmp(f[5], "counter") ? MON_GAUGE : MON_COUNTER,
 			.width = nf == 7 ? (uint8_t)atoi(f[6]) : 0,
+			.ref = ref && *ref ? ref : NULL,
 		};
 	}
 	*out = c;
@@ -197,7 +224,7 @@ static bool handle_char(char c)
 }
 
 /* Match raw against pat; {p} takes one digit, {n} one or more, {h} a qdisc name (letters,
- * digits, '-', '_'; no dot). The capture goes to cap.
+ * digits, '-', '_'; no dot); blanks at the end of raw are ignored. The capture goes to cap.
  */
 static bool raw_match(const char *pat, const char *raw, char *cap, size_t capsz)
 {
@@ -233,6 +260,10 @@ static bool raw_match(const char *pat, const char *raw, char *cap, size_t capsz)
 		if (*pat++ != *raw++)
 			return false;
 	}
+	/* Trailing blanks are no part of a name: older mlx5 drivers spell
+	 * "tx_pause_storm_warning_events " (en_stats.c, pport_pfc_stall_stats_desc). */
+	while (*raw == ' ')
+		raw++;
 	return *raw == '\0';
 }
 

@@ -30,6 +30,20 @@ int mon_catalog_load(const char *path, struct mon_catalog **out, struct mon_cata
 void mon_catalog_free(struct mon_catalog *c);
 size_t mon_catalog_size(const struct mon_catalog *c);
 
+/* One row as the table gives it (pointers into the catalog). ref is the row's trailing
+ * "# ..." field, the upstream file (and release) its raw name and meaning were checked
+ * against; NULL where the row has none.
+ */
+struct mon_catalog_info {
+	const char *source, *drivers, *raw, *metric, *unit;
+	enum mon_kind kind;
+	uint8_t width;
+	const char *ref;
+};
+
+/* Row i (0-based, table order) into *info; -ENOENT past the end. */
+int mon_catalog_row(const struct mon_catalog *c, size_t i, struct mon_catalog_info *info);
+
 struct mon_catalog_hit {
 	char metric[MON_NAME_MAX];
 	const char *unit;	/* points into the catalog */

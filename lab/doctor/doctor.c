@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -14,7 +15,7 @@
 #include "lib/util.h"
 
 static const char doctor_usage[] =
-	"Usage: pfclab doctor [--json] [--section NAME] [--congestion-point DEV]\n"
+	"Usage: pfclab doctor [--json] [--section NAME] [--congestion-point DEV] [--netdev IF]\n"
 	"\n"
 	"Preflight report for this host: what stands between it and a GPUDirect RDMA\n"
 	"congestion experiment. One line per item: OK, INFO, WARN or FAIL, with the fix.\n"
@@ -24,6 +25,10 @@ static const char doctor_usage[] =
 	"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
 	"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m),\n"
 	"cpoint (with --congestion-point DEV: DEV forwards, an ECN-marking qdisc on it).\n"
+	"qos also gives each RDMA netdev's DCQCN parameters (MLNX_OFED sysfs or mlx5\n"
+	"debugfs cc_params), buffer split (qos/buffer_size, prio2buffer, trust, dscp2prio)\n"
+	"and PFC storm-prevention timeout; --netdev IF adds them as one \"nic\" object.\n"
+	"PFCLAB_SYSFS_ROOT=DIR reads those files under DIR instead of / (fixture trees).\n"
 	"\n"
 	"Options:\n";
 static const char doctor_tail[] =
@@ -94,7 +99,8 @@ static int parse_ifname(void *dst, const char *v, char *why, size_t len)
 }
 
 /* One renderer for both forms: each field named once (lib/out.h). */
-static int render(const struct doctor_report *r, const char *const *want, int nwant, bool json)
+static int render(const struct doctor_report *r, const char *const *want, int nwant, bool json,
+		  const char *netdev)
 {
 	unsigned int i, s, c[4];
 	struct out o;
@@ -131,6 +137,8 @@ static int render(const struct doctor_report *r, const char *const *want, int nw
 		}
 	}
 	out_obj_close(&o);
+	if (netdev && section_wanted(want, nwant, "qos"))
+		doctor_nicqos_render(&o, r->sysroot, netdev);
 	count(r, want, nwant, c);
 	out_obj_open(&o, "summary");
 	out_uint(&o, "ok", "summary: %" PRIu64 " OK", c[DOCTOR_OK]);
@@ -147,7 +155,7 @@ int doctor_main(int argc, char **argv)
 	static struct doctor_report rep;
 	struct sections sec = { .n = 0 };
 	bool json = false;
-	const char *cpoint = NULL;
+	const char *cpoint = NULL, *netdev = NULL, *root = getenv("PFCLAB_SYSFS_ROOT");
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, .dst = &json, .help = "print the report as one JSON object" },
 		{ "section", 's', OPT_FN, .dst = &sec, .fn = parse_section, .arg = "NAME",
@@ -155,6 +163,8 @@ int doctor_main(int argc, char **argv)
 		{ "congestion-point", 0, OPT_FN, .dst = &cpoint, .fn = parse_ifname, .arg = "DEV",
 		  .help = "this host is the software congestion point; DEV its port towards the "
 			  "receiver" },
+		{ "netdev", 0, OPT_FN, .dst = &netdev, .fn = parse_ifname, .arg = "IF",
+		  .help = "also give IF's DCQCN, buffer and PFC storm settings as one object" },
 		OPT_END
 	};
 	const struct opt_cmd cmd = { "doctor", doctor_usage, doctor_tail, opts, .extra = NULL };
@@ -177,6 +187,7 @@ int doctor_main(int argc, char **argv)
 		return 2;
 	}
 	memset(&rep, 0, sizeof(rep));
+	rep.sysroot = root && *root ? root : NULL;
 	doctor_check_kernel(&rep);
 	doctor_check_nvidia(&rep);
 	doctor_check_gpumem(&rep);
@@ -184,7 +195,9 @@ int doctor_main(int argc, char **argv)
 	doctor_check_pci(&rep);
 	if (cpoint)
 		doctor_check_cpoint(&rep, cpoint);
-	render(&rep, want, nwant, json);
+	if (netdev && !doctor_netdev_checked(&rep, netdev))
+		doctor_check_nicqos(&rep, netdev);
+	render(&rep, want, nwant, json, netdev);
 	count(&rep, want, nwant, c);
 	return c[DOCTOR_FAIL] ? 1 : 0;
 }

@@ -40,6 +40,8 @@ struct doctor_report {
 	unsigned int nnics;
 	char hostname[64];
 	char kernel[96];
+	const char *sysroot;	/* where the NIC settings (doctor_nicqos.c) are read: NULL
+				 * for "/", a fixture tree in tests (PFCLAB_SYSFS_ROOT) */
 };
 
 void doctor_add(struct doctor_report *r, const char *section, const char *item,
@@ -89,6 +91,16 @@ enum doctor_topo doctor_topo_classify(const char *path_a, int numa_a, const char
 				      int numa_b);
 const char *doctor_topo_name(enum doctor_topo t);
 const char *doctor_topo_words(enum doctor_topo t);
+
+/* The NIC settings of netdev ifname (lib/hw/nicqos.h) as "qos" findings. */
+void doctor_check_nicqos(struct doctor_report *r, const char *ifname);
+/* Whether doctor_check_nicqos has reported ifname already (an RDMA device's netdev). */
+bool doctor_netdev_checked(const struct doctor_report *r, const char *ifname);
+/* The same as one object "nic" (JSON) or block (text): dcqcn {source, params, enable},
+ * buffer {buffer_size, prio2buffer, trust, dscp2prio}, pfc_storm_timeout_ms, each null
+ * where not read. */
+struct out;
+void doctor_nicqos_render(struct out *o, const char *root, const char *ifname);
 
 /* Small helpers shared by the checks. */
 /* True when /proc/modules lists module name. */

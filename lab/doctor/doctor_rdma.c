@@ -153,8 +153,13 @@ static void check_qos(struct doctor_report *r, struct nl_sock *nl, bool nl_ok, c
 
 	snprintf(item, sizeof(item), "%s ecn", ifname);
 	if (ecn_mask(ifname, "roce_np", &npm) < 0 || ecn_mask(ifname, "roce_rp", &rpm) < 0) {
-		doctor_add(r, "qos", item, DOCTOR_INFO, NULL,
-			   "ECN (DCQCN) switches not exposed (/sys/class/net/%s/ecn: mlx5 only)", ifname);
+		/* /sys/class/net/IF/ecn/roce_np|roce_rp/enable/PRIO is MLNX_OFED's mlx5; the
+		 * inbox mlx5 driver has no such switches and keeps the DCQCN parameters in
+		 * debugfs (mlx5/PCI/cc_params, drivers/infiniband/hw/mlx5/cong.c). */
+		doctor_add(r, "qos", item, DOCTOR_INFO,
+			   "with inbox mlx5: DCQCN parameters in /sys/kernel/debug/mlx5/PCI/cc_params",
+			   "ECN (DCQCN) switches not exposed: /sys/class/net/%s/ecn/roce_np|roce_rp "
+			   "come with MLNX_OFED's mlx5 only", ifname);
 		return;
 	}
 	prio_list(npm, np, sizeof(np));
@@ -267,6 +272,7 @@ void doctor_check_rdma(struct doctor_report *r)
 			if (ndev[0] && strcmp(ndev, "?") && j == ndone && ndone < DOCTOR_MAX_DEVS) {
 				snprintf(done[ndone++], sizeof(done[0]), "%s", ndev);
 				check_qos(r, &nl, nl_ok, ndev);
+				doctor_check_nicqos(r, ndev);
 			}
 		}
 		ibv_close_device(ctx);

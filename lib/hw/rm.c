@@ -32,9 +32,10 @@
 #define RM_HANDLE_DEVICE 0xbf9c0001u
 #define RM_HANDLE_SUBDEVICE 0xbf9c0002u
 
-/* Drivers since about 535 add gpuFlags[] to the two tables of earlier ones; RM refuses a
- * parameter size other than its own (NV_ERR_INVALID_PARAM_STRUCT), so the older size is
- * asked for when the newer is refused. */
+/* Drivers from 580.65.06 on add gpuFlags[] to the two tables of earlier ones (384 bytes
+ * for NV_MAX_DEVICES 32, where 570.133.20 has 256: ctrl/ctrl0000/ctrl0000gpu.h at those
+ * tags); RM refuses a parameter size other than its own (NV_ERR_INVALID_PARAM_STRUCT), so
+ * the older size is asked for when the newer is refused. */
 struct rm_probed_ids {
 	uint32_t ids[RM_MAX_GPUS], excluded[RM_MAX_GPUS], flags[RM_MAX_GPUS];
 };

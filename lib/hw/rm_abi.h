@@ -13,6 +13,7 @@
 #ifndef PFCLAB_LIB_HW_RM_ABI_H
 #define PFCLAB_LIB_HW_RM_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RM_IOCTL_MAGIC 'F'
@@ -83,11 +84,29 @@ struct rm_control {
 	uint32_t status;
 };
 
-/* NVOS46_PARAMETERS: map memory into a GPU VA space (RM-managed VA). */
+/* NVOS46_PARAMETERS: map memory into a GPU VA space (RM-managed VA). Two layouts, told
+ * apart by the escape's size: up to 580.65.06 (nvos.h at tag 570.133.20) flags is followed
+ * by padding and dmaOffset sits at byte 40 (56 in all); from 580.65.06 on (nvos.h at tag
+ * 580.142) flags2 and kindOverride follow flags and dmaOffset moves to byte 48 (64 in
+ * all). hClient, hDevice, hDma, hMemory, offset and length keep their places.
+ */
 struct rm_map_dma {
 	uint32_t client, device, dma, memory;
 	uint64_t offset, length;
 	uint32_t flags;
+	uint32_t pad;
+	uint64_t dma_offset;		/* out: the GPU VA */
+	uint32_t status;
+	uint32_t pad2;
+};
+
+/* The same, as drivers from 580.65.06 on define it. */
+struct rm_map_dma_580 {
+	uint32_t client, device, dma, memory;
+	uint64_t offset, length;
+	uint32_t flags;
+	uint32_t flags2;
+	uint32_t kind_override;
 	uint32_t pad;
 	uint64_t dma_offset;		/* out: the GPU VA */
 	uint32_t status;
@@ -130,7 +149,12 @@ _Static_assert(sizeof(struct rm_free) == 16, "NVOS00 size");
 _Static_assert(sizeof(struct rm_alloc) == 32, "NVOS21 size");
 _Static_assert(sizeof(struct rm_alloc64) == 48, "NVOS64 size");
 _Static_assert(sizeof(struct rm_control) == 32, "NVOS54 size");
-_Static_assert(sizeof(struct rm_map_dma) == 56, "NVOS46 size");
+_Static_assert(sizeof(struct rm_map_dma) == 56, "NVOS46 size (570.133.20)");
+_Static_assert(offsetof(struct rm_map_dma, dma_offset) == 40, "NVOS46 dmaOffset (570)");
+_Static_assert(offsetof(struct rm_map_dma, status) == 48, "NVOS46 status (570)");
+_Static_assert(sizeof(struct rm_map_dma_580) == 64, "NVOS46 size (580.65.06 on)");
+_Static_assert(offsetof(struct rm_map_dma_580, dma_offset) == 48, "NVOS46 dmaOffset (580)");
+_Static_assert(offsetof(struct rm_map_dma_580, status) == 56, "NVOS46 status (580)");
 _Static_assert(sizeof(struct rm_xfer) == 16, "nv_ioctl_xfer size");
 _Static_assert(sizeof(struct rm_503c_register_va_space) == 16, "NV503C VA space params");
 _Static_assert(sizeof(struct rm_503c_register_vidmem) == 32, "NV503C vidmem params");

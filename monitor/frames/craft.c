@@ -145,7 +145,10 @@ size_t frames_craft_roce(uint8_t *buf, size_t cap, const struct frames_l2 *l2,
 	wr_u8(&w, ro->opcode);
 	wr_u8(&w, 0);            /* SE, M, pad 0, TVer 0 */
 	wr_be16(&w, ro->pkey);
-	wr_u8(&w, 0);
+	/* Byte 4: FECN (bit 7), BECN (bit 6), reserved. A CNP carries BECN set (IBTA
+	 * Annex A17.9.2; the CNP of NVIDIA's RoCEv2 CNP example has 0x40 there); data
+	 * packets leave both clear. */
+	wr_u8(&w, ro->opcode == FRAMES_BTH_OP_CNP ? FRAMES_BTH_BECN : 0);
 	wr_be24(&w, ro->dqp);
 	wr_u8(&w, ro->opcode == FRAMES_BTH_OP_CNP ? 0 : 0x80);
 	wr_be24(&w, ro->psn);

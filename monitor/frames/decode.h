@@ -24,6 +24,7 @@
 #define FRAMES_MAC_OP_PFC      0x0101 /* IEEE 802.1Qbb */
 #define FRAMES_ROCEV2_PORT     4791
 #define FRAMES_BTH_OP_CNP      0x81   /* IBTA Annex A17.9.2 */
+#define FRAMES_BTH_BECN        0x40   /* BTH byte 4 bit 6: set in every CNP */
 #define FRAMES_ECN_CE          3
 
 /* What a frame is, after the deepest layer that decoded cleanly. */

@@ -387,12 +387,20 @@ static const struct row_spec rows_fixed[] = {
 				 { NULL, TOP_RATE, NULL },
 				 { "capture.cnp.frames", TOP_RATE, NULL } }, true, 0 },
 	{ TOP_SEC_CONG, "CNP ignored", { { "cnp.ignored", TOP_RATE, NULL } }, false, 0 },
+	/* CNPs received whether handled or not (bnxt_re rx_cnp_pkts, mlx5 cc_rx_cnp_pkts) */
+	{ TOP_SEC_CONG, "CNP received", { { "cnp.received", TOP_RATE, "cnp.sent" } }, false, 0 },
 	{ TOP_SEC_DISCARD, "capture drops", { { "capture.kernel_drops", TOP_RATE, NULL } },
 	  false, 0 },
-	{ TOP_SEC_PCIE, "NIC stall", { { "pcie.nic.stalled_wr", TOP_SHARE_US, NULL },
-				       { "pcie.nic.stalled_rd", TOP_SHARE_US, NULL } }, false, 0 },
-	{ TOP_SEC_PCIE, "NIC overflow", { { "pcie.nic.buffer_overflow", TOP_RATE, NULL } },
-	  false, 0 },
+	/* The NIC's side of the GPU's PCIe link, on one line: the share of the last second
+	 * its DMA writes (receive: into host or GPU memory) and reads (send) waited for PCIe
+	 * credits, and the packets it dropped for a full PCIe buffer (mlx5 counters.rst:
+	 * outbound_pci_stalled_wr/_rd, outbound_pci_buffer_overflow). Always shown, n/a
+	 * where the NIC does not count them (rxe, veth, other vendors), so that PFC caused by
+	 * writes into GPU memory that stall reads off the same screen as the GPU's rows. */
+	{ TOP_SEC_PCIE, "NIC PCIe", { { "pcie.nic.stalled_wr", TOP_SHARE_PCT, NULL },
+				      { "pcie.nic.stalled_rd", TOP_SHARE_PCT, NULL },
+				      { NULL, TOP_RATE, NULL },
+				      { "pcie.nic.buffer_overflow", TOP_RATE, NULL } }, true, 0 },
 	{ TOP_SEC_PCIE, "GPU{i}", { { "pcie.gpu{i}.rx_Bps", TOP_LINK_SHARE, NULL },
 				    { "pcie.gpu{i}.tx_Bps", TOP_LINK_SHARE, NULL } }, false, 'i' },
 };
@@ -424,7 +432,7 @@ const char *top_section_col(enum top_section s, int col)
 		[TOP_SEC_PFC] = { "rx/s", "tx/s", "paused", "seen/s" },
 		[TOP_SEC_CONG] = { "rx/s", "tx/s", "", "seen/s" },
 		[TOP_SEC_DISCARD] = { "/s", "", "", "" },
-		[TOP_SEC_PCIE] = { "rx", "tx", "", "" },
+		[TOP_SEC_PCIE] = { "rx", "tx", "", "drop/s" },
 		[TOP_SEC_QDISC] = { "/s", "", "", "" },
 	};
 	return s < TOP_SEC_N && col >= 0 && col < TOP_CELLS ? c[s][col] : "";
@@ -500,7 +508,7 @@ static double gpu_link_max(const struct top_snap *s, int gi)
 static enum top_how how_for_unit(const struct top_metric *x)
 {
 	if (!(x->flags & TOP_M_COUNTER))
-		return TOP_GAUGE;
+		return strcmp(x->unit, "%") ? TOP_GAUGE : TOP_SHARE_PCT;
 	if (!strcmp(x->unit, "us"))
 		return TOP_SHARE_US;
 	if (!strcmp(x->unit, "B"))
@@ -516,6 +524,7 @@ static const char *how_unit(enum top_how how, const struct top_metric *x)
 	case TOP_RATE:
 		return "/s";
 	case TOP_SHARE_US:
+	case TOP_SHARE_PCT:
 	case TOP_LINK_SHARE:
 		return "%";
 	case TOP_GAUGE:
@@ -531,6 +540,8 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	const struct top_metric *x = top_snap_get(&h->snap, metric);
 
 	memset(c, 0, sizeof(*c));
+	if (how == TOP_SHARE_PCT && x && (x->flags & TOP_M_COUNTER))
+		how = TOP_SHARE_US;	/* a record from before the stall share was a gauge */
 	c->how = how;
 	c->state = TOP_CELL_NA;
 	c->unit = how_unit(how, x);
@@ -544,8 +555,10 @@ static void cell_fill(const struct top_model *m, size_t hi, struct top_cell *c,
 	if (!x || !(x->flags & TOP_M_VALID))
 		return;
 	c->capture = (x->flags & TOP_M_BESIDE) || is_capture(metric);
-	if (how == TOP_GAUGE || how == TOP_LINK_SHARE) {
+	if (how == TOP_GAUGE || how == TOP_LINK_SHARE || how == TOP_SHARE_PCT) {
 		c->value = (double)x->raw;
+		if (how == TOP_SHARE_PCT)
+			c->value /= 100;	/* percent -> share (0..1) */
 		if (how == TOP_LINK_SHARE) {
 			double max = gpu_link_max(&h->snap, idx);
 

@@ -80,7 +80,11 @@ void top_snap_free(struct top_snap *s);
 enum top_how {
 	TOP_RATE,	/* per-second rate of a counter */
 	TOP_BITS,	/* rate of a byte counter, shown in bit/s */
-	TOP_SHARE_US,	/* rate of a microsecond counter: share of time (paused, stalled) */
+	TOP_SHARE_US,	/* rate of a microsecond counter: share of time (paused) */
+	TOP_SHARE_PCT,	/* a percentage gauge (0..100) the device computes: share of time
+			 * (mlx5 outbound_pci_stalled_rd/_wr); a microsecond counter of the
+			 * same name (records made before it was a gauge) is shown as
+			 * TOP_SHARE_US */
 	TOP_GAUGE,	/* the value itself */
 	TOP_LINK_SHARE,	/* a B/s gauge as a share of the PCIe link's maximum */
 };
@@ -188,8 +192,9 @@ enum top_host_state top_model_host_state(const struct top_model *m, size_t h, ui
 					 uint64_t *age_ns);
 
 /* Build the rows for the current snapshots into rows[0..max); returns the count. Rows
- * of the fixed sections always appear; rows of a family (discards, qdisc, GPU, NIC PCIe
- * stalls) appear when some host reports a metric of it.
+ * of the fixed sections always appear (the NIC's PCIe line among them, n/a where not
+ * counted); rows of a family (discards, qdisc, GPU) appear when some host reports a
+ * metric of it.
  */
 size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t max);
 

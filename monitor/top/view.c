@@ -122,7 +122,8 @@ static void fmt_cell(const struct top_cell *c, char *buf, size_t n)
 	}
 	if (isnan(c->value)) {
 		snprintf(buf, n, "-");	/* read once, no rate yet */
-	} else if (c->how == TOP_SHARE_US || c->how == TOP_LINK_SHARE) {
+	} else if (c->how == TOP_SHARE_US || c->how == TOP_SHARE_PCT ||
+		   c->how == TOP_LINK_SHARE) {
 		double pct = c->value * 100;
 
 		snprintf(buf, n, pct > 0 && pct < 0.1 ? "%.2f%%" : "%.1f%%", pct);

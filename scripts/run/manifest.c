@@ -222,6 +222,74 @@ static json_object *line_or_null(char *s)
 	return *s ? json_object_new_string(utf8_clean(s)) : NULL;
 }
 
+/* The NIC's congestion settings the doctor read (its "nic" object, lib/hw/nicqos.h), in
+ * the fields a virtual lab's emulated link fills too: dcqcn {source "mlnx_ofed" |
+ * "debugfs" | null, params {name: integer | null}, enable {rp, np: 8 x 0/1/null} | null},
+ * buffer {buffer_size, prio2buffer, trust, dscp2prio: text | null}, pfc_storm_timeout_ms
+ * (integer | null). Only values of the right type are kept; all null where the doctor
+ * gave none (an older pfclab, no answer). */
+static void nic_settings(json_object *o, json_object *nic)
+{
+	static const char *const bufk[] = { "buffer_size", "prio2buffer", "trust", "dscp2prio" };
+	json_object *dc = json_object_new_object(), *params = json_object_new_object();
+	json_object *buf = json_object_new_object(), *x, *en, *src;
+	const char *sv;
+	size_t i;
+	int k;
+
+	src = rec_json_member(nic, "dcqcn", json_type_object);
+	sv = rec_json_str(rec_json_member(src, "source", json_type_string));
+	json_object_object_add(dc, "source", !strcmp(sv, "mlnx_ofed") || !strcmp(sv, "debugfs") ?
+			       json_object_new_string(sv) : NULL);
+	if ((x = rec_json_member(src, "params", json_type_object))) {
+		json_object_object_foreach(x, name, v) {
+			char key[80];
+
+			snprintf(key, sizeof(key), "%s", name);
+			json_object_object_add(params, utf8_clean(key),
+					       json_object_is_type(v, json_type_int) ?
+					       json_object_new_int64(json_object_get_int64(v)) : NULL);
+		}
+	}
+	json_object_object_add(dc, "params", params);
+	if ((x = rec_json_member(src, "enable", json_type_object))) {
+		static const char *const pt[] = { "rp", "np" };
+
+		en = json_object_new_object();
+		for (k = 0; k < 2; k++) {
+			json_object *a = rec_json_member(x, pt[k], json_type_array), *b;
+
+			b = json_object_new_array();
+			for (i = 0; i < 8; i++) {
+				json_object *v = a ? json_object_array_get_idx(a, i) : NULL;
+
+				json_object_array_add(b, json_object_is_type(v, json_type_int) ?
+						      json_object_new_int(json_object_get_int(v)) : NULL);
+			}
+			json_object_object_add(en, pt[k], b);
+		}
+		json_object_object_add(dc, "enable", en);
+	} else {
+		json_object_object_add(dc, "enable", NULL);
+	}
+	json_object_object_add(o, "dcqcn", dc);
+	x = rec_json_member(nic, "buffer", json_type_object);
+	for (i = 0; i < sizeof(bufk) / sizeof(bufk[0]); i++) {
+		json_object *v = rec_json_member(x, bufk[i], json_type_string);
+		char t[1100];
+
+		snprintf(t, sizeof(t), "%s", rec_json_str(v));
+		json_object_object_add(buf, bufk[i], v ? json_object_new_string(utf8_clean(t)) : NULL);
+	}
+	json_object_object_add(o, "buffer", buf);
+	x = rec_json_member(nic, "pfc_storm_timeout_ms", json_type_int);
+	json_object_object_add(o, "pfc_storm_timeout_ms",
+			       x ? json_object_new_int64(json_object_get_int64(x)) : NULL);
+	x = rec_json_member(nic, "pfc_storm_timeout_auto", json_type_boolean);
+	json_object_object_add(o, "pfc_storm_timeout_auto",
+			       x ? json_object_new_boolean(json_object_get_boolean(x)) : NULL);
+}
+
 void manifest_parse_probe(json_object *o, char *out)
 {
 	json_object *d, *items, *sel;
@@ -265,6 +333,7 @@ void manifest_parse_probe(json_object *o, char *out)
 		json_object_put(sel);
 		json_object_object_add(o, "doctor", json_object_new_string("n/a: pfclab doctor --json gave no report"));
 	}
+	nic_settings(o, rec_json_member(d, "nic", json_type_object));
 	json_object_put(d);
 }
 
@@ -272,7 +341,7 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 {
 	/* one command per host: every answer in its own section */
 	static const char script[] =
-		"echo @@doctor; \"$2\" doctor --json 2>/dev/null; echo; "
+		"echo @@doctor; \"$2\" doctor --json --netdev \"$1\" 2>/dev/null; echo; "
 		"echo @@carrier; cat \"/sys/class/net/$1/carrier_changes\" 2>/dev/null; "
 		"echo @@driver; ethtool -i \"$1\" 2>/dev/null; "
 		"echo @@kernel; uname -r; echo @@hostname; uname -n";

@@ -120,7 +120,8 @@ static void mon_sample(json_object *o, void *arg)
 				 * starts, stalls and stops, finer than traffic's reports */
 				snprintf(name, sizeof(name), "%s link tx (NIC counter)", m->host);
 				series_add(series_get(&m->p[P_TPUT], name, false), tr, x * 8 / 1e9);
-			} else if (!strcmp(k, "cnp.sent") || !strcmp(k, "cnp.handled") || !strcmp(k, "ecn.marked")) {
+			} else if (!strcmp(k, "cnp.sent") || !strcmp(k, "cnp.handled") ||
+				   !strcmp(k, "cnp.received") || !strcmp(k, "ecn.marked")) {
 				snprintf(name, sizeof(name), "%s %s (NIC counter)", m->host, k);
 				series_add(series_get(&m->p[P_CNP], name, false), tr, x);
 			}

@@ -160,6 +160,8 @@ static void mon_line(json_object *o, void *arg)
 
 		if (json_object_object_get_ex(vals, s->g[i].metric, &g) && rec_json_num(g, &gv)) {
 			s->g[i].sum += gv;
+			if (!s->g[i].n || gv > s->g[i].max)
+				s->g[i].max = gv;
 			s->g[i].n++;
 		}
 	}
@@ -275,6 +277,7 @@ int rec_monitor_read_gauges(const char *dir, struct rec_monitor *m, struct rec_c
 	}
 	for (i = 0; i < ngauges; i++) {
 		gauges[i].sum = 0;
+		gauges[i].max = 0;
 		gauges[i].n = 0;
 	}
 	rc = rec_monitor_format(dir, path, sizeof(path));

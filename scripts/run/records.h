@@ -138,11 +138,11 @@ int rec_monitor_format(const char *dir, char *why, size_t len);
 int rec_monitor_read(const char *dir, struct rec_monitor *m, struct rec_counter *counters,
 		     size_t ncounters);
 
-/* A gauge metric (e.g. pcie.gpu0.rx_Bps) averaged over a record: the sum and count of its
- * valid values. */
+/* A gauge metric (e.g. pcie.gpu0.rx_Bps) averaged over a record: the sum, count and
+ * largest of its valid values (max meaningful only where n > 0). */
 struct rec_gauge {
 	const char *metric;
-	double sum;
+	double sum, max;
 	size_t n;
 };
 

@@ -330,6 +330,40 @@ static void traffic_summary(const char *hdir, const char *host, json_object *tpu
 	free_list(files, nf);
 }
 
+/* The NIC's side of PCIe over the record (mlx5 counters.rst): the share of time its DMA
+ * writes (stalled_wr: receiving, into host or GPU memory) and reads (stalled_rd) waited
+ * for PCIe credits, mean and peak of the per-second shares the NIC computes, and the
+ * packets it dropped for a full PCIe buffer. Every field null where the NIC does not
+ * count it (rxe, veth, other vendors). A record made while the shares were taken for
+ * microsecond counters gives them as counters: their mean from the delta, no peak.
+ * g: the wr and rd gauges; us: the wr and rd counters; ovf: the overflow counter. */
+static json_object *nic_pcie(const struct rec_gauge g[2], const struct rec_counter us[2],
+			     const struct rec_counter *ovf, bool ok, double dur)
+{
+	static const char *const dir[2] = { "stalled_wr", "stalled_rd" };
+	json_object *o = json_object_new_object();
+	char k[40];
+	double v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		json_object *mean = NULL, *max = NULL;
+
+		if (ok && us[i].valid) {
+			mean = num(dur > 0 ? us[i].delta / 1e6 / dur : NAN, dur > 0);
+		} else if (ok && rec_gauge_mean(&g[i], &v)) {
+			mean = num(v / 100, true);
+			max = num(g[i].max / 100, true);
+		}
+		run_path(k, sizeof(k), "%s_share_mean", dir[i]);
+		json_object_object_add(o, k, mean);
+		run_path(k, sizeof(k), "%s_share_max", dir[i]);
+		json_object_object_add(o, k, max);
+	}
+	json_object_object_add(o, "buffer_overflow", count(ovf->delta, ok && ovf->valid));
+	return o;
+}
+
 static void host_summary(const char *hdir, const char *hrel, const char *host,
 			 const char *gpu, bool monitored, double dur, const struct rep_time *rt,
 			 json_object *ho, json_object *tput, json_object *left,
@@ -343,7 +377,9 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 		"pfc.rx.prio0.pause_us", "pfc.rx.prio1.pause_us", "pfc.rx.prio2.pause_us", "pfc.rx.prio3.pause_us",
 		"pfc.rx.prio4.pause_us", "pfc.rx.prio5.pause_us", "pfc.rx.prio6.pause_us", "pfc.rx.prio7.pause_us",
 		"pause.tx.frames", "pause.rx.frames", "cnp.sent", "cnp.handled", "ecn.marked", "discard.*",
-		"capture.kernel_drops",
+		"capture.kernel_drops", "cnp.received", "pcie.nic.buffer_overflow",
+		/* counters only in records made before they were gauges (microseconds) */
+		"pcie.nic.stalled_wr", "pcie.nic.stalled_rd",
 	};
 	struct rec_counter rc[ARRAY_SIZE(names)];
 	struct rec_monitor m;
@@ -354,7 +390,10 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	bool ok, refused, gi;
 	int p, fmt_rc, rd, gx = -1;
 	char mr[64], mt[64];
-	struct rec_gauge gg[2] = { { .metric = mr }, { .metric = mt } };
+	/* the NIC's PCIe stall shares (mlx5 percentage gauges), then the GPU's PCIe B/s */
+	struct rec_gauge gg[4] = { { .metric = "pcie.nic.stalled_wr" },
+				   { .metric = "pcie.nic.stalled_rd" },
+				   { .metric = mr }, { .metric = mt } };
 	uint32_t u;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++)
@@ -368,7 +407,7 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 		     rec_monitor_gpu_index(path, &gx));
 	run_path(mr, sizeof(mr), "pcie.gpu%d.rx_Bps", gx);
 	run_path(mt, sizeof(mt), "pcie.gpu%d.tx_Bps", gx);
-	rd = rec_monitor_read_gauges(path, &m, rc, ARRAY_SIZE(rc), gg, gi ? ARRAY_SIZE(gg) : 0);
+	rd = rec_monitor_read_gauges(path, &m, rc, ARRAY_SIZE(rc), gg, gi ? ARRAY_SIZE(gg) : 2);
 	ok = !rd && m.samples > 0;
 	/* every counter n/a: say why, rather than leave it to be guessed */
 	if (refused)	/* another format (or no JSON): not read as this one */
@@ -414,16 +453,19 @@ static void host_summary(const char *hdir, const char *hrel, const char *host,
 	json_object_object_add(mon, "pause_rx_frames", count(rc[25].delta, ok && rc[25].valid));
 	json_object_object_add(mon, "cnp_sent", count(rc[26].delta, ok && rc[26].valid));
 	json_object_object_add(mon, "cnp_handled", count(rc[27].delta, ok && rc[27].valid));
+	/* CNPs that arrived, handled or not (bnxt_re rx_cnp_pkts): null where not counted */
+	json_object_object_add(mon, "cnp_received", count(rc[31].delta, ok && rc[31].valid));
 	json_object_object_add(mon, "ecn_marked", count(rc[28].delta, ok && rc[28].valid));
 	json_object_object_add(mon, "discards", count(rc[29].delta, ok && rc[29].valid));
 	o = json_object_new_object();
 	json_object_object_add(o, "rx_Bps_mean", NULL);
-	if (gi && !rd && rec_gauge_mean(&gg[0], &v))
+	if (gi && !rd && rec_gauge_mean(&gg[2], &v))
 		json_object_object_add(o, "rx_Bps_mean", out_json_double(v));
 	json_object_object_add(o, "tx_Bps_mean", NULL);
-	if (gi && !rd && rec_gauge_mean(&gg[1], &v))
+	if (gi && !rd && rec_gauge_mean(&gg[3], &v))
 		json_object_object_add(o, "tx_Bps_mean", out_json_double(v));
 	json_object_object_add(mon, "gpu_pcie", o);
+	json_object_object_add(mon, "nic_pcie", nic_pcie(gg, &rc[33], &rc[32], ok, dur));
 	json_object_object_add(ho, "counters", mon);
 
 	review_summary(hdir, hrel, dur, rt, cap, rr);
@@ -471,7 +513,7 @@ static void spread_add(json_object *agg, const char *key, double v)
 }
 
 /* the figures a point's spread is given for: throughput per phase and direction, and per
- * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters and GPU PCIe */
+ * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters, NIC and GPU PCIe */
 static void aggregate(json_object *agg, json_object *rep)
 {
 	json_object *tput, *hosts;
@@ -490,7 +532,8 @@ static void aggregate(json_object *agg, json_object *rep)
 		return;
 	json_object_object_foreach(hosts, hn, ho) {
 		static const char *const capk[] = { "pfc_frames", "pause_frames", "cnp", "roce_ce" };
-		static const char *const monk[] = { "cnp_sent", "cnp_handled", "ecn_marked", "discards" };
+		static const char *const monk[] = { "cnp_sent", "cnp_handled", "cnp_received",
+						    "ecn_marked", "discards" };
 		json_object *cap, *mon, *x, *g;
 		size_t i;
 		char k[300];
@@ -507,6 +550,17 @@ static void aggregate(json_object *agg, json_object *rep)
 					run_path(k, sizeof(k), "%s %s", monk[i], hn);
 					spread_add(agg, k, json_object_get_double(x));
 				}
+			if ((g = rec_json_member(mon, "nic_pcie", json_type_object))) {
+				static const char *const nk[] = { "stalled_wr_share_mean",
+								   "stalled_rd_share_mean",
+								   "buffer_overflow" };
+
+				for (i = 0; i < ARRAY_SIZE(nk); i++)
+					if (json_object_object_get_ex(g, nk[i], &x) && x) {
+						run_path(k, sizeof(k), "nic_pcie_%s %s", nk[i], hn);
+						spread_add(agg, k, json_object_get_double(x));
+					}
+			}
 			if (json_object_object_get_ex(mon, "gpu_pcie", &g)) {
 				if (json_object_object_get_ex(g, "rx_Bps_mean", &x) && x) {
 					run_path(k, sizeof(k), "gpu_pcie_rx_Bps %s", hn);
@@ -537,6 +591,30 @@ static const char *pct(json_object *share, char *buf, size_t len)
 		return "n/a";
 	run_path(buf, len, "%.2f%%", 100 * json_object_get_double(share));
 	return buf;
+}
+
+/* "      NIC PCIe       stalled wr 22.33% (peak 85.00%) rd 1.33% (peak 3.00%), PCIe buffer
+ * overflow 17 packets", n/a for what the NIC does not count. */
+static void text_nic_pcie(FILE *f, json_object *g)
+{
+	static const char *const dir[2] = { "stalled_wr", "stalled_rd" };
+	char k[40], b[32], c[32];
+	json_object *x;
+	int i;
+
+	fprintf(f, "      NIC PCIe       stalled");
+	for (i = 0; i < 2; i++) {
+		run_path(k, sizeof(k), "%s_share_mean", dir[i]);
+		x = NULL;
+		json_object_object_get_ex(g, k, &x);
+		fprintf(f, " %s %s", i ? "rd" : "wr", pct(x, b, sizeof(b)));
+		run_path(k, sizeof(k), "%s_share_max", dir[i]);
+		x = NULL;
+		if (json_object_object_get_ex(g, k, &x) && x)
+			fprintf(f, " (peak %s)", pct(x, c, sizeof(c)));
+	}
+	fprintf(f, ", PCIe buffer overflow %s%s\n", na_int(g, "buffer_overflow", b, sizeof(b)),
+		json_object_object_get_ex(g, "buffer_overflow", &x) && x ? " packets" : "");
 }
 
 /* One priority's paused share per phase (summary.json's by_phase), where any is known:
@@ -702,9 +780,11 @@ static void text_rep(FILE *f, json_object *rep)
 		if ((x = rec_json_member(cap, "by_phase_na", json_type_string)))
 			fprintf(f, "      paused by phase n/a: %s\n", json_object_get_string(x));
 		text_time_order(f, cap);
-		fprintf(f, "      CNP            sent %s handled %s (counters), captured %s\n",
-			na_int(mon, "cnp_sent", b1, sizeof(b1)), na_int(mon, "cnp_handled", b2, sizeof(b2)),
-			na_int(cap, "cnp", b3, sizeof(b3)));
+		fprintf(f, "      CNP            sent %s handled %s",
+			na_int(mon, "cnp_sent", b1, sizeof(b1)), na_int(mon, "cnp_handled", b2, sizeof(b2)));
+		if (mon && json_object_object_get_ex(mon, "cnp_received", &x) && x)
+			fprintf(f, " received %s", na_int(mon, "cnp_received", b1, sizeof(b1)));
+		fprintf(f, " (counters), captured %s\n", na_int(cap, "cnp", b3, sizeof(b3)));
 		fprintf(f, "      ECN            marked %s (counters), CE captured %s",
 			na_int(mon, "ecn_marked", b1, sizeof(b1)), na_int(cap, "roce_ce", b2, sizeof(b2)));
 		if (cap && json_object_object_get_ex(cap, "ce_share", &x) && x)
@@ -723,6 +803,8 @@ static void text_rep(FILE *f, json_object *rep)
 			else
 				fprintf(f, "      GPU PCIe       n/a\n");
 		}
+		if (mon && json_object_object_get_ex(mon, "nic_pcie", &g))
+			text_nic_pcie(f, g);
 		fprintf(f, "      drops          NIC discards %s, capture kernel drops %s\n",
 			na_int(mon, "discards", b1, sizeof(b1)), na_int(cap, "kernel_drops", b2, sizeof(b2)));
 		if (mon && !rec_json_member(ho, "counters_na", json_type_string)) {

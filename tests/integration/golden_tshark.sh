@@ -4,10 +4,11 @@
 # frames per type (PAUSE, PFC, CNP), PFC frames and quanta per priority, PAUSE quanta,
 # CNPs per (source, dest QP), and packets and CE marks per RoCEv2 flow. tshark's
 # fields are summed with awk, pfclab's come from `pfclab review --json` through jq, and
-# the two summaries must be equal.
+# the two summaries must be equal. Also: the CNPs pfclab crafts carry BECN in BTH byte 4
+# (0x40) as tshark decodes them, and its RoCEv2 data packets do not.
 # runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
-plan $(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l)
+plan $(($(ls -d "$PFCLAB_ROOT"/tests/golden/*/ | wc -l) + 1))
 
 need_cmd golden_tshark tshark jq awk || finish
 [ -x "$PFCLAB" ] || { skip golden_tshark "no pfclab binary at $PFCLAB"; finish; }
@@ -73,4 +74,23 @@ for f in "$PFCLAB_ROOT"/tests/golden/*/input.pcap; do
 	fi
 done
 [ $n -gt 0 ] || skip golden_tshark "no golden captures"
+
+# BTH byte 4 of each packet as tshark -V shows it: "becn" or "clear". Wireshark from
+# 4.2 on names the bits (FECN, BECN); older releases show the byte as "Reserved: 40".
+bth_becn() {
+	tshark -r "$1" -V 2>/dev/null | awk '
+		/Base Transport Header/ { in_bth = 1; got = "clear"; next }
+		in_bth && /BECN/ { if ($0 ~ /(^|[^0-9a-z])1[. ]|True|Set/) got = "becn" }
+		in_bth && /^ *Reserved: 40$/ { got = "becn" }
+		in_bth && /Destination Queue Pair/ { print got; in_bth = 0 }'
+}
+"$PFCLAB" inject --quiet -w "$tmp/cnp.pcap" cnp --src-ip 10.0.0.2 --dst-ip 10.0.0.1 --qp 0x100 -c 3 &&
+	"$PFCLAB" inject --quiet --append -w "$tmp/cnp.pcap" roce --src-ip 10.0.0.1 \
+		--dst-ip 10.0.0.2 --qp 0x55 --len 64 -c 2
+got=$(bth_becn "$tmp/cnp.pcap" | tr '\n' ' ')
+if [ "$got" = "becn becn becn clear clear " ]; then
+	ok "golden_tshark: crafted CNPs carry BECN (BTH byte 4 0x40), data packets do not"
+else
+	fail "golden_tshark: crafted CNPs carry BECN" "tshark per packet: '${got:-nothing}', expected 'becn' for the 3 CNPs and 'clear' for the 2 WRITEs"
+fi
 finish

@@ -4,10 +4,14 @@
 # mlx5 ECN switches: apply sets PFC on one priority, DSCP trust and map, ECN; a second apply
 # changes nothing; restore brings back the previous settings exactly; --dry-run changes
 # nothing; an interface without DCB stops with exit 3; an interface that does not exist is
-# a usage error (exit 2) that says so.
+# a usage error (exit 2) that says so. The receive buffer split (a stub 'dcb buffer') and the
+# PFC storm-prevention timeout (a stub 'ethtool --get/--set-tunable pfc-prevention-tout'):
+# --dry-run shows the commands and changes nothing; apply sets them, show prints them; restore
+# puts back the split and timeout exactly, also when a later apply first asked for them;
+# values that are no map or no timeout are usage errors.
 # runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
-plan 10
+plan 15
 
 QOS=$PFCLAB_ROOT/lab/qos
 need_cmd qos_stub getopt || finish
@@ -23,6 +27,9 @@ done
 echo "0:off 1:off 2:off 3:off 4:on 5:off 6:off 7:off" >"$W/dcb/pfc"
 echo "pcp" >"$W/dcb/trust"
 echo "10:1" >"$W/dcb/app"
+echo "0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0" >"$W/dcb/buffer.prio-buffer"
+echo "0:262016 1:0 2:0 3:0 4:0 5:0 6:0 7:0" >"$W/dcb/buffer.buffer-size"
+echo 100 >"$W/storm"
 cat >"$W/bin/dcb" <<'STUB'
 #!/bin/bash
 # dcb OBJECT show|set|add|del dev IF FIELD ARGS...
@@ -32,17 +39,33 @@ shift 5
 if [ "$ifc" != eth9 ]; then echo "Error: Operation not supported" >&2; exit 1; fi
 f=$QOS_W/dcb/$obj
 [ "$obj" = apptrust ] && f=$QOS_W/dcb/trust
+[ "$obj" = buffer ] && f=$QOS_W/dcb/buffer.$field
 case $verb in
 show) echo "$field $(cat "$f")" ;;
-set) echo "$*" >"$f" ;;
+set) if [ "$obj" = buffer ]; then	# a map updates the entries it names
+	v=$(cat "$f"); for e in "$@"; do v=$(echo "$v" | xargs -n1 | sed "s/^${e%%:*}:.*/$e/" | xargs); done
+	echo "$v" >"$f"; else echo "$*" >"$f"; fi ;;
 add) v=$(echo "$(cat "$f") $*" | xargs -n1 | sort -u | xargs); echo "$v" >"$f" ;;
 del) xargs -n1 <"$f" | grep -v -x -F "$1" | xargs >"$f.new"; mv "$f.new" "$f" ;;
 esac
 STUB
 chmod +x "$W/bin/dcb"
+cat >"$W/bin/ethtool" <<'STUB'
+#!/bin/bash
+# ethtool --get-tunable IF pfc-prevention-tout | --set-tunable IF pfc-prevention-tout MS
+[ "$1" = --get-tunable ] || echo "ethtool $*" >>"$QOS_W/calls"
+if [ "$2" != eth9 ] || [ "$3" != pfc-prevention-tout ]; then echo "Operation not supported" >&2; exit 1; fi
+case $1 in
+--get-tunable) echo "pfc-prevention-tout: $(cat "$QOS_W/storm")" ;;
+--set-tunable) echo "$4" >"$QOS_W/storm" ;;
+*) exit 1 ;;
+esac
+STUB
+chmod +x "$W/bin/ethtool"
 export PATH=$W/bin:$PATH
 q() { "$QOS" --state-dir "$W/state" --sysfs "$W/sys" "$@"; }
-snap() { cat "$W/dcb/pfc" "$W/dcb/trust" "$W/dcb/app" "$W"/sys/class/net/eth9/ecn/*/enable/* | sha256sum; }
+snap() { cat "$W/dcb/pfc" "$W/dcb/trust" "$W/dcb/app" "$W"/dcb/buffer.* "$W/storm" \
+	"$W"/sys/class/net/eth9/ecn/*/enable/* | sha256sum; }
 
 orig=$(snap)
 : >"$W/calls"
@@ -104,4 +127,52 @@ done
 	fail qos_no_such_interface "$msgs"
 q apply eth9 --prio 9 >/dev/null 2>&1
 [ $? = 2 ] && ok qos_bad_prio || fail qos_bad_prio "--prio 9 accepted"
+
+# the buffer split and the storm timeout
+bufargs=(--prio-buffer '3:1' --buffer-size '0:130944 1:131072' --storm-timeout 200)
+: >"$W/calls"
+q --dry-run apply eth9 --prio 3 "${bufargs[@]}" >"$W/out" 2>&1
+if [ "$(snap)" = "$orig" ] && [ ! -s "$W/calls" ] && [ ! -e "$W/state/eth9.state" ] &&
+	grep -qx '+ dcb buffer set dev eth9 buffer-size 0:130944 1:131072' "$W/out" &&
+	grep -qx '+ dcb buffer set dev eth9 prio-buffer 3:1' "$W/out" &&
+	grep -qx '+ ethtool --set-tunable eth9 pfc-prevention-tout 200' "$W/out" &&
+	[ "$(grep -n 'buffer-size' "$W/out" | cut -d: -f1)" -lt "$(grep -n 'prio-buffer 3:1' "$W/out" | cut -d: -f1)" ]; then
+	ok qos_buffer_dryrun
+else
+	fail qos_buffer_dryrun "$(cat "$W/out" "$W/calls" | tr '\n' ';')"
+fi
+if q apply eth9 --prio 3 "${bufargs[@]}" >"$W/out" 2>&1 &&
+	[ "$(cat "$W/dcb/buffer.prio-buffer")" = "0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:0" ] &&
+	[ "$(cat "$W/dcb/buffer.buffer-size")" = "0:130944 1:131072 2:0 3:0 4:0 5:0 6:0 7:0" ] &&
+	[ "$(cat "$W/storm")" = 200 ] &&
+	q show eth9 | grep -qx 'prio-buffer 0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:0' &&
+	q show eth9 | grep -qx 'pfc-prevention-tout 200'; then
+	ok qos_buffer_apply
+else
+	fail qos_buffer_apply "$(cat "$W/out") pb=$(cat "$W/dcb/buffer.prio-buffer") bs=$(cat "$W/dcb/buffer.buffer-size") storm=$(cat "$W/storm")"
+fi
+if q restore eth9 >"$W/out" 2>&1 && [ "$(snap)" = "$orig" ]; then
+	ok qos_buffer_restore_exact
+else
+	fail qos_buffer_restore_exact "$(cat "$W/out") pb=$(cat "$W/dcb/buffer.prio-buffer") bs=$(cat "$W/dcb/buffer.buffer-size") storm=$(cat "$W/storm")"
+fi
+# asked for only by a second apply: saved then, restored all the same; 'auto' is 0xffff
+q apply eth9 --prio 3 >"$W/out" 2>&1
+q apply eth9 --prio 3 --storm-timeout auto --prio-buffer '3:2' >>"$W/out" 2>&1
+if [ "$(cat "$W/storm")" = 65535 ] && grep -q '3:2' "$W/dcb/buffer.prio-buffer" &&
+	q restore eth9 >>"$W/out" 2>&1 && [ "$(snap)" = "$orig" ]; then
+	ok qos_buffer_restore_after_two_applies
+else
+	fail qos_buffer_restore_after_two_applies "$(tr '\n' ' ' <"$W/out") storm=$(cat "$W/storm") pb=$(cat "$W/dcb/buffer.prio-buffer")"
+fi
+msgs=
+for a in "--prio-buffer 3:9" "--prio-buffer x" "--buffer-size 9:100" "--storm-timeout 70000" \
+	"--storm-timeout soon"; do
+	# shellcheck disable=SC2086
+	out=$(q apply eth9 $a 2>&1); rc=$?
+	[ $rc = 2 ] && [ -n "$out" ] || msgs+="[$a: rc $rc] "
+done
+out=$(q show eth9 --storm-timeout 100 2>&1); rc=$?
+[ $rc = 2 ] || msgs+="[show --storm-timeout: rc $rc] "
+[ -z "$msgs" ] && [ "$(snap)" = "$orig" ] && ok qos_buffer_bad_values || fail qos_buffer_bad_values "$msgs"
 finish

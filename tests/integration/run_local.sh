@@ -13,7 +13,7 @@
 # warnings that leave the point valid; the wording of an experiment argument that is a
 # directory and of --resume with --report.
 source "$(dirname "$0")/../lib.sh"
-plan 27
+plan 29
 
 name=run-local
 need_root $name || finish
@@ -116,6 +116,18 @@ if [ "$(jq -r .experiment_sha256 "$dir/manifest.json")" = "$sha" ] &&
 else
 	fail "$name: manifest" "$(jq -c '{experiment_sha256, status}' "$dir/manifest.json")"
 fi
+# the NIC's DCQCN, buffer split and PFC storm timeout, before and after, per host: a veth
+# has none, so every field is there and null (the doctor answered: source null, no params)
+if jq -e '[.hosts.a.before, .hosts.a.after, .hosts.b.before, .hosts.b.after] |
+	map(.dcqcn == {"source": null, "params": {}, "enable": null} and
+	    (.buffer | keys) == ["buffer_size", "dscp2prio", "prio2buffer", "trust"] and
+	    ([.buffer[]] | all(. == null)) and has("pfc_storm_timeout_ms") and
+	    .pfc_storm_timeout_ms == null and .pfc_storm_timeout_auto == false) | all' \
+	"$dir/manifest.json" >/dev/null; then
+	ok "$name: manifest: DCQCN, buffer split and PFC storm timeout per host before and after, null on veth"
+else
+	fail "$name: manifest NIC settings" "$(jq -c '.hosts.a.before | {dcqcn, buffer, pfc_storm_timeout_ms, pfc_storm_timeout_auto}' "$dir/manifest.json")"
+fi
 if find "$dir" -name psk | grep -q . || grep -rqE '^[0-9a-f]{64}$' "$dir" 2>/dev/null; then
 	fail "$name: the pre-shared key was left in the results"
 else
@@ -157,6 +169,14 @@ if grep -q "PFC captured   prio3 $NPFC frames ($NPFC XOFF, 0 XON)" "$dir/summary
 	ok "$name: summary.txt names the captured PFC frames"
 else
 	fail "$name: summary.txt" "$(grep -m2 'PFC captured' "$dir/summary.txt")"
+fi
+# veth counts no NIC PCIe stalls or drops: n/a on its line and null in summary.json, not 0
+if [ "$(grep -cxF '      NIC PCIe       stalled wr n/a rd n/a, PCIe buffer overflow n/a' "$dir/summary.txt")" -ge 2 ] &&
+	jq -e '.points[0].repetitions[0].hosts | [.a, .b] | map(.counters.nic_pcie | to_entries |
+		length == 5 and all(.value == null)) | all' "$dir/summary.json" >/dev/null; then
+	ok "$name: the NIC PCIe line is n/a on veth (summary.txt and summary.json)"
+else
+	fail "$name: NIC PCIe" "$(grep -m2 'NIC PCIe' "$dir/summary.txt" | tr '\n' '|') $(jq -c '.points[0].repetitions[0].hosts.a.counters.nic_pcie' "$dir/summary.json")"
 fi
 
 # plots: each gnuplot script runs cleanly again; each data file holds its series

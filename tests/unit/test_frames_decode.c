@@ -153,6 +153,15 @@ static void test_invalid_lengths(void **state)
 	size_t n;
 
 	(void)state;
+	/* BTH byte 4 (after the IPv4 and UDP headers): BECN set in a CNP, clear in data */
+	n = roce(b, sizeof(b), 0x81, 0, 0);
+	assert_int_equal(b[14 + 20 + 8 + 4], FRAMES_BTH_BECN);
+	assert_int_equal(b[14 + 20 + 8 + 4], 0x40);
+	assert_int_equal(frames_decode(FRAMES_LINK_EN10MB, b, (uint32_t)n, (uint32_t)n, &pk),
+			 FRAMES_OK);
+	assert_int_equal(pk.kind, FRAMES_KIND_CNP);
+	n = roce(b, sizeof(b), 0x0a, 0, 64);
+	assert_int_equal(b[14 + 20 + 8 + 4], 0);
 	/* IPv4 total length beyond the frame */
 	n = roce(b, sizeof(b), 0x81, 0, 0);
 	b[14 + 2] = 0x05;

@@ -87,6 +87,15 @@ static void test_val_gauge(void **state)
 	mon_val_update(&c, &v, 3, 3000, 0);
 	assert_true(v.flags & MON_V_CHANGED);
 	assert_false(v.flags & MON_V_DELTA);		/* gauges have no rate */
+	assert_false(v.flags & MON_V_RESET);		/* a level that falls was not reset */
+	/* a 32-bit gauge falling from its upper half is no wrap either (mlx5's
+	 * outbound_pci_stalled_wr, a percentage, is a 32-bit MPCNT field) */
+	c.width = 32;
+	mon_val_update(&c, &v, 97, 4000, 0);
+	mon_val_update(&c, &v, 4, 5000, 0);
+	assert_int_equal(v.raw, 4);
+	assert_true(v.flags & MON_V_VALID);
+	assert_false(v.flags & (MON_V_RESET | MON_V_WRAP | MON_V_DELTA));
 }
 
 /* --- a scripted source ------------------------------------------------------------- */
@@ -489,10 +498,51 @@ static void test_catalog_parse(void **state)
 		if (!strstr(err.why, bad[i].why))
 			fail_msg("line '%s': '%s', expected '%s'", bad[i].text, err.why, bad[i].why);
 	}
+	/* a trailing field that starts with '#' is the row's reference, with or without the
+	 * bits column; the fields before it are checked as ever */
+	{
+		static const char refd[] =
+			"ethtool\tice\trx_priority_{p}_xoff.nic\tpfc.rx.prio{p}.frames\tframes\t"
+			"counter\t# ice_ethtool.c (Linux 6.12)\n"
+			"ethtool\tmlx5_core\trx_out_of_buffer\tdiscard.rx_buffer\tpackets\tcounter"
+			"\t32\t#\ten_stats.c\tand counters.rst\n"
+			"link\t*\trx_bytes\tlink.rx_bytes\tB\tcounter\n";
+		static const char bad_ref[] = "link\t*\trx\tm\tB\t# no kind\n";
+		struct mon_catalog_info info;
+
+		assert_int_equal(mon_catalog_parse(refd, sizeof(refd) - 1, &c, &err), 0);
+		assert_int_equal(mon_catalog_size(c), 3);
+		assert_int_equal(mon_catalog_row(c, 0, &info), 0);
+		assert_string_equal(info.raw, "rx_priority_{p}_xoff.nic");
+		assert_string_equal(info.ref, "ice_ethtool.c (Linux 6.12)");
+		assert_int_equal(info.kind, MON_COUNTER);
+		assert_int_equal(mon_catalog_row(c, 1, &info), 0);
+		assert_int_equal(info.width, 32);
+		assert_string_equal(info.ref, "en_stats.c\tand counters.rst");
+		assert_int_equal(mon_catalog_row(c, 2, &info), 0);
+		assert_null(info.ref);
+		assert_int_equal(mon_catalog_row(c, 3, &info), -ENOENT);
+		assert_int_equal(mon_catalog_lookup(c, "ethtool", "ice", "rx_priority_3_xoff.nic",
+						    -1, &h), 1);
+		assert_string_equal(h.metric, "pfc.rx.prio3.frames");
+		mon_catalog_free(c);
+		assert_int_equal(mon_catalog_parse(bad_ref, sizeof(bad_ref) - 1, &c, &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.why, "5 fields, expected 6 or 7"));
+	}
 	/* a folder is said to be one, not an I/O error */
 	assert_int_equal(mon_catalog_load("/", &c, &err), -EISDIR);
-	/* the built-in table passes its own checks */
+	/* the built-in table passes its own checks, and every row names the upstream
+	 * source it was checked against */
 	assert_int_equal(mon_catalog_builtin(&c), 0);
+	for (i = 0; i < mon_catalog_size(c); i++) {
+		struct mon_catalog_info info;
+
+		assert_int_equal(mon_catalog_row(c, i, &info), 0);
+		if (!info.ref)
+			fail_msg("built-in row %zu (%s %s %s) names no upstream source", i,
+				 info.source, info.drivers, info.raw);
+	}
 	mon_catalog_free(c);
 }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_monitor_sources.c: every counter source's reply parser, fed replies built from the
- * kernel uapi structures: good, truncated, malformed and with unknown attributes.
+ * kernel uapi structures: good, truncated, malformed and with unknown attributes; and
+ * the ethtool string sets of mlx5, ice and bnxt_en (tests/fixtures/monitor, each headed by
+ * the driver file its strings come from) sampled through the catalog and the delta code.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +27,7 @@
 #include "lib/hw/dcb.h"
 #include "lib/util.h"
 #include "monitor/catalog.h"
+#include "monitor/sampler.h"
 #include "monitor/sources/sources.h"
 
 static uint8_t buf[64 * 1024];
@@ -128,9 +132,33 @@ static void test_ethtool_strings_stats_mlx5(void **state)
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
 					    "outbound_pci_stalled_wr", -1, &hit), 1);
 	assert_string_equal(hit.metric, "pcie.nic.stalled_wr");
+	/* a share of the last second (0..100) the NIC computes: a gauge, never a delta */
+	assert_string_equal(hit.unit, "%");
+	assert_int_equal(hit.kind, MON_GAUGE);
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "outbound_pci_stalled_wr_events", -1, &hit), 1);
+	assert_string_equal(hit.unit, "s");	/* seconds above 30% */
+	assert_int_equal(hit.kind, MON_COUNTER);
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "outbound_pci_buffer_overflow", -1, &hit), 1);
+	assert_string_equal(hit.unit, "packets");
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core", "rx_prio3_marked", -1,
 					    &hit), 1);
-	assert_string_equal(hit.metric, "ecn.marked.prio3");
+	/* what the NIC marked for host congestion, not CE arrivals */
+	assert_string_equal(hit.metric, "ecn.host_marked.prio3");
+	/* rx_out_of_buffer is a 32-bit counter */
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core", "rx_out_of_buffer", -1,
+					    &hit), 1);
+	assert_int_equal(hit.width, 32);
+	/* the storm warning with and without the trailing space of older kernels */
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "tx_pause_storm_warning_events", -1, &hit), 1);
+	assert_string_equal(hit.metric, "pfc.storm.warning");
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "tx_pause_storm_warning_events ", -1, &hit), 1);
+	assert_string_equal(hit.metric, "pfc.storm.warning");
+	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "mlx5_core",
+					    "tx_pause_storm_warning_events_x", -1, &hit), 0);
 	/* Not mlx5: the mlx5 names do not apply. */
 	assert_int_equal(mon_catalog_lookup(cat, "ethtool", "veth", "rx_prio3_pause", -1, &hit),
 			 0);
@@ -149,6 +177,289 @@ static void test_ethtool_strings_stats_mlx5(void **state)
 	assert_int_equal(src_ethtool_parse_stats(buf, vlen - 1, (uint32_t)n, got), -EBADMSG);
 	assert_int_equal(src_ethtool_parse_stats(buf, vlen, (uint32_t)n + 1, got), -ESTALE);
 	assert_int_equal(src_ethtool_parse_stats(buf, 4, (uint32_t)n, got), -EBADMSG);
+}
+
+/* --- ethtool string sets from the drivers, sampled ----------------------------------- */
+
+#define FX_NAMES 256
+#define FX_SAMPLES 8
+
+/* A fixture of several samples: "name<TAB>v0<TAB>v1...", each headed by the upstream file
+ * (and release) its strings come from. Read, it goes through the ethtool parsers and the
+ * engine's per-column delta code as the monitor would take it: columns from the built-in
+ * catalog, one reading a second.
+ */
+struct fx {
+	size_t n, ns;
+	char names[FX_NAMES][ETH_GSTRING_LEN + 1];
+	uint64_t v[FX_SAMPLES][FX_NAMES];
+	struct mon_col col[FX_NAMES];
+	struct mon_val val[FX_SAMPLES][FX_NAMES];
+	struct mon_catalog *cat;	/* the columns' units point into it */
+};
+
+static void fx_load(const char *name, struct fx *x)
+{
+	char path[512], line[512];
+	const char *root = getenv("PFCLAB_ROOT");
+	FILE *f;
+
+	x->n = x->ns = 0;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/monitor/%s", root ? root : ".", name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(strstr(line, "Strings: Linux drivers/"));	/* headed by its source */
+	while (fgets(line, sizeof(line), f) && x->n < FX_NAMES) {
+		char *tab = strchr(line, '\t'), *p;
+		size_t k = 0;
+
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		snprintf(x->names[x->n], sizeof(x->names[0]), "%.32s", line);
+		for (p = tab + 1; *p && *p != '\n' && k < FX_SAMPLES; k++) {
+			x->v[k][x->n] = strtoull(p, &p, 10);
+			if (*p == '\t')
+				p++;
+		}
+		if (!x->n)
+			x->ns = k;
+		assert_int_equal(k, x->ns);	/* every name has every sample */
+		x->n++;
+	}
+	fclose(f);
+	assert_true(x->n > 10 && x->ns >= 2);
+}
+
+static void fx_run(struct fx *x, const char *driver)
+{
+	static struct mon_field f[FX_NAMES];
+	static uint64_t got[FX_NAMES];
+	struct ethtool_gstrings *gs = (void *)buf;
+	struct ethtool_stats *st = (void *)buf;
+	struct mon_catalog_hit hit;
+	size_t i, k;
+
+	memset(buf, 0, sizeof(buf));
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = (uint32_t)x->n;
+	for (i = 0; i < x->n; i++)
+		memcpy(gs->data + i * ETH_GSTRING_LEN, x->names[i],
+		       strnlen(x->names[i], ETH_GSTRING_LEN));
+	assert_int_equal(src_ethtool_parse_strings(buf, sizeof(*gs) + x->n * ETH_GSTRING_LEN,
+						   (uint32_t)x->n, f), 0);
+	assert_int_equal(mon_catalog_builtin(&x->cat), 0);
+	for (i = 0; i < x->n; i++) {	/* as the engine makes its columns */
+		struct mon_col *c = &x->col[i];
+
+		memset(c, 0, sizeof(*c));
+		assert_string_equal(f[i].raw, x->names[i]);
+		c->kind = f[i].kind;
+		c->unit = f[i].unit ? f[i].unit : "";
+		c->width = f[i].width ? f[i].width : 64;
+		if (mon_catalog_lookup(x->cat, "ethtool", driver, f[i].raw, -1, &hit)) {
+			snprintf(c->metric, sizeof(c->metric), "%s", hit.metric);
+			c->unit = hit.unit;
+			c->kind = hit.kind;
+			if (hit.width)
+				c->width = hit.width;
+		}
+	}
+	for (k = 0; k < x->ns; k++) {
+		memset(buf, 0, sizeof(buf));
+		st->cmd = ETHTOOL_GSTATS;
+		st->n_stats = (uint32_t)x->n;
+		memcpy(st->data, x->v[k], x->n * sizeof(uint64_t));
+		assert_int_equal(src_ethtool_parse_stats(buf, sizeof(*st) + x->n * 8,
+							 (uint32_t)x->n, got), 0);
+		for (i = 0; i < x->n; i++)
+			mon_val_update(&x->col[i], &x->val[k][i], got[i],
+				       (uint64_t)(k + 1) * 1000000000ULL, 0);
+	}
+}
+
+static void fx_free(struct fx *x)
+{
+	mon_catalog_free(x->cat);
+	x->cat = NULL;
+}
+
+static size_t fx_find(const struct fx *x, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		if (!strcmp(x->names[i], name))
+			return i;
+	fail_msg("no '%s' in the fixture", name);
+	return 0;
+}
+
+/* Sample k's delta of name, and its metric. */
+static uint64_t fx_delta(const struct fx *x, const char *name, size_t k, const char *metric)
+{
+	size_t i = fx_find(x, name);
+
+	assert_string_equal(x->col[i].metric, metric);
+	assert_int_equal(x->col[i].kind, MON_COUNTER);
+	assert_true(x->val[k][i].flags & MON_V_DELTA);
+	return x->val[k][i].delta;
+}
+
+/* No column read as reset anywhere: every counter in these sets only grows or wraps. */
+static void fx_no_reset(const struct fx *x)
+{
+	size_t i, k;
+
+	for (k = 0; k < x->ns; k++)
+		for (i = 0; i < x->n; i++)
+			if (x->val[k][i].flags & MON_V_RESET)
+				fail_msg("%s flagged as reset at sample %zu", x->names[i], k);
+}
+
+static void test_ethtool_fixture_mlx5(void **state)
+{
+	static struct fx x;
+	const char *stall[] = { "outbound_pci_stalled_wr", "outbound_pci_stalled_rd" };
+	size_t i, j, k;
+	int falls = 0;
+
+	(void)state;
+	fx_load("mlx5_ethtool_stats.en_stats.txt", &x);
+	fx_run(&x, "mlx5_core");
+	fx_no_reset(&x);
+	/* The PCIe stall shares: a percentage gauge, read as it is, up and down, never a
+	 * delta, never a reset when it falls. */
+	for (j = 0; j < ARRAY_SIZE(stall); j++) {
+		i = fx_find(&x, stall[j]);
+		assert_int_equal(x.col[i].kind, MON_GAUGE);
+		assert_string_equal(x.col[i].unit, "%");
+		assert_string_equal(x.col[i].metric, j ? "pcie.nic.stalled_rd" : "pcie.nic.stalled_wr");
+		for (k = 0; k < x.ns; k++) {
+			const struct mon_val *v = &x.val[k][i];
+
+			assert_true(v->flags & MON_V_VALID);
+			assert_int_equal(v->raw, x.v[k][i]);
+			assert_true(v->raw <= 100);
+			assert_false(v->flags & (MON_V_DELTA | MON_V_RESET | MON_V_WRAP));
+			if (k && x.v[k][i] < x.v[k - 1][i]) {
+				falls++;
+				assert_true(v->flags & MON_V_CHANGED);
+			}
+		}
+	}
+	assert_true(falls >= 3);	/* 85 -> 40 -> 0, 3 -> 1 -> 0 */
+	i = fx_find(&x, "outbound_pci_stalled_wr");
+	assert_int_equal(x.val[1][i].raw, 85);
+	/* seconds above 30%: a counter */
+	assert_int_equal(fx_delta(&x, "outbound_pci_stalled_wr_events", 1,
+				  "pcie.nic.stalled_wr_events"), 1);
+	assert_string_equal(x.col[fx_find(&x, "outbound_pci_stalled_wr_events")].unit, "s");
+	assert_int_equal(fx_delta(&x, "outbound_pci_buffer_overflow", 2,
+				  "pcie.nic.buffer_overflow"), 17);
+	/* rx_out_of_buffer wraps at 2^32 between samples 2 and 3 */
+	i = fx_find(&x, "rx_out_of_buffer");
+	assert_int_equal(x.col[i].width, 32);
+	assert_true(x.val[3][i].flags & MON_V_WRAP);
+	assert_int_equal(fx_delta(&x, "rx_out_of_buffer", 3, "discard.rx_buffer"), 11);
+	/* pause time on priority 3: 100 ms in a second, 10% of the time */
+	assert_int_equal(fx_delta(&x, "tx_prio3_pause_duration", 1, "pfc.tx.prio3.pause_us"),
+			 100000);
+	assert_true(fabs(x.val[1][fx_find(&x, "tx_prio3_pause_duration")].rate - 1e5) < 1e-6);
+	assert_int_equal(fx_delta(&x, "tx_prio3_pause", 2, "pfc.tx.prio3.frames"), 4000);
+	assert_int_equal(fx_delta(&x, "rx_prio3_marked", 1, "ecn.host_marked.prio3"), 100);
+	assert_int_equal(fx_delta(&x, "dev_out_of_buffer", 2, "discard.dev_buffer"), 3);
+	assert_int_equal(fx_delta(&x, "pci_bw_inbound_high", 1, "pcie.nic.bw_inbound_high"), 1);
+	assert_int_equal(fx_delta(&x, "tx_pci_signal_integrity", 2,
+				  "pcie.nic.signal_integrity_tx"), 1);
+	assert_int_equal(fx_delta(&x, "rx_buffer_passed_thres_phy", 1,
+				  "buffer.rx_over_threshold"), 28);
+	assert_int_equal(fx_delta(&x, "link_down_events_phy", 1, "link.down_events"), 0);
+	fx_free(&x);
+}
+
+static void test_ethtool_fixture_ice(void **state)
+{
+	static struct fx x;
+	char raw[40], metric[40];
+	const char *dir[] = { "rx", "tx" };
+	size_t d, k;
+	unsigned int p;
+
+	(void)state;
+	fx_load("ice_ethtool_stats.ice_ethtool.txt", &x);
+	fx_run(&x, "ice");
+	fx_no_reset(&x);
+	/* every priority's four PFC counters, with their ".nic" names, are named */
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < 8; p++)
+			for (k = 1; k < x.ns; k++) {
+				size_t on, off;
+
+				snprintf(raw, sizeof(raw), "%s_priority_%u_xon.nic", dir[d], p);
+				snprintf(metric, sizeof(metric), "pfc.%s.prio%u.xon", dir[d], p);
+				on = fx_find(&x, raw);
+				assert_int_equal(fx_delta(&x, raw, k, metric),
+						 x.v[k][on] - x.v[k - 1][on]);
+				snprintf(raw, sizeof(raw), "%s_priority_%u_xoff.nic", dir[d], p);
+				snprintf(metric, sizeof(metric), "pfc.%s.prio%u.frames", dir[d], p);
+				off = fx_find(&x, raw);
+				assert_int_equal(fx_delta(&x, raw, k, metric),
+						 x.v[k][off] - x.v[k - 1][off]);
+				if (p != 3)
+					assert_int_equal(x.val[k][off].delta, 0);
+			}
+	/* PFC on priority 3: 200 XOFF frames sent and 1 received in the second second */
+	assert_int_equal(fx_delta(&x, "tx_priority_3_xoff.nic", 1, "pfc.tx.prio3.frames"), 200);
+	assert_int_equal(fx_delta(&x, "rx_priority_3_xoff.nic", 1, "pfc.rx.prio3.frames"), 1);
+	/* the old names without ".nic" name nothing; nor do the other ice counters */
+	assert_string_equal(x.col[fx_find(&x, "link_xoff_rx.nic")].metric, "");
+	{
+		struct mon_catalog *cat;
+		struct mon_catalog_hit hit;
+
+		assert_int_equal(mon_catalog_builtin(&cat), 0);
+		assert_int_equal(mon_catalog_lookup(cat, "ethtool", "ice", "rx_priority_3_xoff", -1,
+						    &hit), 0);
+		mon_catalog_free(cat);
+	}
+	fx_free(&x);
+}
+
+static void test_ethtool_fixture_bnxt(void **state)
+{
+	static struct fx x;
+
+	(void)state;
+	fx_load("bnxt_en_ethtool_stats.bnxt_ethtool.txt", &x);
+	fx_run(&x, "bnxt_en");
+	fx_no_reset(&x);
+	assert_int_equal(fx_delta(&x, "rx_pfc_ena_frames_pri3", 1, "pfc.rx.prio3.frames"), 100);
+	assert_int_equal(fx_delta(&x, "tx_pfc_ena_frames_pri3", 1, "pfc.tx.prio3.frames"), 5);
+	/* pause time per priority in microseconds: 50 ms of the second second */
+	assert_int_equal(fx_delta(&x, "pfc_pri3_rx_duration_us", 1, "pfc.rx.prio3.pause_us"),
+			 50000);
+	assert_string_equal(x.col[fx_find(&x, "pfc_pri3_rx_duration_us")].unit, "us");
+	assert_int_equal(fx_delta(&x, "pfc_pri3_tx_duration_us", 2, "pfc.tx.prio3.pause_us"),
+			 20000);
+	assert_int_equal(fx_delta(&x, "pfc_pri3_rx_transitions", 2, "pfc.rx.prio3.transitions"),
+			 30);
+	assert_int_equal(fx_delta(&x, "pfc_pri3_tx_transitions", 2, "pfc.tx.prio3.transitions"),
+			 4);
+	assert_int_equal(fx_delta(&x, "pfc_pri0_rx_duration_us", 1, "pfc.rx.prio0.pause_us"), 0);
+	assert_int_equal(fx_delta(&x, "continuous_pause_events", 2, "pause.continuous_events"),
+			 1);
+	assert_int_equal(fx_delta(&x, "resume_pause_events", 2, "pause.resume_events"), 1);
+	assert_int_equal(fx_delta(&x, "rx_buffer_passed_threshold", 1,
+				  "buffer.rx_over_threshold"), 4);
+	assert_int_equal(fx_delta(&x, "rx_discard_packets_cos3", 2, "discard.rx_cos3"), 9);
+	assert_int_equal(fx_delta(&x, "rx_pause_frames", 1, "pause.rx.frames"), 0);
+	/* ring counters ("[0]: ...") and bytes per CoS are not in the catalog */
+	assert_string_equal(x.col[fx_find(&x, "[0]: rx_ucast_packets")].metric, "");
+	assert_string_equal(x.col[fx_find(&x, "rx_discard_bytes_cos3")].metric, "");
+	fx_free(&x);
 }
 
 /* --- ethtool netlink PAUSE_GET ----------------------------------------------------- */
@@ -362,6 +673,12 @@ static void test_rdma_stat_reply(void **state)
 	assert_int_equal(mon_catalog_lookup(cat, "rdma", "bnxt_en", "rx_ecn_marked_pkts", -1,
 					    &hit), 1);
 	assert_string_equal(hit.metric, "ecn.marked");
+	/* bnxt_re counts CNPs received, not handled; rxe's completer counts every retry */
+	assert_int_equal(mon_catalog_lookup(cat, "rdma", "bnxt_re", "rx_cnp_pkts", -1, &hit), 1);
+	assert_string_equal(hit.metric, "cnp.received");
+	assert_int_equal(mon_catalog_lookup(cat, "rdma", "rxe", "completer_retry_err", -1, &hit),
+			 1);
+	assert_string_equal(hit.metric, "rdma.retries");
 	mon_catalog_free(cat);
 
 	/* Truncated anywhere: an error, never a crash or a partial success. */
@@ -491,6 +808,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ethtool_sset),
 		cmocka_unit_test(test_ethtool_strings_stats_mlx5),
+		cmocka_unit_test(test_ethtool_fixture_mlx5),
+		cmocka_unit_test(test_ethtool_fixture_ice),
+		cmocka_unit_test(test_ethtool_fixture_bnxt),
 		cmocka_unit_test(test_pause_reply),
 		cmocka_unit_test(test_dcb_reply),
 		cmocka_unit_test(test_rdma_stat_reply),

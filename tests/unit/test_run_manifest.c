@@ -196,6 +196,61 @@ static void test_probe_utf8(void **state)
 	json_object_put(o);
 }
 
+/* The NIC's congestion settings from the doctor's "nic" object: DCQCN (debugfs names,
+ * from the inbox mlx5 cc_params; MLNX_OFED with its enable switches), the buffer split and
+ * the PFC storm timeout; values of the wrong type are null, never kept or made 0; a
+ * doctor that gave no "nic" (veth: every field null; an older pfclab) leaves every field
+ * null. */
+static void test_probe_nic(void **state)
+{
+	static const char inbox[] =
+		"@@doctor\n{\"host\":\"h1\",\"items\":[],\"nic\":{\"netdev\":\"eth2\","
+		"\"dcqcn\":{\"source\":\"debugfs\",\"params\":{\"rp_ai_rate\":5,\"rp_hai_rate\":50,"
+		"\"np_cnp_dscp\":48,\"rp_min_rate\":null,\"np_cnp_prio\":\"6\"},\"enable\":null},"
+		"\"buffer\":{\"buffer_size\":\"Port buffer size = 262016\",\"prio2buffer\":null,"
+		"\"trust\":\"dscp\",\"dscp2prio\":7},\"pfc_storm_timeout_ms\":100,"
+		"\"pfc_storm_timeout_auto\":false}}\n"
+		"@@kernel\n6.8\n@@hostname\nh1\n";
+	static const char ofed[] =
+		"@@doctor\n{\"items\":[],\"nic\":{\"dcqcn\":{\"source\":\"mlnx_ofed\",\"params\":"
+		"{\"roce_rp.rpg_ai_rate\":5},\"enable\":{\"rp\":[0,0,0,1,0,0,0,0],\"np\":[0,0,0,1]}},"
+		"\"pfc_storm_timeout_ms\":\"100\"}}\n@@hostname\nh1\n";
+	static const char veth[] =
+		"@@doctor\n{\"items\":[],\"nic\":{\"netdev\":\"va\",\"dcqcn\":{\"source\":null,"
+		"\"params\":{},\"enable\":null},\"buffer\":{\"buffer_size\":null,\"prio2buffer\":null,"
+		"\"trust\":null,\"dscp2prio\":null},\"pfc_storm_timeout_ms\":null,"
+		"\"pfc_storm_timeout_auto\":false}}\n@@hostname\nh1\n";
+	json_object *o;
+	char buf[4096];
+
+	(void)state;
+	o = probe(inbox, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"dcqcn\":{\"source\":\"debugfs\",\"params\":{\"rp_ai_rate\":5,"
+				    "\"rp_hai_rate\":50,\"np_cnp_dscp\":48,\"rp_min_rate\":null,"
+				    "\"np_cnp_prio\":null},\"enable\":null}"));
+	assert_non_null(strstr(buf, "\"buffer\":{\"buffer_size\":\"Port buffer size = 262016\","
+				    "\"prio2buffer\":null,\"trust\":\"dscp\",\"dscp2prio\":null}"));
+	assert_non_null(strstr(buf, "\"pfc_storm_timeout_ms\":100,\"pfc_storm_timeout_auto\":false"));
+	json_object_put(o);
+	o = probe(ofed, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"dcqcn\":{\"source\":\"mlnx_ofed\",\"params\":{\"roce_rp.rpg_ai_rate\":5},"
+				    "\"enable\":{\"rp\":[0,0,0,1,0,0,0,0],\"np\":[0,0,0,1,null,null,null,null]}}"));
+	assert_non_null(strstr(buf, "\"pfc_storm_timeout_ms\":null"));	/* a string: not kept */
+	assert_non_null(strstr(buf, "\"buffer\":{\"buffer_size\":null,\"prio2buffer\":null,"
+				    "\"trust\":null,\"dscp2prio\":null}"));
+	json_object_put(o);
+	o = probe(veth, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"dcqcn\":{\"source\":null,\"params\":{},\"enable\":null},"
+				    "\"buffer\":{\"buffer_size\":null,\"prio2buffer\":null,\"trust\":null,"
+				    "\"dscp2prio\":null},\"pfc_storm_timeout_ms\":null"));
+	json_object_put(o);
+	/* no doctor report at all: the same fields, null */
+	o = probe("@@kernel\n6.8\n@@hostname\nh1\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"dcqcn\":{\"source\":null,\"params\":{},\"enable\":null}"));
+	assert_non_null(strstr(buf, "\"pfc_storm_timeout_ms\":null,\"pfc_storm_timeout_auto\":null"));
+	json_object_put(o);
+}
+
 static void test_version_answers(void **state)
 {
 	static const struct {
@@ -253,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_probe_missing),
 		cmocka_unit_test(test_probe_empty_sections),
 		cmocka_unit_test(test_probe_utf8),
+		cmocka_unit_test(test_probe_nic),
 		cmocka_unit_test(test_version_answers),
 	};
 

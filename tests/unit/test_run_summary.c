@@ -277,6 +277,81 @@ static void test_summary_gpu_address(void **state)
 	assert_int_equal(system(d), 0);
 }
 
+/* The NIC's PCIe line: mlx5's stall shares (percentage gauges, values only) averaged and
+ * their peak, the PCIe buffer overflow counted; bnxt_re's CNPs received beside those
+ * handled. A host whose NIC counts none of them (rxe, veth): every field null, n/a in
+ * summary.txt, no "received" said. A record from before the shares were gauges
+ * (microsecond counters with rates): the mean from their delta, no peak. */
+static void test_summary_nic_pcie(void **state)
+{
+	char root[] = "/tmp/run-summary-XXXXXX", d[900];
+	json_object *sum, *x;
+
+	(void)state;
+	results_root(root);
+	rep_folder(root, 0, 1.0, true);
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a/monitor", root);
+	put(d, "meta.json", "{}\n");
+	/* shares 12, 85, 40 % of writes; 0, 3, 1 % of reads; 17 packets dropped; 30 CNPs */
+	put(d, "samples.jsonl",
+	    "{\"type\":\"sample\",\"seq\":1,\"wall_ns\":1000000000,\"dt_ns\":0,\"values\":{\"pcie.nic.stalled_wr\":12,\"pcie.nic.stalled_rd\":0,\"pcie.nic.buffer_overflow\":0,\"cnp.received\":10}}\n"
+	    "{\"type\":\"sample\",\"seq\":2,\"wall_ns\":2000000000,\"dt_ns\":1000000000,\"values\":{\"pcie.nic.stalled_wr\":85,\"pcie.nic.stalled_rd\":3,\"pcie.nic.buffer_overflow\":0,\"cnp.received\":20},"
+	    "\"rates\":{\"pcie.nic.buffer_overflow\":0,\"cnp.received\":10}}\n"
+	    "{\"type\":\"sample\",\"seq\":3,\"wall_ns\":3000000000,\"dt_ns\":1000000000,\"values\":{\"pcie.nic.stalled_wr\":40,\"pcie.nic.stalled_rd\":1,\"pcie.nic.buffer_overflow\":17,\"cnp.received\":40},"
+	    "\"rates\":{\"pcie.nic.buffer_overflow\":17,\"cnp.received\":20}}\n");
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/b/monitor", root);
+	assert_int_equal(pfc_mkdir_p(d), 0);
+	put(d, "samples.jsonl",
+	    "{\"type\":\"sample\",\"seq\":1,\"wall_ns\":1000000000,\"dt_ns\":0,\"values\":{\"link.rx_packets\":1}}\n"
+	    "{\"type\":\"sample\",\"seq\":2,\"wall_ns\":2000000000,\"dt_ns\":1000000000,\"values\":{\"link.rx_packets\":2},\"rates\":{\"link.rx_packets\":1}}\n");
+	sum = summarised(root);
+	x = get(sum, "points/0/repetitions/0/hosts/a/counters/nic_pcie");
+	assert_float_equal(json_object_get_double(get(x, "stalled_wr_share_mean")), 137.0 / 300, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "stalled_wr_share_max")), 0.85, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "stalled_rd_share_mean")), 4.0 / 300, 1e-9);
+	assert_float_equal(json_object_get_double(get(x, "stalled_rd_share_max")), 0.03, 1e-9);
+	assert_int_equal(json_object_get_int(get(x, "buffer_overflow")), 17);
+	assert_int_equal(json_object_get_int(get(sum, "points/0/repetitions/0/hosts/a/counters/cnp_received")), 30);
+	/* over the valid repetitions: the spread of the NIC's stall share and drops, per host */
+	x = get(sum, "points/0/over_valid_repetitions");
+	assert_int_equal(json_object_get_int(get(x, "nic_pcie_buffer_overflow a/n")), 1);
+	assert_float_equal(json_object_get_double(get(x, "nic_pcie_stalled_wr_share_mean a/max")),
+			   137.0 / 300, 1e-9);
+	assert_int_equal(json_object_get_int(get(x, "cnp_received a/n")), 1);
+	assert_null(get(x, "nic_pcie_buffer_overflow b"));
+	x = get(sum, "points/0/repetitions/0/hosts/b/counters/nic_pcie");
+	assert_non_null(x);
+	assert_true(json_object_object_get_ex(x, "stalled_wr_share_mean", NULL));
+	assert_null(get(x, "stalled_wr_share_mean"));
+	assert_null(get(x, "stalled_wr_share_max"));
+	assert_null(get(x, "stalled_rd_share_mean"));
+	assert_null(get(x, "buffer_overflow"));
+	assert_true(json_object_object_get_ex(get(sum, "points/0/repetitions/0/hosts/b/counters"),
+					      "cnp_received", NULL));
+	assert_null(get(sum, "points/0/repetitions/0/hosts/b/counters/cnp_received"));
+	snprintf(d, sizeof(d),
+		 "grep -qxF '      NIC PCIe       stalled wr 45.67%% (peak 85.00%%) rd 1.33%% (peak 3.00%%), "
+		 "PCIe buffer overflow 17 packets' %s/summary.txt && "
+		 "grep -qxF '      NIC PCIe       stalled wr n/a rd n/a, PCIe buffer overflow n/a' %s/summary.txt && "
+		 "grep -qF 'CNP            sent n/a handled n/a received 30 (counters)' %s/summary.txt && "
+		 "test \"$(grep -c 'received' %s/summary.txt)\" = 1", root, root, root, root);
+	assert_int_equal(system(d), 0);
+	json_object_put(sum);
+	/* an older record: the shares as microsecond counters (rates), over the 2 s point */
+	snprintf(d, sizeof(d), "%s/points/p000/rep0/a/monitor", root);
+	put(d, "samples.jsonl",
+	    "{\"type\":\"sample\",\"seq\":1,\"wall_ns\":1000000000,\"dt_ns\":0,\"values\":{\"pcie.nic.stalled_wr\":0}}\n"
+	    "{\"type\":\"sample\",\"seq\":2,\"wall_ns\":2000000000,\"dt_ns\":1000000000,\"values\":{\"pcie.nic.stalled_wr\":500000},"
+	    "\"rates\":{\"pcie.nic.stalled_wr\":500000}}\n");
+	sum = summarised(root);
+	x = get(sum, "points/0/repetitions/0/hosts/a/counters/nic_pcie");
+	assert_float_equal(json_object_get_double(get(x, "stalled_wr_share_mean")), 0.25, 1e-9);
+	assert_null(get(x, "stalled_wr_share_max"));
+	json_object_put(sum);
+	snprintf(d, sizeof(d), "rm -rf %s", root);
+	assert_int_equal(system(d), 0);
+}
+
 /* Records a host left are data, not trusted: members of the wrong type (null, a string
  * for a number, a number for an object) and numbers out of range (1e999) read as absent
  * or n/a, never crash or count; the good lines around them still count. */
@@ -997,6 +1072,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validity),
 		cmocka_unit_test(test_summary_gpu_address),
+		cmocka_unit_test(test_summary_nic_pcie),
 		cmocka_unit_test(test_validity_warn),
 		cmocka_unit_test(test_records_review),
 		cmocka_unit_test(test_records_timeline),

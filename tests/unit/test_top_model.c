@@ -138,6 +138,92 @@ static void test_rows_one_host(void **state)
 	top_model_free(&m);
 }
 
+/* mlx5's outbound_pci_stalled_wr/_rd: a percentage the NIC computes over the last second
+ * (a gauge), shown as that share; a record from before the catalog said so holds them as a
+ * microsecond counter, shown from its rate as before. */
+static void test_nic_stall_share(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n;
+
+	(void)state;
+	one_host(&m, &s);
+	top_snap_put(&s, "pcie.nic.stalled_wr", "%", TOP_M_VALID, 85, 0);
+	top_snap_put(&s, "pcie.nic.stalled_rd", "%", TOP_M_VALID, 0, 0);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
+	assert_int_equal(r->cell[0][0].how, TOP_SHARE_PCT);
+	assert_string_equal(r->cell[0][0].unit, "%");
+	assert_true(fabs(r->cell[0][0].value - 0.85) < 1e-9);
+	assert_true(r->cell[0][0].nonzero);
+	assert_false(r->cell[0][0].has_total);	/* a level has no total */
+	assert_true(r->cell[0][1].value == 0);
+	/* it falls: still a share, no gap, no reset */
+	snap_set(&s, 2, 2 * S);
+	top_snap_put(&s, "pcie.nic.stalled_wr", "%", TOP_M_VALID, 12, 0);
+	top_snap_put(&s, "pcie.nic.stalled_rd", "%", TOP_M_VALID, 3, 0);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
+	assert_true(fabs(r->cell[0][0].value - 0.12) < 1e-9);
+	assert_true(fabs(r->cell[0][1].value - 0.03) < 1e-9);
+	/* the PCIe buffer overflow beside them: packets dropped per second, with a total */
+	assert_int_equal(r->cell[0][2].state, TOP_CELL_NONE);
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_NA);
+	snap_set(&s, 3, 3 * S);
+	top_snap_put(&s, "pcie.nic.buffer_overflow", "packets", C, 7, 4);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_OK);
+	assert_true(fabs(r->cell[0][3].value - 4) < 1e-9);
+	assert_true(r->cell[0][3].has_total);
+	assert_string_equal(top_section_col(TOP_SEC_PCIE, 3), "drop/s");
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	/* a host that counts none of them (rxe, veth): the line is there, every cell n/a */
+	one_host(&m, &s);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->sec, TOP_SEC_PCIE);
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_NA);
+	assert_int_equal(r->cell[0][1].state, TOP_CELL_NA);
+	assert_int_equal(r->cell[0][3].state, TOP_CELL_NA);
+	assert_null(find_row(n, "NIC stall"));
+	assert_null(find_row(n, "NIC overflow"));
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	/* CNPs received (bnxt_re): a row of their own, only where reported */
+	assert_null(find_row(n, "CNP received"));
+	one_host(&m, &s);
+	top_snap_put(&s, "cnp.received", "packets", C, 40, 20);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "CNP received");
+	assert_true(fabs(r->cell[0][0].value - 20) < 1e-9);
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	/* an older record: a microsecond counter of the same name */
+	one_host(&m, &s);
+	top_snap_put(&s, "pcie.nic.stalled_wr", "us", C, 1000, 250000);
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	r = row(n, "NIC PCIe");
+	assert_int_equal(r->cell[0][0].how, TOP_SHARE_US);
+	assert_true(fabs(r->cell[0][0].value - 0.25) < 1e-9);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
 /* The paused share from the captured frames where the NIC counts no pause duration; the
  * NIC's own counter where it has one; n/a where neither was read (no link speed). */
 static void test_paused_from_capture(void **state)
@@ -1222,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(test_snap_put),
 		cmocka_unit_test(test_rows_one_host),
 		cmocka_unit_test(test_paused_from_capture),
+		cmocka_unit_test(test_nic_stall_share),
 		cmocka_unit_test(test_capture_marks),
 		cmocka_unit_test(test_totals_baseline_history),
 		cmocka_unit_test(test_totals_counter_reset),

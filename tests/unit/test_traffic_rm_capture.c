@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_traffic_rm_capture.c: the RM handle capture behind the geforce memory backend, fed
  * the ioctl parameter blocks libcuda would pass (RM ALLOC as NVOS21 and NVOS64, controls,
- * MAP_MEMORY_DMA, IOCTL_XFER, UVM_MAP_EXTERNAL_ALLOCATION of either UVM_MAX_GPUS size),
+ * MAP_MEMORY_DMA in its 570 and 580 layouts, IOCTL_XFER, UVM_MAP_EXTERNAL_ALLOCATION of either UVM_MAX_GPUS size),
  * then asked which objects back a GPU VA. Also the NV_STATUS names.
  */
 #include <errno.h>
@@ -124,6 +124,127 @@ static void test_rm_map_dma_via_xfer(void **state)
 	assert_int_equal(rm_capture_lookup(0x300100000ull, 2 << 20, 0, &h, why, sizeof(why)), -ENOENT);
 }
 
+/* An NVOS46 block laid out by byte offsets, as the driver's header places the fields:
+ * NVIDIA/open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvos.h, at tag 570.133.20
+ * (56 bytes: flags at 32, padding, dmaOffset at 40, status at 48) and at tag 580.142
+ * (64 bytes: flags 32, flags2 36, kindOverride 40, padding, dmaOffset 48, status 56).
+ */
+struct nvos46_layout {
+	const char *tag;
+	size_t size, flags, dma_offset, status;
+};
+
+static const struct nvos46_layout nvos46_570 = { "570.133.20", 56, 32, 40, 48 };
+static const struct nvos46_layout nvos46_580 = { "580.142", 64, 32, 48, 56 };
+
+static void put32(uint8_t *p, size_t at, uint32_t v)
+{
+	memcpy(p + at, &v, 4);
+}
+
+static void put64(uint8_t *p, size_t at, uint64_t v)
+{
+	memcpy(p + at, &v, 8);
+}
+
+static void map_dma_bytes(const struct nvos46_layout *l, uint8_t *p, uint32_t memory,
+			  uint64_t length, uint64_t va, uint32_t status)
+{
+	memset(p, 0, l->size);
+	put32(p, 0, 0xc1d00001);	/* hClient */
+	put32(p, 4, 0xd1);		/* hDevice */
+	put32(p, 8, 0x91);		/* hDma: the VA space */
+	put32(p, 12, memory);		/* hMemory */
+	put64(p, 16, 0x20000);		/* offset */
+	put64(p, 24, length);		/* length */
+	put32(p, l->flags, 0x11);
+	if (l->size == 64) {
+		put32(p, 36, 0x5a5a5a5a);	/* flags2: must not be read as anything */
+		put32(p, 40, 0xa5a5a5a5);	/* kindOverride: sits where 570's dmaOffset did */
+	}
+	put64(p, l->dma_offset, va);
+	put32(p, l->status, status);
+}
+
+static void test_rm_map_dma_layouts(void **state)
+{
+	const struct nvos46_layout *ls[] = { &nvos46_570, &nvos46_580 };
+	uint8_t p[64 + 8];
+	struct rm_handles h;
+	char why[256] = "";
+	size_t i;
+
+	(void)state;
+	/* the structs pfclab declares are the headers' layouts */
+	assert_int_equal(sizeof(struct rm_map_dma), nvos46_570.size);
+	assert_int_equal(offsetof(struct rm_map_dma, dma_offset), nvos46_570.dma_offset);
+	assert_int_equal(offsetof(struct rm_map_dma, status), nvos46_570.status);
+	assert_int_equal(sizeof(struct rm_map_dma_580), nvos46_580.size);
+	assert_int_equal(offsetof(struct rm_map_dma_580, flags2), 36);
+	assert_int_equal(offsetof(struct rm_map_dma_580, kind_override), 40);
+	assert_int_equal(offsetof(struct rm_map_dma_580, dma_offset), nvos46_580.dma_offset);
+	assert_int_equal(offsetof(struct rm_map_dma_580, status), nvos46_580.status);
+	for (i = 0; i < ARRAY_SIZE(ls); i++) {
+		const struct nvos46_layout *l = ls[i];
+		uint64_t va = 0x400000000ull + i * 0x10000000ull;
+
+		rm_capture_reset();
+		cuda_init_sequence();
+		map_dma_bytes(l, p, 0x4e5, 2 << 20, va, RM_OK);
+		rm_capture_observe(FD_CTL, RM_FD_RM, REQ(RM_ESC_MAP_MEMORY_DMA, l->size), p,
+				   l->size);
+		assert_int_equal(rm_capture_lookup(va, 2 << 20, 0, &h, why, sizeof(why)), 0);
+		assert_int_equal(h.memory, 0x4e5);
+		assert_int_equal(h.mem_offset, 0x20000);
+		assert_string_equal(h.how, "RM MAP_MEMORY_DMA");
+		/* a failed call maps nothing */
+		rm_capture_reset();
+		cuda_init_sequence();
+		map_dma_bytes(l, p, 0x4e5, 2 << 20, va, 0x1f);
+		rm_capture_observe(FD_CTL, RM_FD_RM, REQ(RM_ESC_MAP_MEMORY_DMA, l->size), p,
+				   l->size);
+		assert_int_equal(rm_capture_lookup(va, 2 << 20, 0, &h, why, sizeof(why)),
+				 -ENOENT);
+	}
+	/* 580's block read as 570's would take kindOverride and padding for the VA: the
+	 * size decides, so the 570 VA slot (byte 40) is not what the 580 call mapped */
+	rm_capture_reset();
+	cuda_init_sequence();
+	map_dma_bytes(&nvos46_580, p, 0x4e6, 2 << 20, 0x500000000ull, RM_OK);
+	rm_capture_observe(FD_CTL, RM_FD_RM, REQ(RM_ESC_MAP_MEMORY_DMA, 64), p, 64);
+	assert_int_equal(rm_capture_lookup(0xa5a5a5a5ull, 1 << 20, 0, &h, why, sizeof(why)),
+			 -ENOENT);
+	assert_int_equal(rm_capture_lookup(0x500000000ull, 2 << 20, 0, &h, why, sizeof(why)),
+			 0);
+	/* sizes of neither layout are ignored */
+	rm_capture_reset();
+	cuda_init_sequence();
+	map_dma_bytes(&nvos46_580, p, 0x4e7, 2 << 20, 0x600000000ull, RM_OK);
+	rm_capture_observe(FD_CTL, RM_FD_RM, REQ(RM_ESC_MAP_MEMORY_DMA, 72), p, 72);
+	rm_capture_observe(FD_CTL, RM_FD_RM, REQ(RM_ESC_MAP_MEMORY_DMA, 60), p, 60);
+	assert_int_equal(rm_capture_lookup(0x600000000ull, 2 << 20, 0, &h, why, sizeof(why)),
+			 -ENOENT);
+}
+
+/* The 64-byte block passed by pointer through IOCTL_XFER, as large parameters are. */
+static void test_rm_map_dma_580_via_xfer(void **state)
+{
+	struct rm_map_dma_580 m = { .client = 0xc1d00001, .device = 0xd1, .dma = 0x91,
+				    .memory = 0x4e8, .length = 4 << 20, .flags2 = 3,
+				    .kind_override = 0xfe, .dma_offset = 0x700000000ull };
+	struct rm_xfer x = { .cmd = RM_ESC_MAP_MEMORY_DMA, .size = sizeof(m),
+			     .ptr = (uint64_t)(uintptr_t)&m };
+	struct rm_handles h;
+	char why[256] = "";
+
+	(void)state;
+	rm_capture_reset();
+	cuda_init_sequence();
+	rm_capture_observe(FD_CTL, RM_FD_RM, REQ(RM_ESC_IOCTL_XFER, sizeof(x)), &x, sizeof(x));
+	assert_int_equal(rm_capture_lookup(0x700000000ull, 4 << 20, 0, &h, why, sizeof(why)), 0);
+	assert_int_equal(h.memory, 0x4e8);
+}
+
 static void test_fallback_single_alloc(void **state)
 {
 	struct rm_handles h;
@@ -204,6 +325,8 @@ int main(void)
 		cmocka_unit_test(test_uvm_map_256),
 		cmocka_unit_test(test_uvm_map_32),
 		cmocka_unit_test(test_rm_map_dma_via_xfer),
+		cmocka_unit_test(test_rm_map_dma_layouts),
+		cmocka_unit_test(test_rm_map_dma_580_via_xfer),
 		cmocka_unit_test(test_fallback_single_alloc),
 		cmocka_unit_test(test_failed_and_malformed_ignored),
 		cmocka_unit_test(test_incomplete_handles),

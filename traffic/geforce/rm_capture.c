@@ -153,20 +153,30 @@ static void observe_control(int fd, const void *arg, size_t size)
 	}
 }
 
+/* MAP_MEMORY_DMA: NVOS46 has two layouts (rm_abi.h), told apart by the escape's size; the
+ * fields before flags are in the same places in both, dmaOffset and status move by 8.
+ */
 static void observe_map_dma(const void *arg, size_t size)
 {
 	struct rd r = rd_init(arg, size);
 	uint32_t client, memory, status;
 	uint64_t offset, length, va;
+	size_t after_length;
 
-	if (size != sizeof(struct rm_map_dma))
+	if (size == sizeof(struct rm_map_dma))
+		after_length = offsetof(struct rm_map_dma, dma_offset) -
+			       offsetof(struct rm_map_dma, flags);
+	else if (size == sizeof(struct rm_map_dma_580))
+		after_length = offsetof(struct rm_map_dma_580, dma_offset) -
+			       offsetof(struct rm_map_dma_580, flags);
+	else
 		return;
 	client = rd_h32(&r);
 	rd_skip(&r, 8);
 	memory = rd_h32(&r);
 	offset = rd_h64(&r);
 	length = rd_h64(&r);
-	rd_skip(&r, 8);
+	rd_skip(&r, after_length);	/* flags (and flags2, kindOverride), padding */
 	va = rd_h64(&r);
 	status = rd_h32(&r);
 	if (rd_ok(&r) && status == RM_OK && length)
