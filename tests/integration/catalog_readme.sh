@@ -4,6 +4,7 @@
 # (monitor/catalog.tsv), row for row: counter, source, drivers, metric, unit, kind and
 # the upstream file each row was checked against. Regenerate the table with
 #   tests/integration/catalog_readme.sh --print
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 
 table() {

@@ -7,6 +7,7 @@
 # debugfs, the one file left out null), the qos/ files as text; the storm timeout, an
 # ioctl, n/a under a fixture root; on a veth of this host every field null (JSON) and
 # n/a (text), never 0. The same object is what a run's manifest keeps before and after.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 5
 name=doctor_nicqos

@@ -6,6 +6,7 @@
 # and pfclab.1 the front door's; pfclab-experiment.5 names every key the experiment
 # reader accepts (the keys[] tables of scripts/run/exp.c and cpoint.c, traffic's tkeys[]);
 # every page renders with groff -ww and man --warnings without a warning.
+# runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 man_dir=$PFCLAB_ROOT/man
 [ -x "$PFCLAB" ] || { plan 1; skip man_pages "no pfclab binary at $PFCLAB"; finish; }
