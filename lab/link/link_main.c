@@ -3,7 +3,7 @@
  * port IFACE, the datapath is the kernel's (built by vlab_lossless in the lab, or by hand;
  * see --help), and this loop is the NICs' PFC logic:
  *
- *   IFACE egress: prio 1: (8 bands) --- band p+1: plug (0x10+p): --> wire --> peer
+ *   IFACE egress: [wire at --speed] prio 1: (8 bands) - band p+1: plug (0x10+p): --> peer
  *   IFACE ingress: RoCEv2 (UDP 4791) --mirred--> BUFDEV: htb 1: rate R, bfifo 2: of B bytes
  *                                                --> back into IFACE's receive path
  *
@@ -25,6 +25,8 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +60,7 @@ struct link_opts {
 	uint64_t duration_ns, publish_ns;
 	uint32_t mtu, cable_m, quanta;
 	uint8_t prios;
-	bool lossy, json, quiet;
+	bool lossy, json, quiet, no_rt;
 	const char *log, *stats_dir;
 };
 
@@ -77,18 +79,23 @@ struct port {
 	uint64_t bytes_paused[LINK_PRIOS];	/* bytes the band sent while blocked */
 	uint64_t late_max_ns, late_sum_ns, late_n;	/* expiry release after the due time */
 	uint64_t polls, poll_errors, poll_ns_sum, plug_errors, tx_errors, rx_bad;
-	uint64_t storm_begin_ns;
-	bool storm_logged;
+	uint64_t stall_late;	/* expiry releases late because the loop itself was */
 };
 
 static struct link_opts lo = {
-	.speed = 1000000000ull, .buffer = 1024 * 1024, .mtu = 1500, .cable_m = 7,
-	.quanta = 0xffff, .react_ns = 2000000, .poll_ns = 1000000, .storm_ns = 100000000,
+	.speed = 100000000ull, .buffer = 128 * 1024, .mtu = 1500, .cable_m = 7,
+	.quanta = 0xffff, .react_ns = 5000000, .poll_ns = 1000000, .storm_ns = 100000000,
 	.publish_ns = 10000000, .prios = 1u << 3,
 };
 static volatile sig_atomic_t link_stop;
 static struct nl_sock nl;
 static FILE *link_log;
+/* The loop's last wake-up came this much after it was due (an emulation stall: the VM or
+ * the task not run); pauses ending then are marked, not counted as inexact.
+ */
+static uint64_t wake_late_ns;
+static uint64_t stalls, stall_ns_max;
+#define STALL_NS 1000000ull
 
 static void on_signal(int sig)
 {
@@ -115,7 +122,8 @@ static int qd_cb(const struct nl_msg *m, void *arg)
 
 static int qdisc_get(int ifindex, uint32_t handle, struct src_qdisc_stats *out)
 {
-	struct nlmsghdr *nlh = nl_sock_req(&nl, RTM_GETQDISC, 0);
+	/* a qdisc GET is answered through qdisc_notify: to the asker only with NLM_F_ECHO */
+	struct nlmsghdr *nlh = nl_sock_req(&nl, RTM_GETQDISC, NLM_F_ECHO);
 	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	struct qd_reply r = { 0 };
 	int rc;
@@ -253,10 +261,13 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 		bool ok;
 
 		if (block & bit) {
+			/* block, read the band's bytes, then take the time: the release mirrors
+			 * it (read, release, time), so held_ns is not skewed by either read
+			 */
 			if (plug_set(pt->ifindex, p, true))
 				pt->plug_errors++;
-			pt->applied_ns[p] = time_mono_ns();
 			pt->band_bytes[p] = band_bytes(pt, p, &ok);
+			pt->applied_ns[p] = time_mono_ns();
 			if (link_log) {
 				log_begin(&o, pt, "pause_applied", pt->applied_ns[p]);
 				out_uint(&o, "prio", "%" PRIu64, p);
@@ -274,7 +285,9 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 			t = time_mono_ns();
 			pt->held_ns[p] += t - pt->applied_ns[p];
 			pt->bytes_paused[p] += moved;
-			if (due_ns && t > due_ns) {
+			if (due_ns && t > due_ns && wake_late_ns > STALL_NS) {
+				pt->stall_late++;
+			} else if (due_ns && t > due_ns) {
 				uint64_t late = t - due_ns;
 
 				pt->late_sum_ns += late;
@@ -287,8 +300,10 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 				out_uint(&o, "prio", "%" PRIu64, p);
 				out_str(&o, "by", "%s", due_ns ? "expiry" : "xon");
 				out_uint(&o, "held_ns", "%" PRIu64, t - pt->applied_ns[p]);
-				if (due_ns)
+				if (due_ns) {
 					out_uint(&o, "late_ns", "%" PRIu64, t > due_ns ? t - due_ns : 0);
+					out_bool(&o, "stall", NULL, wake_late_ns > STALL_NS);
+				}
 				else
 					out_uint(&o, "frame_ns", "%" PRIu64, rx_ns);
 				out_uint(&o, "bytes_while_paused", "%" PRIu64, moved);
@@ -611,6 +626,9 @@ static void report(struct port *ports, size_t n, uint64_t t0, uint64_t t1)
 		out_uint(&o, "late_max_us", " late_max_us %" PRIu64, pt->late_max_ns / 1000);
 		out_uint(&o, "late_mean_us", " late_mean_us %" PRIu64,
 			 pt->late_n ? pt->late_sum_ns / pt->late_n / 1000 : 0);
+		out_uint(&o, "late_in_stall", " late_in_stall %" PRIu64, pt->stall_late);
+		out_uint(&o, "stalls", " stalls %" PRIu64, stalls);
+		out_uint(&o, "stall_max_us", " stall_max_us %" PRIu64, stall_ns_max / 1000);
 		out_uint(&o, "polls", " polls %" PRIu64, pt->polls);
 		out_uint(&o, "poll_errors", " poll_errors %" PRIu64, pt->poll_errors);
 		out_uint(&o, "poll_mean_us", " poll_mean_us %" PRIu64,
@@ -668,7 +686,8 @@ static const char link_usage[] =
 	"\n"
 	"The datapath is the kernel's and must exist first (vlab_lossless on builds it in\n"
 	"the virtual lab); per port, with BUFDEV an ifb (default lbIFACE):\n"
-	"  IFACE root: prio 1: bands 8, priomap 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0; under\n"
+	"  IFACE egress: the wire, a shaper at --speed (vlab: htb 9:), and under it\n"
+	"    prio 1: bands 8, priomap 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0; under\n"
 	"    band 1:(p+1) a plug of handle (10+p): (hex); a filter sending RoCEv2 to the\n"
 	"    band of its priority\n"
 	"  IFACE ingress: RoCEv2 (UDP 4791) redirected (mirred) to BUFDEV\n"
@@ -686,7 +705,7 @@ static const char link_usage[] =
 static const char link_tail[] =
 	"\n"
 	"Examples:\n"
-	"  pfclab link --speed 1G --buffer 1M --log /tmp/link.jsonl va vb\n"
+	"  pfclab link --speed 100M --buffer 128K --log /tmp/link.jsonl va vb\n"
 	"  pfclab link --lossy va vb              # no PFC: the full buffer drops\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error.\n";
@@ -696,15 +715,17 @@ int link_main(int argc, char **argv)
 	static const struct opt opts[] = {
 		OPT_HEADING("The link and its buffer:"),
 		{ "speed", 0, OPT_FN, .dst = &lo.speed, .fn = speed_fn, .arg = "RATE",
-		  .help = "emulated link speed, for quanta and headroom (default 1G)" },
+		  .help = "emulated link speed, for quanta and headroom (default 100M,\n"
+			  "about what Soft-RoCE moves under QEMU TCG)" },
 		{ "buffer", 'B', OPT_SIZE, 4096, 1ull << 32, &lo.buffer, .arg = "SIZE",
-		  .help = "receive buffer bytes (default 1M); BUFDEV's bfifo should hold as much" },
+		  .help = "receive buffer bytes (default 128K); BUFDEV's bfifo should hold as much" },
 		{ "mtu", 0, OPT_U32, 68, 65535, &lo.mtu, .arg = "BYTES",
 		  .help = "MTU for the thresholds (default 1500)" },
 		{ "cable", 0, OPT_U32, 0, 100000, &lo.cable_m, .arg = "M",
 		  .help = "cable length in metres (default 7, as mlx5)" },
 		{ "react", 0, OPT_DUR, 0, 1000000000ull, &lo.react_ns, .arg = "DUR",
-		  .help = "the emulation's reaction time in the headroom (default 2ms)" },
+		  .help = "the emulation's reaction time in the headroom (default 5ms: the poll, the\n"
+			  "PFC frame through a busy softirq, the peer's qdisc change)" },
 		{ "headroom", 0, OPT_SIZE, 1, 1ull << 32, &lo.headroom, .arg = "SIZE",
 		  .help = "override the computed headroom" },
 		{ "xoff", 0, OPT_SIZE, 1, 1ull << 32, &lo.xoff, .arg = "SIZE",
@@ -731,6 +752,8 @@ int link_main(int argc, char **argv)
 		  .help = "ground-truth log, JSON lines" },
 		{ "stats-dir", 0, OPT_STR, .dst = &lo.stats_dir, .arg = "DIR",
 		  .help = "where the counter pages go (default " LINKSTAT_DIR ")" },
+		{ "no-rt", 0, OPT_FLAG, .dst = &lo.no_rt,
+		  .help = "stay a time-shared task (default: SCHED_FIFO 50, memory locked)" },
 		{ "json", 'j', OPT_FLAG, .dst = &lo.json, .help = "summary as JSON lines" },
 		{ "quiet", 'q', OPT_FLAG, .dst = &lo.quiet, .help = "no start-up line" },
 		OPT_END
@@ -791,6 +814,18 @@ int link_main(int argc, char **argv)
 		}
 		np++;
 	}
+	/* A NIC's MAC answers in microseconds; a time-shared process can wait a whole
+	 * scheduler slice behind busy-polling RDMA processes (3-8 ms measured under QEMU
+	 * TCG), so the loop runs as a real-time task where it may.
+	 */
+	if (!lo.no_rt) {
+		struct sched_param sp = { .sched_priority = 50 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			pfc_warn("SCHED_FIFO refused (%s): pauses may end late behind busy "
+				 "processes; --no-rt silences this", strerror(errno));
+		mlockall(MCL_CURRENT | MCL_FUTURE);
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -837,10 +872,27 @@ int link_main(int argc, char **argv)
 		}
 		now = time_mono_ns();
 		ts = ns_timespec(wake > now ? wake - now : 0);
-		if (ppoll(pfd, np, &ts, NULL) > 0)
+		if (ppoll(pfd, np, &ts, NULL) > 0) {
+			wake_late_ns = 0;
 			for (i = 0; i < np; i++)
 				if (pfd[i].revents & POLLIN)
 					pfc_receive(&ports[i]);
+		} else {
+			now = time_mono_ns();
+			wake_late_ns = now > wake ? now - wake : 0;
+			if (wake_late_ns > STALL_NS) {
+				stalls++;
+				if (wake_late_ns > stall_ns_max)
+					stall_ns_max = wake_late_ns;
+				if (link_log) {
+					struct out o;
+
+					log_begin(&o, &ports[0], "stall", now);
+					out_uint(&o, "due_ns", "%" PRIu64, wake);
+					out_end_lines(&o);
+				}
+			}
+		}
 	}
 	rc = 0;
 out:

@@ -42,6 +42,8 @@ int link_buf_config(struct link_buf_cfg *c)
 	if (c->pfc && (!c->quanta || !c->quanta_ns || !c->refresh_ns ||
 		       c->refresh_ns >= c->quanta_ns))
 		return -EINVAL;
+	if (!c->max_gap_ns)
+		c->max_gap_ns = 10000000;
 	if (c->storm_ns && !c->storm_warn_ns)
 		c->storm_warn_ns = c->storm_ns * 85 / 100;
 	return 0;
@@ -70,7 +72,11 @@ static uint64_t episode_ns(const struct link_buf *b, uint64_t now)
 enum link_buf_act link_buf_step(struct link_buf *b, uint64_t now, uint64_t fill, uint32_t drops)
 {
 	const struct link_buf_cfg *c = &b->cfg;
+	uint64_t gap = b->last_step_ns && now > b->last_step_ns ? now - b->last_step_ns : 0;
 
+	b->last_step_ns = now;
+	if (b->asserted)
+		b->storm_clock_ns += gap < c->max_gap_ns ? gap : c->max_gap_ns;
 	if (b->have_drops)
 		b->c.discards += (uint32_t)(drops - b->last_drops);	/* modulo 2^32 */
 	b->last_drops = drops;
@@ -95,11 +101,11 @@ enum link_buf_act link_buf_step(struct link_buf *b, uint64_t now, uint64_t fill,
 	}
 	if (b->storm)
 		return LINK_BUF_NONE;
-	if (c->storm_ns && !b->warned && now - b->since_ns >= c->storm_warn_ns) {
+	if (c->storm_ns && !b->warned && b->storm_clock_ns >= c->storm_warn_ns) {
 		b->warned = true;
 		b->c.storm_warning++;
 	}
-	if (c->storm_ns && now - b->since_ns >= c->storm_ns) {
+	if (c->storm_ns && b->storm_clock_ns >= c->storm_ns) {
 		/* mlx5 PFC storm prevention: the port stops sending pause frames */
 		b->storm = true;
 		b->c.storm_error++;
@@ -118,6 +124,7 @@ void link_buf_sent(struct link_buf *b, uint64_t now, enum link_buf_act a)
 		if (!b->asserted) {
 			b->asserted = true;
 			b->since_ns = now;
+			b->storm_clock_ns = 0;
 			b->c.pauses++;
 		}
 		b->last_xoff_ns = now;
@@ -141,10 +148,12 @@ uint64_t link_buf_next(const struct link_buf *b)
 	if (!c->pfc || !b->asserted || b->storm)
 		return UINT64_MAX;
 	t = b->last_xoff_ns + c->refresh_ns;
-	if (c->storm_ns && !b->warned && b->since_ns + c->storm_warn_ns < t)
-		t = b->since_ns + c->storm_warn_ns;
-	if (c->storm_ns && b->since_ns + c->storm_ns < t)
-		t = b->since_ns + c->storm_ns;
+	if (c->storm_ns && !b->warned && b->storm_clock_ns < c->storm_warn_ns &&
+	    b->last_step_ns + c->storm_warn_ns - b->storm_clock_ns < t)
+		t = b->last_step_ns + c->storm_warn_ns - b->storm_clock_ns;
+	if (c->storm_ns && b->storm_clock_ns < c->storm_ns &&
+	    b->last_step_ns + c->storm_ns - b->storm_clock_ns < t)
+		t = b->last_step_ns + c->storm_ns - b->storm_clock_ns;
 	return t;
 }
 

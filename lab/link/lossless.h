@@ -56,6 +56,9 @@ struct link_buf_cfg {
 	uint64_t refresh_ns;	/* resend an XOFF this long after the last (< quanta_ns) */
 	uint64_t storm_ns;	/* storm prevention: stop pausing after this (0: never) */
 	uint64_t storm_warn_ns;	/* warning event after this (mlx5: 85% of storm_ns) */
+	uint64_t max_gap_ns;	/* a longer gap between two readings counts this much
+				 * toward the storm timeout: a stall of the emulation (the
+				 * VM descheduled) is no storm (0: 10 ms) */
 };
 
 /* 0, or -EINVAL when the thresholds do not fit (headroom + mtu at least the buffer, XON
@@ -90,6 +93,8 @@ struct link_buf {
 	uint32_t last_drops;	/* the buffer's own (32-bit) drop counter, last reading */
 	uint64_t since_ns;	/* the episode's first XOFF */
 	uint64_t last_xoff_ns;	/* the last XOFF sent */
+	uint64_t last_step_ns;
+	uint64_t storm_clock_ns;	/* time asserted, gaps capped at cfg.max_gap_ns */
 	uint64_t fill, fill_max;
 	struct link_buf_counters c;
 };
