@@ -83,8 +83,8 @@ struct port {
 };
 
 static struct link_opts lo = {
-	.speed = 100000000ull, .buffer = 128 * 1024, .mtu = 1500, .cable_m = 7,
-	.quanta = 0xffff, .react_ns = 5000000, .poll_ns = 1000000, .storm_ns = 100000000,
+	.speed = 100000000ull, .buffer = 256 * 1024, .mtu = 1500, .cable_m = 7,
+	.quanta = 0xffff, .react_ns = 10000000, .poll_ns = 1000000, .storm_ns = 100000000,
 	.publish_ns = 10000000, .prios = 1u << 3,
 };
 static volatile sig_atomic_t link_stop;
@@ -705,7 +705,7 @@ static const char link_usage[] =
 static const char link_tail[] =
 	"\n"
 	"Examples:\n"
-	"  pfclab link --speed 100M --buffer 128K --log /tmp/link.jsonl va vb\n"
+	"  pfclab link --speed 100M --buffer 256K --log /tmp/link.jsonl va vb\n"
 	"  pfclab link --lossy va vb              # no PFC: the full buffer drops\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error.\n";
@@ -718,13 +718,13 @@ int link_main(int argc, char **argv)
 		  .help = "emulated link speed, for quanta and headroom (default 100M,\n"
 			  "about what Soft-RoCE moves under QEMU TCG)" },
 		{ "buffer", 'B', OPT_SIZE, 4096, 1ull << 32, &lo.buffer, .arg = "SIZE",
-		  .help = "receive buffer bytes (default 128K); BUFDEV's bfifo should hold as much" },
+		  .help = "receive buffer bytes (default 256K); BUFDEV's bfifo should hold as much" },
 		{ "mtu", 0, OPT_U32, 68, 65535, &lo.mtu, .arg = "BYTES",
 		  .help = "MTU for the thresholds (default 1500)" },
 		{ "cable", 0, OPT_U32, 0, 100000, &lo.cable_m, .arg = "M",
 		  .help = "cable length in metres (default 7, as mlx5)" },
 		{ "react", 0, OPT_DUR, 0, 1000000000ull, &lo.react_ns, .arg = "DUR",
-		  .help = "the emulation's reaction time in the headroom (default 5ms: the poll, the\n"
+		  .help = "the emulation's reaction time in the headroom (default 10ms: the poll, the\n"
 			  "PFC frame through a busy softirq, the peer's qdisc change)" },
 		{ "headroom", 0, OPT_SIZE, 1, 1ull << 32, &lo.headroom, .arg = "SIZE",
 		  .help = "override the computed headroom" },

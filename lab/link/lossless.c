@@ -72,9 +72,10 @@ static uint64_t episode_ns(const struct link_buf *b, uint64_t now)
 enum link_buf_act link_buf_step(struct link_buf *b, uint64_t now, uint64_t fill, uint32_t drops)
 {
 	const struct link_buf_cfg *c = &b->cfg;
-	uint64_t gap = b->last_step_ns && now > b->last_step_ns ? now - b->last_step_ns : 0;
+	uint64_t gap = b->have_step && now > b->last_step_ns ? now - b->last_step_ns : 0;
 
 	b->last_step_ns = now;
+	b->have_step = true;
 	if (b->asserted)
 		b->storm_clock_ns += gap < c->max_gap_ns ? gap : c->max_gap_ns;
 	if (b->have_drops)

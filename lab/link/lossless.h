@@ -90,6 +90,7 @@ struct link_buf {
 	bool warned;
 	bool above_thres;
 	bool have_drops;
+	bool have_step;
 	uint32_t last_drops;	/* the buffer's own (32-bit) drop counter, last reading */
 	uint64_t since_ns;	/* the episode's first XOFF */
 	uint64_t last_xoff_ns;	/* the last XOFF sent */

@@ -93,12 +93,14 @@ vlab_impair() {
 #              until pfclab link pauses it), RoCEv2 (UDP 4791) sent to the band of
 #              priority $VLAB_LOSSLESS_PRIO (3)
 #   L ingress: RoCEv2 redirected to the ifb lbL, whose htb 1:1 drains at RATE (default
-#              10gbit: unconstrained) into bfifo 2: of $VLAB_LOSSLESS_BUFFER bytes (128K)
+#              10gbit: unconstrained) into bfifo 2: of $VLAB_LOSSLESS_BUFFER bytes (256K)
 # `drain RATE` changes the drain rate (0: stopped, a pause storm); `off` removes it all.
+# Both htb classes get a 16 KB burst: under QEMU TCG their timers fire late, and a
+# smaller bucket loses the tokens of the late time (the drain fell ~12% short of RATE).
 # Then: pfclab link [options] va vb (see pfclab link --help).
 vlab_lossless() {
 	local mode=${1:-on} rate=${2:-10gbit} l p
-	local prio=${VLAB_LOSSLESS_PRIO:-3} buf=${VLAB_LOSSLESS_BUFFER:-131072}
+	local prio=${VLAB_LOSSLESS_PRIO:-3} buf=${VLAB_LOSSLESS_BUFFER:-262144}
 	local speed=${VLAB_LOSSLESS_SPEED:-100mbit}
 	local u32='u32 match ip protocol 17 0xff match ip dport 4791 0xffff'
 	[ "$rate" = 0 ] && rate=8bit
@@ -106,7 +108,7 @@ vlab_lossless() {
 		case $mode in
 		drain)
 			tc class change dev "lb$l" parent 1: classid 1:1 htb rate "$rate" \
-				ceil "$rate" || return 1
+				ceil "$rate" burst 16k cburst 16k || return 1
 			continue ;;
 		on|off) ;;
 		*) echo "vlab_lossless: on [RATE] | drain RATE | off" >&2; return 2 ;;
@@ -117,7 +119,8 @@ vlab_lossless() {
 		[ "$mode" = off ] && continue
 		ip link add "lb$l" type ifb && ip link set "lb$l" up &&
 		tc qdisc add dev "lb$l" root handle 1: htb default 1 &&
-		tc class add dev "lb$l" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" &&
+		tc class add dev "lb$l" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" \
+			burst 16k cburst 16k &&
 		tc qdisc add dev "lb$l" parent 1:1 handle 2: bfifo limit "$buf" &&
 		tc qdisc add dev "$l" root handle 9: htb default 1 &&
 		tc class add dev "$l" parent 9: classid 9:1 htb rate "$speed" ceil "$speed" \

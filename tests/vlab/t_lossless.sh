@@ -23,6 +23,10 @@ need_cmd $name jq tc || finish
 RUN=8			# seconds a traffic run
 FRAME=1082		# a full RoCEv2 WRITE frame at rxe's MTU 1024 (14+20+8+12+1024+4)
 PAYLOAD=1024
+# A buffer smaller than what 4 QPs may have in flight (4 x 64 packets, 277 KB: Soft-RoCE
+# stops a QP there), so that the lossy run overflows it
+BUF=196608
+export VLAB_LOSSLESS_BUFFER=$BUF
 
 vlab_lossless on || { fail $name "datapath set up: $(tc qdisc show | tr '\n' ' ')"; finish; }
 defer vlab_lossless off
@@ -49,14 +53,30 @@ pair() {
 	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" -b -D "$RUN" -s 64K -q 4 \
 		--qp-timeout 16 --json "$@" "$VLAB_IP_A" >"$O/$tag-c.out" 2>"$O/$tag-c.err"
 	wait $sp
+	settle >&2
 	jq -rs '[.[] | select(.type == "summary") | .rx.gbps // 0] |
 		if length == 2 then add / 2 * 1000 else 0 end' "$O/$tag-s.out" "$O/$tag-c.out"
+}
+# settle: wait (up to 5 s) until no packet of the last run is left in the qdiscs or the
+# buffers: the next run's QPs get the same numbers, and a stale packet of a destroyed QP
+# arriving at its namesake breaks it (remote invalid request, then flushes)
+settle() {
+	local d n
+	for _ in $(seq 50); do
+		n=0
+		for d in "$VLAB_IF_A" "$VLAB_IF_B" "lb$VLAB_IF_A" "lb$VLAB_IF_B"; do
+			n=$((n + $(tc -s qdisc show dev "$d" | awk '/backlog/ { s += $3 + 0 } END { print s + 0 }')))
+		done
+		[ "$n" = 0 ] && return 0
+		sleep 0.1
+	done
+	echo "# $n packets still queued after 5 s"
 }
 # link TAG [options]: pfclab link on both ends, its log in TAG.jsonl
 link_start() {
 	local tag=$1
 	shift
-	"$PFCLAB" link -j --log "$O/$tag.jsonl" "$@" "$VLAB_IF_A" "$VLAB_IF_B" \
+	"$PFCLAB" link -j --buffer $BUF --log "$O/$tag.jsonl" "$@" "$VLAB_IF_A" "$VLAB_IF_B" \
 		>"$O/$tag.json" 2>"$O/$tag.err" &
 	LPID=$!
 	for _ in $(seq 50); do [ -e /run/pfclab/link/"$VLAB_IF_B".stats ] && break; sleep 0.1; done
@@ -84,9 +104,12 @@ link_start on
 	2>"$O/mon.err" &
 mpid=$!
 defer kill "$mpid"
-b0=$(gbn)
+sent() { tc -s qdisc show dev "lb$VLAB_IF_A" | awk '/^qdisc bfifo/ { f = 1 } f && /Sent/ { print $2; exit }'; }
+b0=$(gbn) d0=$(sent) t0=$(date +%s%N)
 gon=$(pair on 18852)
 gbn_on=$(( $(gbn) - b0 ))
+dgot=$(awk -v b=$(( $(sent) - d0 )) -v t=$(( $(date +%s%N) - t0 )) -v f=$FRAME -v p=$PAYLOAD \
+	'BEGIN { printf "%.3f", b * 8 / t * 1e3 * p / f }')
 sleep 0.5
 kill -INT "$mpid"; wait "$mpid"
 link_stop
@@ -100,7 +123,7 @@ if [ "$pauses" -gt 0 ] && [ "$moved" = 0 ]; then
 	ok "$name: PFC on: $pauses pauses, $((held / 1000)) ms held in all; the senders' priority-3 bands sent 0 bytes while paused"
 else fail "$name: PFC on: senders stop while paused" "pauses $pauses, $moved bytes sent while paused"; fi
 if fcmp "$gon >= $want * 0.95 && $gon <= $want * 1.05"; then
-	ok "$name: PFC on: goodput $gon Mb/s each way, drain $want Mb/s of payload ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
+	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload, $dgot Mb/s drained into $VLAB_IF_A over the run and its settling ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
 else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want"; fi
 csv=$O/mon/samples.csv
 c=$(head -n 1 "$csv" 2>/dev/null | tr ',' '\n' | grep -nx 'pfc.tx.prio3.frames' | cut -d: -f1)
