@@ -55,7 +55,7 @@ pair() {
 	wait $sp
 	settle >&2
 	jq -rs '[.[] | select(.type == "summary") | .rx.gbps // 0] |
-		if length == 2 then add / 2 * 1000 else 0 end' "$O/$tag-s.out" "$O/$tag-c.out"
+		if length == 2 then add / 2 * 1000 * 100 | round / 100 else 0 end' "$O/$tag-s.out" "$O/$tag-c.out"
 }
 # settle: wait (up to 5 s) until no packet of the last run is left in the qdiscs or the
 # buffers: the next run's QPs get the same numbers, and a stale packet of a destroyed QP
@@ -123,7 +123,7 @@ if [ "$pauses" -gt 0 ] && [ "$moved" = 0 ]; then
 	ok "$name: PFC on: $pauses pauses, $((held / 1000)) ms held in all; the senders' priority-3 bands sent 0 bytes while paused"
 else fail "$name: PFC on: senders stop while paused" "pauses $pauses, $moved bytes sent while paused"; fi
 if fcmp "$gon >= $want * 0.95 && $gon <= $want * 1.05"; then
-	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload, $dgot Mb/s drained into $VLAB_IF_A over the run and its settling ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
+	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload, $dgot Mb/s drained into $VLAB_IF_A over the run, its start and its settling ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
 else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want"; fi
 csv=$O/mon/samples.csv
 c=$(head -n 1 "$csv" 2>/dev/null | tr ',' '\n' | grep -nx 'pfc.tx.prio3.frames' | cut -d: -f1)
