@@ -205,7 +205,9 @@ static void buf_poll(struct port *pt, uint64_t now)
 	enum link_buf_act a;
 	int rc = qdisc_get(pt->bufindex, BUF_HANDLE, &q);
 
-	pt->poll_ns_sum += time_mono_ns() - t0;
+	/* the reading's own time: the step and the episode it may begin share it */
+	now = time_mono_ns();
+	pt->poll_ns_sum += now - t0;
 	if (rc || !q.have_queue) {
 		pt->poll_errors++;
 		return;
@@ -218,7 +220,7 @@ static void buf_poll(struct port *pt, uint64_t now)
 		if (send_pfc(pt, a == LINK_BUF_XOFF ? pt->buf.cfg.quanta : 0)) {
 			pt->tx_errors++;
 		} else {
-			link_buf_sent(&pt->buf, t, a);
+			link_buf_sent(&pt->buf, now, a);
 			log_frame(pt, a == LINK_BUF_XOFF ? "xoff_sent" : "xon_sent", t,
 				  a == LINK_BUF_XOFF ? pt->buf.cfg.quanta : 0);
 		}

@@ -26,7 +26,10 @@ PAYLOAD=1024
 # A buffer smaller than what 4 QPs may have in flight (4 x 64 packets, 277 KB: Soft-RoCE
 # stops a QP there), so that the lossy run overflows it
 BUF=196608
-export VLAB_LOSSLESS_BUFFER=$BUF
+# The wire at 50 Mbit/s and a reaction time of 20 ms in the headroom (129 KB): stalls of
+# the guest under a busy host of up to 30 ms were seen, and what arrives meanwhile must fit
+SPEED=50M REACT=20ms
+export VLAB_LOSSLESS_BUFFER=$BUF VLAB_LOSSLESS_SPEED=50mbit
 
 vlab_lossless on || { fail $name "datapath set up: $(tc qdisc show | tr '\n' ' ')"; finish; }
 defer vlab_lossless off
@@ -42,16 +45,19 @@ gbn() {
 	echo $s
 }
 # pair TAG PORT [traffic options]: bidirectional traffic for RUN s; prints the mean
-# goodput of the two directions in Mb/s (what each side received)
+# goodput of the two directions in Mb/s (what each side received). The QP timeout is
+# 1.07 s: a packet waits in two buffers (data, then its ACK) of ~60 ms each at a slow
+# drain, and in pauses, and Soft-RoCE's retransmissions may break a QP (then it ends in
+# a flush error)
 pair() {
 	local tag=$1 port=$2 sp
 	shift 2
 	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" -b -D "$RUN" -s 64K -q 4 \
-		--qp-timeout 16 --json "$@" >"$O/$tag-s.out" 2>"$O/$tag-s.err" &
+		--qp-timeout 18 --json "$@" >"$O/$tag-s.out" 2>"$O/$tag-s.err" &
 	sp=$!
 	sleep 0.3
 	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" -b -D "$RUN" -s 64K -q 4 \
-		--qp-timeout 16 --json "$@" "$VLAB_IP_A" >"$O/$tag-c.out" 2>"$O/$tag-c.err"
+		--qp-timeout 18 --json "$@" "$VLAB_IP_A" >"$O/$tag-c.out" 2>"$O/$tag-c.err"
 	wait $sp
 	settle >&2
 	jq -rs '[.[] | select(.type == "summary") | .rx.gbps // 0] |
@@ -76,7 +82,7 @@ settle() {
 link_start() {
 	local tag=$1
 	shift
-	"$PFCLAB" link -j --buffer $BUF --log "$O/$tag.jsonl" "$@" "$VLAB_IF_A" "$VLAB_IF_B" \
+	"$PFCLAB" link -j --buffer $BUF --speed $SPEED --react $REACT --log "$O/$tag.jsonl" "$@" "$VLAB_IF_A" "$VLAB_IF_B" \
 		>"$O/$tag.json" 2>"$O/$tag.err" &
 	LPID=$!
 	for _ in $(seq 50); do [ -e /run/pfclab/link/"$VLAB_IF_B".stats ] && break; sleep 0.1; done
