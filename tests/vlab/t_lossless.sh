@@ -12,6 +12,8 @@
 #      (warning and error events counted)
 #   5. the counters against the ground-truth log: frame counts exact, paused time within
 #      1%, pauses ended by their own time within 1 ms of it
+# The goodput and paused-time checks say SKIP when the guest itself stalled for more than
+# 50 ms during run 2 (a host busy with other work): no rate can be judged over such a run.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 plan 11
 
@@ -128,7 +130,14 @@ else fail "$name: PFC on: no drops, XOFF sent" "discards $disc, XOFF $xoff"; fi
 if [ "$pauses" -gt 0 ] && [ "$moved" = 0 ]; then
 	ok "$name: PFC on: $pauses pauses, $((held / 1000)) ms held in all; the senders' priority-3 bands sent 0 bytes while paused"
 else fail "$name: PFC on: senders stop while paused" "pauses $pauses, $moved bytes sent while paused"; fi
-if fcmp "$gon >= $want * 0.95 && $gon <= $want * 1.05"; then
+# A rate cannot be judged over a run in which the guest itself stopped for long (a host
+# busy with other work): htb's drain falls behind its set rate then, and the pauses held
+# across the stall are as long as it. Such a run says SKIP with the stall, not OK or FAIL.
+stall_ms=$(( $(jq -rs 'map(.stall_max_us) | max' "$O/on.json") / 1000 ))
+STALL_MAX_MS=50
+if [ "$stall_ms" -gt $STALL_MAX_MS ]; then
+	skip "$name: PFC on: goodput against the drain rate" "the guest stalled for $stall_ms ms (> $STALL_MAX_MS) during the run: goodput $gon Mb/s, drain $want Mb/s"
+elif fcmp "$gon >= $want * 0.95 && $gon <= $want * 1.05"; then
 	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload, $dgot Mb/s drained into $VLAB_IF_A over the run, its start and its settling ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
 else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want"; fi
 csv=$O/mon/samples.csv
@@ -193,6 +202,8 @@ for p in "$VLAB_IF_A" "$VLAB_IF_B"; do
 		bad="$bad $p paused log $((lh / 1000)) us counter $cd us;"
 done
 if [ -z "$bad" ]; then ok "$name: counters = log: PFC frames exact, paused time within 1% on both ports"
+elif [ "$stall_ms" -gt $STALL_MAX_MS ] && ! grep -q frames <<<"$bad"; then
+	skip "$name: counters = log: paused time" "the guest stalled for $stall_ms ms (> $STALL_MAX_MS) during the run; frame counts exact;$bad"
 else fail "$name: counters against the log" "$bad"; fi
 # a pause whose end fell in a stall of the emulation itself (the loop woke > 1 ms late:
 # the VM or the task was not run) is told apart, not counted as inexact
