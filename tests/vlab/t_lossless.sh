@@ -12,8 +12,9 @@
 #      (warning and error events counted)
 #   5. the counters against the ground-truth log: frame counts exact, paused time within
 #      1%, pauses ended by their own time within 1 ms of it
-# The goodput and paused-time checks say SKIP when the guest itself stalled for more than
-# 50 ms during run 2 (a host busy with other work): no rate can be judged over such a run.
+# The goodput and paused-time checks take the time the guest stood still during run 2 (a
+# host busy with other work; stall_ms of tests/lib.sh, measured beside it) as their
+# allowance: the drain does not run while the guest stands still.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 plan 11
 
@@ -114,7 +115,9 @@ mpid=$!
 defer kill "$mpid"
 sent() { tc -s qdisc show dev "lb$VLAB_IF_A" | awk '/^qdisc bfifo/ { f = 1 } f && /Sent/ { print $2; exit }'; }
 b0=$(gbn) d0=$(sent) t0=$(date +%s%N)
+stall_start
 gon=$(pair on 18852)
+stood=$(stall_ms)
 gbn_on=$(( $(gbn) - b0 ))
 dgot=$(awk -v b=$(( $(sent) - d0 )) -v t=$(( $(date +%s%N) - t0 )) -v f=$FRAME -v p=$PAYLOAD \
 	'BEGIN { printf "%.3f", b * 8 / t * 1e3 * p / f }')
@@ -130,16 +133,13 @@ else fail "$name: PFC on: no drops, XOFF sent" "discards $disc, XOFF $xoff"; fi
 if [ "$pauses" -gt 0 ] && [ "$moved" = 0 ]; then
 	ok "$name: PFC on: $pauses pauses, $((held / 1000)) ms held in all; the senders' priority-3 bands sent 0 bytes while paused"
 else fail "$name: PFC on: senders stop while paused" "pauses $pauses, $moved bytes sent while paused"; fi
-# A rate cannot be judged over a run in which the guest itself stopped for long (a host
-# busy with other work): htb's drain falls behind its set rate then, and the pauses held
-# across the stall are as long as it. Such a run says SKIP with the stall, not OK or FAIL.
+# While the guest itself stands still (a host busy with other work) htb's drain does not
+# run: the goodput may fall short of the drain by that share of the run, beyond the 5%.
 stall_ms=$(( $(jq -rs 'map(.stall_max_us) | max' "$O/on.json") / 1000 ))
-STALL_MAX_MS=50
-if [ "$stall_ms" -gt $STALL_MAX_MS ]; then
-	skip "$name: PFC on: goodput against the drain rate" "the guest stalled for $stall_ms ms (> $STALL_MAX_MS) during the run: goodput $gon Mb/s, drain $want Mb/s"
-elif fcmp "$gon >= $want * 0.95 && $gon <= $want * 1.05"; then
-	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload, $dgot Mb/s drained into $VLAB_IF_A over the run, its start and its settling ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
-else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want"; fi
+short=$(awk -v s="$stood" -v r="$RUN" 'BEGIN { printf "%.3f", 0.05 + s / 1000 / r }')
+if fcmp "$gon >= $want * (1 - $short) && $gon <= $want * 1.05"; then
+	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'); allowed -$(awk -v x="$short" 'BEGIN { printf "%.1f", x * 100 }')% with the guest still ${stood} ms, the longest ${stall_ms} ms), $dgot Mb/s drained into $VLAB_IF_A over the run, its start and its settling"
+else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want (allowed -$short with the guest still ${stood} ms)"; fi
 csv=$O/mon/samples.csv
 c=$(head -n 1 "$csv" 2>/dev/null | tr ',' '\n' | grep -nx 'pfc.tx.prio3.frames' | cut -d: -f1)
 mv=${c:+$(awk -F, -v c="$c" 'NR > 1 && $c != "n/a" { x = $c } END { print x }' "$csv")}
@@ -198,13 +198,13 @@ for p in "$VLAB_IF_A" "$VLAB_IF_B"; do
 	cd=$(v on "$p" rx_pause_duration_us)
 	echo "$p: log sent $lt received $lr held $((lh / 1000)) us; counters sent $ct received $cr paused $cd us"
 	[ "$lt" = "$ct" ] && [ "$lr" = "$cr" ] || bad="$bad $p frames log $lt/$lr counters $ct/$cr;"
-	fcmp "$cd > 0 && ($lh / 1000 - $cd) <= $cd * 0.01 && ($cd - $lh / 1000) <= $cd * 0.01" ||
+	# within 1%, and the time the guest stood still during the run (a pause held across
+	# a stall ends in the counters and the log at readings taken apart by it)
+	fcmp "$cd > 0 && ($lh / 1000 - $cd) <= $cd * 0.01 + $stood * 1000 && ($cd - $lh / 1000) <= $cd * 0.01 + $stood * 1000" ||
 		bad="$bad $p paused log $((lh / 1000)) us counter $cd us;"
 done
-if [ -z "$bad" ]; then ok "$name: counters = log: PFC frames exact, paused time within 1% on both ports"
-elif [ "$stall_ms" -gt $STALL_MAX_MS ] && ! grep -q frames <<<"$bad"; then
-	skip "$name: counters = log: paused time" "the guest stalled for $stall_ms ms (> $STALL_MAX_MS) during the run; frame counts exact;$bad"
-else fail "$name: counters against the log" "$bad"; fi
+if [ -z "$bad" ]; then ok "$name: counters = log: PFC frames exact, paused time within 1% on both ports (and ${stood} ms the guest stood still)"
+else fail "$name: counters against the log" "$bad (the guest stood still ${stood} ms)"; fi
 # a pause whose end fell in a stall of the emulation itself (the loop woke > 1 ms late:
 # the VM or the task was not run) is told apart, not counted as inexact
 late=$(jq -rs '[.[] | select(.event == "pause_ended" and .by == "expiry")] |
