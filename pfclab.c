@@ -7,6 +7,7 @@
 #include "lib/out.h"
 #include "lib/util.h"
 #include "lab/doctor/doctor.h"
+#include "lab/link/link.h"
 #include "traffic/traffic.h"
 #include "monitor/frames/capture.h"
 #include "monitor/frames/inject.h"
@@ -35,6 +36,7 @@ static const struct pfclab_cmd cmds[] = {
 	{ "traffic", "RDMA WRITE generator: one-way or bidirectional, host or GPU memory", traffic_main },
 	{ "run", "scripted experiments across hosts (local, ssh, slurm): results, summary, plots", run_main },
 	{ "doctor", "preflight report: driver, GPU/BAR1, RDMA ports, PFC/ECN, PCIe path", doctor_main },
+	{ "link", "emulated lossless link: receive buffer, PFC XOFF/XON, pauses obeyed", link_main },
 };
 
 static void usage(FILE *f)

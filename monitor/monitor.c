@@ -228,7 +228,8 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 			  "the timer waits' apart)" },
 		{ "sources", 0, OPT_FN, .dst = &o->sources, .fn = parse_sources, .arg = "LIST",
 		  .help = "only these sources: " MON_SOURCES " (qdisc: "
-			  "every qdisc of IFACE, only when named)" },
+			  "every qdisc of IFACE, only when named; lossless:\n"
+			  "'pfclab link' counters of IFACE, on by itself where it runs)" },
 		{ "catalog", 0, OPT_STR, .dst = &o->catalog, .arg = "FILE",
 		  .help = "use FILE instead of the built-in counter catalog" },
 		OPT_END
@@ -588,7 +589,7 @@ static int check_sources(const struct mon_ctx *x)
 
 	if (!n) {
 		pfc_err("nothing to sample: --sources '%s' names none of the sources of what was "
-			"given (ethtool, pause, dcb, link, pci, qdisc read -i IFACE; rdma -d; nvml "
+			"given (ethtool, pause, dcb, link, pci, qdisc, lossless read -i IFACE; rdma -d; nvml "
 			"and pci --gpu)", x->o.sources ? x->o.sources : "");
 		return 1;
 	}

@@ -10,8 +10,8 @@
 /* The counter sources by name, as --sources and an experiment's monitor.sources take them:
  * each is the .name of one ops table (monitor/sources/sources.h; test_monitor_engine
  * checks the two agree). The catalog knows one more, "frames". */
-#define MON_SOURCES "ethtool,pause,dcb,link,pci,rdma,nvml,qdisc"
-#define MON_SOURCES_TEXT "ethtool, pause, dcb, link, pci, rdma, nvml, qdisc"
+#define MON_SOURCES "ethtool,pause,dcb,link,pci,rdma,nvml,qdisc,lossless"
+#define MON_SOURCES_TEXT "ethtool, pause, dcb, link, pci, rdma, nvml, qdisc, lossless"
 
 int monitor_main(int argc, char **argv);
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# guest-env.sh: the environment every vlab guest script sees, and vlab_impair.
+# guest-env.sh: the environment every vlab guest script sees, vlab_impair and
+# vlab_lossless.
 # Sourced by the guest init and by tests/lib.sh when VLAB=1.
 #
 # One VM:   VLAB_DEV_A=rxe0 on VLAB_IF_A=va (VLAB_IP_A), VLAB_DEV_B=rxe1 on
@@ -81,5 +82,59 @@ vlab_impair() {
 		tc qdisc add dev "$l" parent 1:1 handle 10: red limit 4000000 min 30000 \
 			max 90000 avpkt 1000 burst 55 probability 0.5 bandwidth "$rate" ecn ||
 			return 1
+	done
+}
+
+# vlab_lossless on [RATE] | drain RATE | off: the datapath of the emulated lossless link
+# (`pfclab link`, lab/link/) on both ends of the one-VM veth pair. Per end L (va, vb):
+#   L root:    htb 9: whose class 9:1 is the wire at $VLAB_LOSSLESS_SPEED (100mbit; give
+#              pfclab link the same --speed), under it prio 1: with 8 bands (skb priority
+#              p -> band 1:(p+1)), a plug (1p): under each band (released: the link flows
+#              until pfclab link pauses it), RoCEv2 (UDP 4791) sent to the band of
+#              priority $VLAB_LOSSLESS_PRIO (3)
+#   L ingress: RoCEv2 redirected to the ifb lbL, whose htb 1:1 drains at RATE (default
+#              10gbit: unconstrained) into bfifo 2: of $VLAB_LOSSLESS_BUFFER bytes (256K)
+# `drain RATE` changes the drain rate (0: stopped, a pause storm); `off` removes it all.
+# Both htb classes get a 16 KB burst: under QEMU TCG their timers fire late, and a
+# smaller bucket loses the tokens of the late time (the drain fell ~12% short of RATE).
+# Then: pfclab link [options] va vb (see pfclab link --help).
+vlab_lossless() {
+	local mode=${1:-on} rate=${2:-10gbit} l p
+	local prio=${VLAB_LOSSLESS_PRIO:-3} buf=${VLAB_LOSSLESS_BUFFER:-262144}
+	local speed=${VLAB_LOSSLESS_SPEED:-100mbit}
+	local u32='u32 match ip protocol 17 0xff match ip dport 4791 0xffff'
+	[ "$rate" = 0 ] && rate=8bit
+	for l in $VLAB_IF_A $VLAB_IF_B; do
+		case $mode in
+		drain)
+			tc class change dev "lb$l" parent 1: classid 1:1 htb rate "$rate" \
+				ceil "$rate" burst 16k cburst 16k || return 1
+			continue ;;
+		on|off) ;;
+		*) echo "vlab_lossless: on [RATE] | drain RATE | off" >&2; return 2 ;;
+		esac
+		tc qdisc del dev "$l" root 2>/dev/null
+		tc qdisc del dev "$l" ingress 2>/dev/null
+		ip link del "lb$l" 2>/dev/null
+		[ "$mode" = off ] && continue
+		ip link add "lb$l" type ifb && ip link set "lb$l" up &&
+		tc qdisc add dev "lb$l" root handle 1: htb default 1 &&
+		tc class add dev "lb$l" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" \
+			burst 16k cburst 16k &&
+		tc qdisc add dev "lb$l" parent 1:1 handle 2: bfifo limit "$buf" &&
+		tc qdisc add dev "$l" root handle 9: htb default 1 &&
+		tc class add dev "$l" parent 9: classid 9:1 htb rate "$speed" ceil "$speed" \
+			burst 16k cburst 16k &&
+		tc qdisc add dev "$l" parent 9:1 handle 1: prio bands 8 \
+			priomap 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0 || return 1
+		for p in 0 1 2 3 4 5 6 7; do
+			tc qdisc add dev "$l" parent "1:$((p + 1))" handle "1$p:" plug limit 16000000 &&
+			tc qdisc change dev "$l" parent "1:$((p + 1))" handle "1$p:" plug \
+				release_indefinite || return 1
+		done
+		tc filter add dev "$l" parent 1: protocol ip prio 1 $u32 flowid "1:$((prio + 1))" &&
+		tc qdisc add dev "$l" handle ffff: ingress &&
+		tc filter add dev "$l" parent ffff: protocol ip prio 1 $u32 \
+			action mirred egress redirect dev "lb$l" || return 1
 	done
 }

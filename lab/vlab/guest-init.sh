@@ -26,7 +26,8 @@ source /vlab/guest-env.sh
 hostname "vlab-$VLAB_ROLE"
 echo 0 >/proc/sys/kernel/printk 2>/dev/null
 
-for m in crc32_generic crc32_pclmul virtio_pci virtio_blk virtio_net veth rdma_rxe ib_uverbs sch_htb sch_red; do
+for m in crc32_generic crc32_pclmul virtio_pci virtio_blk virtio_net veth rdma_rxe ib_uverbs sch_htb sch_red \
+	sch_prio sch_plug sch_ingress cls_u32 act_mirred; do
 	modprobe -q "$m" 2>/dev/null
 done
 for k in all default; do

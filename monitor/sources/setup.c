@@ -57,6 +57,11 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 		/* Every qdisc of the interface: only when asked for by name. */
 		if (w->qdisc || (w->only && wanted(w->only, "qdisc")))
 			rc |= mon_engine_add(e, &src_qdisc_ops, w->iface, 0, -1) < 0;
+		/* The emulated lossless link's counters: where `pfclab link` runs on the
+		 * interface, or when asked for by name.
+		 */
+		if (w->only ? wanted(w->only, "lossless") : src_lossless_present(w->iface))
+			rc |= mon_engine_add(e, &src_lossless_ops, w->iface, 0, -1) < 0;
 	}
 	if (w->frames)
 		rc |= mon_engine_add(e, &src_frames_ops, w->frames, 0, -1) < 0;

@@ -5,6 +5,7 @@
 #ifndef PFCLAB_MON_SOURCES_H
 #define PFCLAB_MON_SOURCES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,10 @@ extern const struct mon_src_ops src_link_ops;		/* "link" */
 extern const struct mon_src_ops src_nvml_ops;		/* "nvml" */
 extern const struct mon_src_ops src_pci_ops;		/* "pci" */
 extern const struct mon_src_ops src_qdisc_ops;		/* "qdisc" */
+extern const struct mon_src_ops src_lossless_ops;	/* "lossless" */
+
+/* Whether `pfclab link` publishes counters for this interface (lab/link/linkstat.h). */
+bool src_lossless_present(const char *iface);
 
 /* Field list helpers shared by the sources. */
 int src_fields_reserve(struct mon_src *s, size_t n);

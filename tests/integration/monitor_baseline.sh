@@ -138,7 +138,7 @@ empty=
 for l in 'ethtool,:at the end' ',:at the start' ',link:at the start' 'link,,pci:after another'; do
 	m=$(inb "$PFCLAB" monitor -i lo --sources "${l%:*}" -c 1 2>&1 >/dev/null)
 	r=$?
-	[ $r -eq 2 ] && [ "$m" = "pfclab monitor: --sources '${l%:*}': an empty item (a comma ${l#*:}); give source names separated by single commas, from ethtool, pause, dcb, link, pci, rdma, nvml, qdisc" ] ||
+	[ $r -eq 2 ] && [ "$m" = "pfclab monitor: --sources '${l%:*}': an empty item (a comma ${l#*:}); give source names separated by single commas, from ethtool, pause, dcb, link, pci, rdma, nvml, qdisc, lossless" ] ||
 		empty+="['${l%:*}': exit $r: $m] "
 done
 if [ $rc -eq 0 ] && [ -z "$q" ] && [ $rc1 -eq 1 ] && [ -z "$e1" ] &&

@@ -434,7 +434,7 @@ static void test_source_names(void **state)
 {
 	static const struct mon_src_ops *const ops[] = {
 		&src_ethtool_ioctl_ops, &src_ethtool_nl_ops, &src_dcb_ops, &src_rdma_nl_ops,
-		&src_link_ops, &src_nvml_ops, &src_pci_ops, &src_qdisc_ops,
+		&src_link_ops, &src_nvml_ops, &src_pci_ops, &src_qdisc_ops, &src_lossless_ops,
 	};
 	char text[sizeof(MON_SOURCES_TEXT)];
 	const char *p;

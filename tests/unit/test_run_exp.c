@@ -95,7 +95,7 @@ static void test_errors(void **state)
 		  "exp.yaml:6: phases[0].traffic.mtu: '1000' is not valid for pfclab traffic -m; the MTU is one "
 		  "of 256, 512, 1024, 2048, 4096" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {interval: 10ms, sources: [ethtool, foo]}\n",
-		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give one of ethtool, pause, dcb, link, pci, rdma, nvml, qdisc" },
+		  "exp.yaml:4: monitor.sources: 'foo' is not a source; give one of ethtool, pause, dcb, link, pci, rdma, nvml, qdisc, lossless" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nmonitor: {rt_priority: 100}\n",
 		  "exp.yaml:4: monitor.rt_priority: '100' is not a whole number in 1..99" },
 		{ "name: t\nhosts:\n  a: {netdev: va}\nbottleneck: {host: z, rate: 1mbit}\nphases:\n  - duration: 1s\n",
