@@ -16,7 +16,7 @@
 # host busy with other work; stall_ms of tests/lib.sh, measured beside it) as their
 # allowance: the drain does not run while the guest stands still.
 source "${PFCLAB_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
-plan 11
+plan 10
 
 name=lossless
 O=$VLAB_OUT
