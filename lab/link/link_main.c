@@ -38,7 +38,7 @@
 #include <libmnl/libmnl.h>
 
 #include "lab/link/link.h"
-#include "lab/link/linkstat.h"
+#include "lib/linkstat.h"
 #include "lab/link/lossless.h"
 #include "lib/nl.h"
 #include "lib/opt.h"

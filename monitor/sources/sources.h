@@ -22,7 +22,7 @@ extern const struct mon_src_ops src_pci_ops;		/* "pci" */
 extern const struct mon_src_ops src_qdisc_ops;		/* "qdisc" */
 extern const struct mon_src_ops src_lossless_ops;	/* "lossless" */
 
-/* Whether `pfclab link` publishes counters for this interface (lab/link/linkstat.h). */
+/* Whether `pfclab link` publishes counters for this interface (lib/linkstat.h). */
 bool src_lossless_present(const char *iface);
 
 /* Field list helpers shared by the sources. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* src_lossless.c: the counters of the emulated lossless link (`pfclab link`) of one port,
- * in mlx5's names and units, read from the page the link publishes (lab/link/linkstat.h)
+ * in mlx5's names and units, read from the page the link publishes (lib/linkstat.h)
  * through its bounds-checked reader.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lab/link/linkstat.h"
+#include "lib/linkstat.h"
 #include "monitor/sources/sources.h"
 
 struct lossless_priv {

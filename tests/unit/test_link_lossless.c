@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_link_lossless.c: the emulated lossless link's arithmetic and state machines
- * (lab/link/lossless.c) and its counter page (lab/link/linkstat.c): mlx5's headroom and
+ * (lab/link/lossless.c) and its counter page (lib/linkstat.c): mlx5's headroom and
  * thresholds, quanta at a link speed, XOFF/refresh/XON from a fill sequence, the pause
  * storm (with a stall of the emulation told apart), drops across a 32-bit wrap, lossy
  * mode, the sender's per-priority pauses (XOFF, refresh, XON, expiry, other priorities
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lab/link/linkstat.h"
+#include "lib/linkstat.h"
 #include "lab/link/lossless.h"
 
 #define US 1000ull

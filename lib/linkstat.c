@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lab/link/linkstat.h"
+#include "lib/linkstat.h"
 #include "lib/rd.h"
 
 int linkstat_path(const char *dir, const char *iface, char *buf, size_t size)
