@@ -127,9 +127,13 @@ link_stop
 echo "PFC on, drain $drain bit/s (goodput $want Mb/s): $gon Mb/s, go-back-N +$gbn_on; link: $(tr '\n' ' ' <"$O/on.json")"
 disc=$(both on discards) xoff=$(both on xoff_sent) xon=$(both on xon_sent)
 pauses=$(both on pauses) moved=$(both on bytes_while_paused) held=$(both on held_us)
-if [ "$disc" = 0 ] && [ "$xoff" -gt 0 ]; then
-	ok "$name: PFC on: 0 frames dropped at the buffers, $xoff XOFF and $xon XON sent"
-else fail "$name: PFC on: no drops, XOFF sent" "discards $disc, XOFF $xoff"; fi
+# No drop, unless the emulation itself stood still longer than the reaction time the
+# headroom holds (--react 20ms: one XOFF late by more than that lets the buffer
+# overflow; seen once, 1 frame, with its loop 45.8 ms late beside two other guests)
+late_ms=$(( $(jq -rs 'map(.stall_max_us) | max' "$O/on.json") / 1000 ))
+if [ "$xoff" -gt 0 ] && { [ "$disc" = 0 ] || [ "$late_ms" -gt 20 ]; }; then
+	ok "$name: PFC on: $disc frames dropped at the buffers (the link's loop at most $late_ms ms late), $xoff XOFF and $xon XON sent"
+else fail "$name: PFC on: no drops, XOFF sent" "discards $disc, XOFF $xoff, the link's loop at most $late_ms ms late"; fi
 if [ "$pauses" -gt 0 ] && [ "$moved" = 0 ]; then
 	ok "$name: PFC on: $pauses pauses, $((held / 1000)) ms held in all; the senders' priority-3 bands sent 0 bytes while paused"
 else fail "$name: PFC on: senders stop while paused" "pauses $pauses, $moved bytes sent while paused"; fi
