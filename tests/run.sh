@@ -76,12 +76,18 @@ source "$root/tests/verdict.sh"
 
 # Unit tests speak TAP through cmocka; one result line per test case. cmocka prints a
 # skip as "not ok N # SKIP name". The TAP plan ("1..N") must match the cases reported.
-run_unit() { # $1 = binary, $2 = label prefix
+unit_exec() { # $1 = binary, $2 = label prefix: runs it, its TAP, stderr and status to $logs
+	local name
+	name=$(basename "$1")
+	CMOCKA_MESSAGE_OUTPUT=TAP "$1" >"$logs/$2-$name.tap" 2>"$logs/$2-$name.err"
+	echo $? >"$logs/$2-$name.rc"
+}
+run_unit() { # $1 = binary, $2 = label prefix; $3 = "ran": unit_exec has run it
 	local bin=$1 tag=$2 name out rc plan n
 	name=$(basename "$bin")
-	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$bin" 2>"$logs/$tag-$name.err")
-	rc=$?
-	echo "$out" >"$logs/$tag-$name.tap"
+	[ "${3:-}" = ran ] || unit_exec "$bin" "$tag"
+	out=$(cat "$logs/$tag-$name.tap")
+	rc=$(cat "$logs/$tag-$name.rc")
 	tally < <(echo "$out" | awk -v p="$tag/$name" '
 		/^not ok [0-9]+ # SKIP/ { sub(/^not ok [0-9]+ # SKIP */, ""); print "SKIP " p "/" $0 ": skipped by the test"; next }
 		/^ok [0-9]+ .*# SKIP/ { sub(/^ok [0-9]+ - /, ""); print "SKIP " p "/" $0; next }
@@ -144,12 +150,16 @@ bg_finish() {
 }
 
 # every unit test source has its binary, plain and sanitized
-run_units() { # $1 = folder of the binaries, $2 = label prefix
-	local c b list=(tests/unit/test_*.c)
+unit_list() { # the unit test sources to run
+	local list=(tests/unit/test_*.c)
 	[ ${#sel_unit[@]} -gt 0 ] && list=("${sel_unit[@]/#/tests/unit/}") && list=("${list[@]/%/.c}")
-	for c in "${list[@]}"; do
+	printf '%s\n' "${list[@]}"
+}
+run_units() { # $1 = folder of the binaries, $2 = label prefix, $3 = "ran": already run
+	local c b
+	for c in $(unit_list); do
 		b=$1/$(basename "$c" .c)
-		if [ -x "$b" ]; then run_unit "$b" "$2"
+		if [ -x "$b" ]; then run_unit "$b" "$2" "${3:-}"
 		else tally <<<"FAIL $2/$(basename "$b"): $b not built (make unit)"; fi
 	done
 }
@@ -164,8 +174,21 @@ if want unit; then
 		    localedef -i de_DE -f UTF-8 "$build/locale/de_DE.UTF-8" >"$logs/localedef.log" 2>&1; }; }; then
 		PFCLAB_TEST_LOCPATH=$(cd "$build/locale" && pwd) && export PFCLAB_TEST_LOCPATH
 	fi
-	run_units "$build/tests" unit
-	run_units "$build/asan/tests" asan
+	# The sanitized binaries run in the background beside the plain ones where there are
+	# two CPUs (no unit test times anything); their results are judged after.
+	if [ "${PFCLAB_TEST_SERIAL:-0}" != 1 ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ]; then
+		( for c in $(unit_list); do
+			b=$build/asan/tests/$(basename "$c" .c)
+			[ -x "$b" ] && unit_exec "$b" asan
+		  done ) &
+		asan_pid=$!
+		run_units "$build/tests" unit
+		wait $asan_pid
+		run_units "$build/asan/tests" asan ran
+	else
+		run_units "$build/tests" unit
+		run_units "$build/asan/tests" asan
+	fi
 fi
 
 # The fuzz scripts are bound by their time alone and time nothing: after the first,

@@ -170,12 +170,14 @@ else fail "$name: PFC off: goodput below PFC on" "$goff >= $gon"; fi
 #    timeout)
 vlab_lossless drain 0 || fail "$name: drain 0 set"
 link_start storm --quanta 4096
+stall_start
 RUN=3 pair storm 18854 --qp-timeout 18 >/dev/null &
 tp=$!
 sleep 2.5
 pkill -KILL -P $tp 2>/dev/null	# the traffic cannot finish: nothing drains
 kill -KILL $tp 2>/dev/null
 wait $tp 2>/dev/null
+stood_storm=$(stall_ms)
 link_stop
 echo "drain 0: link: $(tr '\n' ' ' <"$O/storm.json")"
 st=$(jq -rs --arg p "$VLAB_IF_A" '
@@ -216,7 +218,10 @@ late=$(jq -rs '[.[] | select(.event == "pause_ended" and .by == "expiry")] |
 	"$O/on.jsonl" "$O/storm.jsonl")
 set -- $late
 stl=$(jq -rs '[.[] | select(.event == "stall")] | length' "$O/on.jsonl" "$O/storm.jsonl")
-if [ "$1" -ge 1 ] && [ "$2" -le 1000000 ]; then
-	ok "$name: $1 pauses ended by their own time, at most $(( $2 / 1000 )) us late ($3 more ended in one of $stl stalls of the emulation)"
-else fail "$name: pause time exactness" "$1 ended by time, latest $(( $2 / 1000 )) us late; $3 in stalls"; fi
+# within 1 ms, and the time the guest stood still during those runs (measured beside
+# them: a guest the host does not run ends no pause; seen 1.16 ms beside two guests)
+lim=$(( 1000000 + (stood + stood_storm) * 1000000 ))
+if [ "$1" -ge 1 ] && [ "$2" -le $lim ]; then
+	ok "$name: $1 pauses ended by their own time, at most $(( $2 / 1000 )) us late (limit $((lim / 1000)) us: 1 ms and $((stood + stood_storm)) ms the guest stood still; $3 more ended in one of $stl stalls of the emulation)"
+else fail "$name: pause time exactness" "$1 ended by time, latest $(( $2 / 1000 )) us late (limit $((lim / 1000)) us); $3 in stalls"; fi
 finish
