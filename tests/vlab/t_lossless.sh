@@ -223,7 +223,10 @@ stl=$(jq -rs '[.[] | select(.event == "stall")] | length' "$O/on.jsonl" "$O/stor
 # within 1 ms, and the time the guest stood still during those runs (measured beside
 # them: a guest the host does not run ends no pause; seen 1.16 ms beside two guests)
 lim=$(( 1000000 + (stood + stood_storm) * 1000000 ))
-if [ "$1" -ge 1 ] && [ "$2" -le $lim ]; then
+if [ "$1" = 0 ] && [ "$3" -ge 1 ]; then
+	# every expiry fell in a stall: the exactness cannot be read from this run
+	skip "$name: pause time exactness" "all $3 pauses that ended by their own time ended in one of $stl stalls of the emulation (the loop woke > 1 ms late)"
+elif [ "$1" -ge 1 ] && [ "$2" -le $lim ]; then
 	ok "$name: $1 pauses ended by their own time, at most $(( $2 / 1000 )) us late (limit $((lim / 1000)) us: 1 ms and $((stood + stood_storm)) ms the guest stood still; $3 more ended in one of $stl stalls of the emulation)"
 else fail "$name: pause time exactness" "$1 ended by time, latest $(( $2 / 1000 )) us late (limit $((lim / 1000)) us); $3 in stalls"; fi
 finish
