@@ -317,6 +317,17 @@ int conn_wait_readable(int fd, uint64_t timeout_ns)
 	return rc > 0;
 }
 
+int conn_wait_closed(int fd, uint64_t timeout_ns)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+	struct timespec ts = ns_timespec(timeout_ns);
+	int rc = ppoll(&p, 1, &ts, NULL);
+
+	if (rc < 0)
+		return errno == EINTR ? 0 : -errno;
+	return rc > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 int conn_local_addr(int fd, char *buf, size_t n)
 {
 	struct sockaddr_storage ss;

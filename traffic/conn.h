@@ -23,6 +23,10 @@ int conn_readable(int fd);
 /* Waits up to timeout_ns for bytes (or EOF / an error) to read: 1, 0 when none came (or a
  * signal ended the wait), -errno. */
 int conn_wait_readable(int fd, uint64_t timeout_ns);
+/* Waits up to timeout_ns for the peer to close the connection (its FIN or a reset, seen
+ * past any bytes still queued, POLLRDHUP): 1 when it did, 0 when not, -errno.
+ */
+int conn_wait_closed(int fd, uint64_t timeout_ns);
 /* "addr:port" of a socket address. */
 struct sockaddr;
 void conn_addr_str(const struct sockaddr *sa, char *buf, size_t n);

@@ -539,6 +539,17 @@ static int settle(struct run *r)
 	return 0;
 }
 
+/* A completion error where the peer's process is gone (killed: its QPs destroyed, ours
+ * flushed or out of retries) is told as that: its exchange connection closes in the same
+ * exit, at most a moment after the error (t_traffic_fail, kill -9 server: a flush error
+ * first under a busy host).
+ */
+#define PEER_GONE_WAIT_NS 250000000ull
+static bool peer_gone(struct run *r)
+{
+	return r->fd >= 0 && conn_wait_closed(r->fd, PEER_GONE_WAIT_NS) > 0;
+}
+
 /* One phase: one message size. Returns 0, or -errno with r->why set; *ended_early tells
  * that either side stopped it (Ctrl-C), so that both skip the remaining sizes.
  */
@@ -569,7 +580,9 @@ static int run_phase(struct run *r, uint32_t phase, bool *ended_early)
 			abandon(r, ps);
 		if ((rc = phase_local(r, ps)) || (rc = phase_peer(r, ps)) || (rc = phase_out(r, ps)) ||
 		    (rc = phase_step_check(ps, time_mono_ns(), &r->tv.ctr))) {
-			snprintf(r->why, sizeof(r->why), "%s", ps->why);
+			snprintf(r->why, sizeof(r->why), "%.515s%s", ps->why,
+				 rc == -EIO && peer_gone(r) ? ": the peer's pfclab traffic exited "
+				 "or was killed (its exchange connection closed)" : "");
 			return rc;
 		}
 	}
