@@ -80,7 +80,14 @@ struct port {
 	uint64_t late_max_ns, late_sum_ns, late_n;	/* expiry release after the due time */
 	uint64_t polls, poll_errors, poll_ns_sum, plug_errors, tx_errors, rx_bad;
 	uint64_t stall_late;	/* expiry releases late because the loop itself was */
+	/* The buffer read empty between its first XOFF and its last XON: time the drain had
+	 * nothing to drain while the senders were backlogged (a sender resuming late after
+	 * an XON, a guest short of CPU), each gap between two readings counting at most
+	 * EMPTY_GAP_NS (a stall of the whole guest stops the drain too: no emptiness).
+	 */
+	uint64_t last_poll_ns, empty_ns, empty_at_xon_ns, first_xoff_ns, last_xon_ns;
 };
+#define EMPTY_GAP_NS 10000000ull
 
 static struct link_opts lo = {
 	.speed = 100000000ull, .buffer = 256 * 1024, .mtu = 1500, .cable_m = 7,
@@ -213,6 +220,10 @@ static void buf_poll(struct port *pt, uint64_t now)
 		return;
 	}
 	pt->polls++;
+	if (pt->first_xoff_ns && pt->last_poll_ns && !q.backlog)
+		pt->empty_ns += now - pt->last_poll_ns < EMPTY_GAP_NS ?
+				now - pt->last_poll_ns : EMPTY_GAP_NS;
+	pt->last_poll_ns = now;
 	a = link_buf_step(&pt->buf, now, q.backlog, q.drops);
 	if (a != LINK_BUF_NONE) {
 		uint64_t t = time_mono_ns();
@@ -221,6 +232,12 @@ static void buf_poll(struct port *pt, uint64_t now)
 			pt->tx_errors++;
 		} else {
 			link_buf_sent(&pt->buf, now, a);
+			if (a == LINK_BUF_XOFF && !pt->first_xoff_ns)
+				pt->first_xoff_ns = now;
+			if (a == LINK_BUF_XON) {
+				pt->last_xon_ns = now;
+				pt->empty_at_xon_ns = pt->empty_ns;
+			}
 			log_frame(pt, a == LINK_BUF_XOFF ? "xoff_sent" : "xon_sent", t,
 				  a == LINK_BUF_XOFF ? pt->buf.cfg.quanta : 0);
 		}
@@ -613,6 +630,10 @@ static void report(struct port *ports, size_t n, uint64_t t0, uint64_t t1)
 			 link_buf_pause_ns(&pt->buf, t1) / 1000);
 		out_uint(&o, "discards", " discards %" PRIu64, pt->buf.c.discards);
 		out_uint(&o, "fill_max", " fill_max %" PRIu64, pt->buf.fill_max);
+		out_uint(&o, "starved_us", " starved_us %" PRIu64, pt->empty_at_xon_ns / 1000);
+		out_uint(&o, "backlogged_us", " backlogged_us %" PRIu64,
+			 pt->last_xon_ns > pt->first_xoff_ns ?
+			 (pt->last_xon_ns - pt->first_xoff_ns) / 1000 : 0);
 		out_uint(&o, "passed_thres", " passed_thres %" PRIu64, pt->buf.c.passed_thres);
 		out_uint(&o, "storm_warning", " storm_warning %" PRIu64, pt->buf.c.storm_warning);
 		out_uint(&o, "storm_error", " storm_error %" PRIu64, pt->buf.c.storm_error);

@@ -139,11 +139,16 @@ if [ "$pauses" -gt 0 ] && [ "$moved" = 0 ]; then
 else fail "$name: PFC on: senders stop while paused" "pauses $pauses, $moved bytes sent while paused"; fi
 # While the guest itself stands still (a host busy with other work) htb's drain does not
 # run: the goodput may fall short of the drain by that share of the run, beyond the 5%.
+# And where the buffer ran empty between the first XOFF and the last XON (the link's
+# starved_us: a guest short of CPU whose senders resume late after an XON; seen with two
+# compilers beside the suite: 8.21 against 9.51 Mb/s), the senders, not the drain, set
+# the rate for that share of the backlogged time: it is allowed too, and printed.
 stall_ms=$(( $(jq -rs 'map(.stall_max_us) | max' "$O/on.json") / 1000 ))
-short=$(awk -v s="$stood" -v r="$RUN" 'BEGIN { printf "%.3f", 0.05 + s / 1000 / r }')
+starved=$(jq -rs '(map(.starved_us) | add) / ([(map(.backlogged_us) | add), 1] | max)' "$O/on.json")
+short=$(awk -v s="$stood" -v r="$RUN" -v e="$starved" 'BEGIN { printf "%.3f", 0.05 + s / 1000 / r + e }')
 if fcmp "$gon >= $want * (1 - $short) && $gon <= $want * 1.05"; then
-	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'); allowed -$(awk -v x="$short" 'BEGIN { printf "%.1f", x * 100 }')% with the guest still ${stood} ms, the longest ${stall_ms} ms), $dgot Mb/s drained into $VLAB_IF_A over the run, its start and its settling"
-else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want (allowed -$short with the guest still ${stood} ms)"; fi
+	ok "$name: PFC on: goodput $gon Mb/s each way, drain set to $want Mb/s of payload ($(awk -v a="$gon" -v b="$want" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'); allowed -$(awk -v x="$short" 'BEGIN { printf "%.1f", x * 100 }')% with the guest still ${stood} ms, the longest ${stall_ms} ms, the buffer empty $(awk -v x="$starved" 'BEGIN { printf "%.1f", x * 100 }')% of its backlogged time), $dgot Mb/s drained into $VLAB_IF_A over the run, its start and its settling"
+else fail "$name: PFC on: goodput within 5% of the drain rate" "$gon Mb/s against $want (allowed -$short with the guest still ${stood} ms, the buffer empty $starved of its backlogged time)"; fi
 csv=$O/mon/samples.csv
 c=$(head -n 1 "$csv" 2>/dev/null | tr ',' '\n' | grep -nx 'pfc.tx.prio3.frames' | cut -d: -f1)
 mv=${c:+$(awk -F, -v c="$c" 'NR > 1 && $c != "n/a" { x = $c } END { print x }' "$csv")}
