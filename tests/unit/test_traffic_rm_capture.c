@@ -171,7 +171,7 @@ static void test_rm_map_dma_layouts(void **state)
 	const struct nvos46_layout *ls[] = { &nvos46_570, &nvos46_580 };
 	uint8_t p[64 + 8];
 	struct rm_handles h;
-	char why[256] = "";
+	char why[256] = "", sum[1024];
 	size_t i;
 
 	(void)state;
@@ -197,6 +197,10 @@ static void test_rm_map_dma_layouts(void **state)
 		assert_int_equal(h.memory, 0x4e5);
 		assert_int_equal(h.mem_offset, 0x20000);
 		assert_string_equal(h.how, "RM MAP_MEMORY_DMA");
+		/* the summary tells which layout the driver used */
+		rm_capture_summary(sum, sizeof(sum));
+		assert_non_null(strstr(sum, i ? "MAP_MEMORY_DMA calls: 0 of 56 bytes, 1 of 64" :
+					   "MAP_MEMORY_DMA calls: 1 of 56 bytes, 0 of 64"));
 		/* a failed call maps nothing */
 		rm_capture_reset();
 		cuda_init_sequence();

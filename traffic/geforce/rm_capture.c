@@ -51,6 +51,7 @@ static struct {
 	unsigned int nobjs;		/* total recorded; index = n % CAP_OBJS */
 	struct cap_map maps[CAP_MAPS];
 	unsigned int nmaps;
+	unsigned int nmap_dma[2];	/* MAP_MEMORY_DMA calls in the 570 and the 580 layout */
 	uint64_t seq;
 	uint64_t n_rm, n_uvm;
 	uint64_t n_calls;		/* every ioctl() libcuda made through the interposer */
@@ -171,6 +172,7 @@ static void observe_map_dma(const void *arg, size_t size)
 			       offsetof(struct rm_map_dma_580, flags);
 	else
 		return;
+	cap.nmap_dma[size == sizeof(struct rm_map_dma_580)]++;
 	client = rd_h32(&r);
 	rd_skip(&r, 8);
 	memory = rd_h32(&r);
@@ -276,6 +278,7 @@ void rm_capture_reset(void)
 	memset(cap.objs, 0, sizeof(cap.objs));
 	memset(cap.maps, 0, sizeof(cap.maps));
 	cap.nobjs = cap.nmaps = 0;
+	cap.nmap_dma[0] = cap.nmap_dma[1] = 0;
 	cap.n_rm = cap.n_uvm = 0;
 	cap.nclasses = 0;
 	cap.ctl_client = cap.ctl_device = cap.ctl_subdevice = cap.ctl_vaspace = 0;
@@ -405,10 +408,10 @@ void rm_capture_summary(char *buf, size_t len)
 	snprintf(buf, len,
 		 "libcuda made %llu ioctl calls through the interposer (%llu RM, %llu UVM accepted); "
 		 "saw %u client, %u device, %u subdevice, %u VA space, %u video-memory object(s), "
-		 "%u mapping(s)",
+		 "%u mapping(s) (MAP_MEMORY_DMA calls: %u of 56 bytes, %u of 64)",
 		 (unsigned long long)__atomic_load_n(&cap.n_calls, __ATOMIC_RELAXED),
 		 (unsigned long long)cap.n_rm, (unsigned long long)cap.n_uvm, c[0], c[1], c[2], c[3],
-		 c[4], cap.nmaps);
+		 c[4], cap.nmaps, cap.nmap_dma[0], cap.nmap_dma[1]);
 	for (k = 0; k < cap.nclasses; k++) {
 		size_t used = strlen(buf);
 
