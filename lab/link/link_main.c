@@ -110,6 +110,18 @@ static void on_signal(int sig)
 	link_stop = 1;
 }
 
+/* SIGUSR1 turns PFC off on every port (lossy from then on; a pause asked for gets its
+ * XON), SIGUSR2 on again: one link and one counter page across the points of an
+ * experiment that compares the two (make demo's "PFC off" point).
+ */
+static volatile sig_atomic_t link_pfc_req;	/* 0: none, 1: off, 2: on */
+
+static void on_pfc_signal(int sig)
+{
+	link_pfc_req = sig == SIGUSR1 ? 1 : 2;
+}
+
+
 /* --- netlink: the bfifo's fill, a plug's bytes, a plug's state ------------------------ */
 
 struct qd_reply {
@@ -186,6 +198,23 @@ static void log_frame(const struct port *pt, const char *ev, uint64_t mono, uint
 	out_uint(&o, "quanta", "%" PRIu64, quanta);
 	out_uint(&o, "fill", "%" PRIu64, pt->buf.fill);
 	out_end_lines(&o);
+}
+
+static void pfc_mode_apply(struct port *ports, size_t np, uint64_t now)
+{
+	const bool on = link_pfc_req == 2;
+	size_t i;
+
+	link_pfc_req = 0;
+	for (i = 0; i < np; i++) {
+		link_buf_set_pfc(&ports[i].buf, now, on);
+		if (link_log) {
+			struct out o;
+
+			log_begin(&o, &ports[i], on ? "pfc_on" : "pfc_off", now);
+			out_end_lines(&o);
+		}
+	}
 }
 
 /* --- receiver side: read the buffer, step, send ------------------------------------- */
@@ -721,7 +750,8 @@ static const char link_usage[] =
 	"'pfclab monitor -i IFACE' reads (source 'lossless'); --log writes every XOFF/XON\n"
 	"sent and received and every pause applied and ended as JSON lines with\n"
 	"CLOCK_MONOTONIC and CLOCK_REALTIME times. SIGINT/SIGTERM or -D ends it: an XON for\n"
-	"a pause in force, every plug released, then one summary line per port.\n"
+	"a pause in force, every plug released, then one summary line per port. SIGUSR1\n"
+	"turns PFC off (lossy from then on, a pause in force ended by its XON), SIGUSR2 on.\n"
 	"\n"
 	"Options:\n";
 
@@ -851,6 +881,9 @@ int link_main(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_pfc_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (!lo.quiet)
 		fprintf(stderr, "pfclab link: %zu port%s, %s, speed %" PRIu64 " b/s, buffer %" PRIu64
@@ -869,6 +902,8 @@ int link_main(int argc, char **argv)
 
 		if (now >= deadline)
 			break;
+		if (link_pfc_req)
+			pfc_mode_apply(ports, np, now);
 		for (i = 0; i < np; i++)
 			pause_timers(&ports[i], now);
 		if (now >= next_poll) {

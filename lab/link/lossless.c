@@ -88,8 +88,8 @@ enum link_buf_act link_buf_step(struct link_buf *b, uint64_t now, uint64_t fill,
 	if (fill > c->thres && !b->above_thres)
 		b->c.passed_thres++;
 	b->above_thres = fill > c->thres;
-	if (!c->pfc)
-		return LINK_BUF_NONE;
+	if (!c->pfc)	/* PFC turned off during an episode: its XON is still due */
+		return b->asserted && !b->storm ? LINK_BUF_XON : LINK_BUF_NONE;
 	if (!b->asserted)
 		return fill > c->xoff ? LINK_BUF_XOFF : LINK_BUF_NONE;
 	if (fill < c->xon) {
@@ -113,6 +113,16 @@ enum link_buf_act link_buf_step(struct link_buf *b, uint64_t now, uint64_t fill,
 		return LINK_BUF_NONE;
 	}
 	return now - b->last_xoff_ns >= c->refresh_ns ? LINK_BUF_XOFF : LINK_BUF_NONE;
+}
+
+void link_buf_set_pfc(struct link_buf *b, uint64_t now, bool pfc)
+{
+	b->cfg.pfc = pfc;
+	if (pfc || !b->asserted || !b->storm)
+		return;
+	/* after a storm no XON follows: the episode ends here, as at the XON level */
+	b->c.tx_pause_duration_ns += episode_ns(b, now);
+	b->asserted = b->storm = b->warned = false;
 }
 
 void link_buf_sent(struct link_buf *b, uint64_t now, enum link_buf_act a)

@@ -108,6 +108,11 @@ void link_buf_init(struct link_buf *b, const struct link_buf_cfg *cfg);
  */
 enum link_buf_act link_buf_step(struct link_buf *b, uint64_t now, uint64_t fill, uint32_t drops);
 void link_buf_sent(struct link_buf *b, uint64_t now, enum link_buf_act a);
+/* PFC turned off (a lossy port from then on) or on again at `now`. Turned off during an
+ * episode, the next step asks for its XON (until it is sent); after a storm the episode
+ * ends at once, without a frame.
+ */
+void link_buf_set_pfc(struct link_buf *b, uint64_t now, bool pfc);
 /* tx_pause_duration including the episode in progress, at `now`. */
 uint64_t link_buf_pause_ns(const struct link_buf *b, uint64_t now);
 /* When the next step is due at the latest for a refresh or the storm timeout

@@ -249,6 +249,41 @@ static void test_drops_lossy(void **state)
 	assert_int_equal(link_buf_next(&b), UINT64_MAX);
 }
 
+/* PFC turned off and on at run time (pfclab link's SIGUSR1/SIGUSR2): off during an
+ * episode, the XON is still sent (again until it goes out); off, a full buffer only
+ * drops; on again, the next fill above XOFF pauses again.
+ */
+static void test_pfc_toggle(void **state)
+{
+	struct link_buf_cfg c = cfg_base();
+	struct link_buf b;
+
+	(void)state;
+	assert_int_equal(link_buf_config(&c), 0);
+	link_buf_init(&b, &c);
+	assert_int_equal(step(&b, 1 * MS, 80000, 0), LINK_BUF_XOFF);
+	link_buf_set_pfc(&b, 2 * MS, false);
+	assert_true(b.asserted);
+	assert_int_equal(link_buf_step(&b, 3 * MS, 90000, 0), LINK_BUF_XON);	/* unsent */
+	assert_int_equal(step(&b, 4 * MS, 90000, 0), LINK_BUF_XON);
+	assert_false(b.asserted);
+	assert_int_equal(link_buf_pause_ns(&b, 10 * MS), 3 * MS);
+	assert_int_equal(step(&b, 5 * MS, 100000, 7), LINK_BUF_NONE);
+	assert_int_equal(step(&b, 6 * MS, 100000, 9), LINK_BUF_NONE);
+	assert_int_equal(b.c.discards, 9);
+	link_buf_set_pfc(&b, 7 * MS, true);
+	assert_int_equal(step(&b, 8 * MS, 80000, 9), LINK_BUF_XOFF);
+	assert_int_equal(b.c.tx_xoff, 2);
+	assert_int_equal(b.c.tx_xon, 1);
+	assert_int_equal(b.c.pauses, 2);
+	/* turned off after a storm: the episode ends without a frame */
+	b.storm = true;
+	link_buf_set_pfc(&b, 20 * MS, false);
+	assert_false(b.asserted);
+	assert_int_equal(step(&b, 21 * MS, 100000, 9), LINK_BUF_NONE);
+	assert_int_equal(b.c.tx_xon, 1);
+}
+
 #define G100M 100000000ull
 
 static void test_pause(void **state)
@@ -400,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_storm),
 		cmocka_unit_test(test_storm_stall),
 		cmocka_unit_test(test_drops_lossy),
+		cmocka_unit_test(test_pfc_toggle),
 		cmocka_unit_test(test_pause),
 		cmocka_unit_test(test_pause_two_prios),
 		cmocka_unit_test(test_page),
