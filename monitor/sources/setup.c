@@ -44,11 +44,20 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 	int rc = 0;
 
 	if (w->iface) {
+		/* The emulated lossless link's counters: where `pfclab link` runs on the
+		 * interface, or when asked for by name. It stands in for the NIC's PFC there,
+		 * so unless sources are named the DCB source (PFC counts of a NIC's firmware;
+		 * n/a on the veth or virtio port the link runs on) is left out: both map
+		 * pfc.{tx,rx}.prio{p}.frames, and a name two sources claim is kept by neither.
+		 */
+		const bool lossless = w->only ? wanted(w->only, "lossless") :
+					     src_lossless_present(w->iface);
+
 		if (wanted(w->only, "ethtool"))
 			rc |= mon_engine_add(e, &src_ethtool_ioctl_ops, w->iface, 0, -1) < 0;
 		if (wanted(w->only, "pause"))
 			rc |= mon_engine_add(e, &src_ethtool_nl_ops, w->iface, 0, -1) < 0;
-		if (wanted(w->only, "dcb"))
+		if (wanted(w->only, "dcb") && (w->only || !lossless))
 			rc |= mon_engine_add(e, &src_dcb_ops, w->iface, 0, -1) < 0;
 		if (wanted(w->only, "link"))
 			rc |= mon_engine_add(e, &src_link_ops, w->iface, 0, -1) < 0;
@@ -57,10 +66,7 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 		/* Every qdisc of the interface: only when asked for by name. */
 		if (w->qdisc || (w->only && wanted(w->only, "qdisc")))
 			rc |= mon_engine_add(e, &src_qdisc_ops, w->iface, 0, -1) < 0;
-		/* The emulated lossless link's counters: where `pfclab link` runs on the
-		 * interface, or when asked for by name.
-		 */
-		if (w->only ? wanted(w->only, "lossless") : src_lossless_present(w->iface))
+		if (lossless)
 			rc |= mon_engine_add(e, &src_lossless_ops, w->iface, 0, -1) < 0;
 	}
 	if (w->frames)
