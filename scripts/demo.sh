@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # demo.sh: make demo. Boots the virtual RoCE lab (QEMU, Soft-RoCE) and runs the demo
-# experiment through `pfclab run` inside it (scripts/experiments/vlab-demo.yaml:
-# bidirectional pfclab traffic between rxe0 and rxe1, then the same on the ECN-marking
-# link with inject cnp-on-ce and inject pfc-on-backlog standing in for the NIC and the
-# switch; monitor and capture on both ends), brings the results folder back, makes the
-# summary and plots here with `pfclab run --report`, prints the summary and the path.
+# experiment through `pfclab run` inside it (scripts/demo_guest.sh: the emulated lossless
+# link between rxe0 and rxe1, the rate measured first, then the points of
+# scripts/experiments/vlab-demo.yaml: host memory, the GPU-BAR drain with PFC, the same
+# with PFC off), brings the results folder back, makes the summary and plots here with
+# `pfclab run --report`, and lays the points side by side (scripts/demo_story.sh), which
+# fails the demo where the story did not show. Prints the table and the paths.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -15,7 +16,7 @@ out=results/vlab-demo-$stamp
 work=$(mktemp -d "${TMPDIR:-/tmp}/pfclab-demo-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "demo: booting the virtual lab (QEMU, Soft-RoCE) and running pfclab run inside; about a minute"
+echo "demo: booting the virtual lab (QEMU, Soft-RoCE) and running pfclab run inside; about two minutes"
 rc=0
 lab/vlab/vlab run --out "$work/vlab" scripts/demo_guest.sh || rc=$?
 mkdir -p results
@@ -32,6 +33,8 @@ fi
 echo
 "$PFCLAB" run --report "$out" || rc=1
 echo
-echo "demo: plots in $root/$out/plots/ (p000-rep0.png: the phases on one time axis)"
+scripts/demo_story.sh "$out" || rc=1
+echo
+echo "demo: plots in $root/$out/plots/ (story.png: the points side by side; p000-rep0.png: a point on one time axis)"
 echo "demo: results in $root/$out"
 exit $rc
