@@ -211,8 +211,8 @@ FUZZ_xchg_SRCS    := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
 FUZZ_xchg_DEPS    := traffic/xchg.h traffic/opts.h lib/rd.h lib/util.h
 # The experiment file (YAML, then every key; traffic's option table checks its options).
 FUZZ_exp_SRCS     := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/expval.c \
-	scripts/run/ytree.c scripts/run/cpoint.c traffic/opts.c
-FUZZ_exp_DEPS     := $(wildcard scripts/run/*.h) traffic/opts.h lib/util.h
+	lib/ytree.c scripts/run/cpoint.c traffic/opts.c
+FUZZ_exp_DEPS     := $(wildcard scripts/run/*.h) lib/ytree.h traffic/opts.h lib/util.h
 # What the dashboard reads from a remote monitor; a record as top --replay loads it.
 FUZZ_feed_SRCS    := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
 FUZZ_feed_DEPS    := $(wildcard monitor/top/*.h) lib/util.h

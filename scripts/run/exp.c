@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "cpoint.h"
 #include "exp.h"
@@ -1501,42 +1500,15 @@ fail:
 
 int exp_load(const char *path, struct exp **out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	char *buf;
+	const char *base = strrchr(path, '/');
+	char *text;
 	size_t len;
-	const char *base;
-	int rc;
+	int rc = ytree_read_file(path, "an experiment file (YAML)", &text, &len, err, errlen);
 
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	*out = NULL;
+	if (rc)
 		return rc;
-	}
-	/* fopen takes a directory; reading it is what fails (EISDIR) */
-	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s is a directory; an experiment file (YAML) is expected", path);
-		fclose(f);
-		return -EISDIR;
-	}
-	buf = malloc(1 << 20);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	errno = 0;
-	len = fread(buf, 1, (1 << 20) - 1, f);
-	if (ferror(f) || !feof(f)) {
-		snprintf(err, errlen, "%s: %s", path, !ferror(f) ? "larger than 1 MiB; an experiment "
-			 "file (YAML) is expected" : errno ? strerror(errno) : "read error");
-		fclose(f);
-		free(buf);
-		return -EIO;
-	}
-	fclose(f);
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	rc = exp_parse(base, buf, len, out, err, errlen);
-	free(buf);
+	rc = exp_parse(base ? base + 1 : path, text, len, out, err, errlen);
+	free(text);
 	return rc;
 }

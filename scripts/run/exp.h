@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ytree.h"
+#include "lib/ytree.h"
 
 #define EXP_MAX_HOSTS	256
 #define EXP_MAX_PHASES	64
