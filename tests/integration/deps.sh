@@ -3,7 +3,8 @@
 # deps.sh (host): the tree keeps to the include table tests/deps/allowed.txt, and the
 # checker does fail on a forbidden edge: monitor/ including a traffic/ header, traffic/
 # including a lab/ header, lib/ including a monitor/ header, lab/ including a monitor .c
-# file, and the dashboard including a runner header other than the experiment parser.
+# file, and the dashboard including the runner's experiment parser (it reads an
+# experiment's hosts through lib/exphosts.h).
 # runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
 plan 6
@@ -31,6 +32,6 @@ monitor/monitor.c|traffic/verbs.h|monitor may not include traffic/verbs.h
 traffic/conn.c|lab/doctor/doctor.h|traffic may not include lab/doctor/doctor.h
 lib/util.c|monitor/mon.h|lib may not include monitor/mon.h
 lab/doctor/doctor.c|monitor/catalog_data.c|lab includes monitor/catalog_data.c: only headers
-monitor/top/top.c|scripts/run/run.h|monitor/top may not include scripts/run/run.h
+monitor/top/top.c|scripts/run/exp.h|monitor may not include scripts/run/exp.h
 EOF2
 finish
