@@ -130,8 +130,8 @@ deps:
 # as it does in a checkout.
 LAB_INSTALL := lab/deps.sh lab/qos lab/gpudirect lab/README.md
 VLAB_INSTALL := lab/vlab/vlab lab/vlab/guest-init.sh lab/vlab/guest-env.sh
-DOC_INSTALL := README.md monitor/README.md monitor/frames/README.md lab/README.md \
-	traffic/geforce/README.md $(wildcard scripts/README.md scripts/README-assets/*.png \
+DOC_INSTALL := README.md lib/README.md monitor/README.md monitor/frames/README.md \
+	monitor/top/README.md lab/README.md traffic/README.md traffic/geforce/README.md $(wildcard scripts/README.md scripts/README-assets/*.png \
 	scripts/experiments/*.yaml)
 
 # The man pages are written by hand in man/ (pfclab.1, pfclab-COMMAND.1 per command,
