@@ -130,8 +130,8 @@ deps:
 # as it does in a checkout.
 LAB_INSTALL := lab/deps.sh lab/qos lab/gpudirect lab/README.md
 VLAB_INSTALL := lab/vlab/vlab lab/vlab/guest-init.sh lab/vlab/guest-env.sh
-DOC_INSTALL := README.md monitor/README.md monitor/frames/README.md lab/README.md \
-	traffic/geforce/README.md $(wildcard scripts/README.md scripts/README-assets/*.png \
+DOC_INSTALL := README.md lib/README.md monitor/README.md monitor/frames/README.md \
+	monitor/top/README.md lab/README.md traffic/README.md traffic/geforce/README.md $(wildcard scripts/README.md scripts/README-assets/*.png \
 	scripts/experiments/*.yaml)
 
 # The man pages are written by hand in man/ (pfclab.1, pfclab-COMMAND.1 per command,
@@ -210,9 +210,9 @@ FUZZ_decode_DEPS  := $(wildcard monitor/frames/*.h) lib/rd.h
 FUZZ_xchg_SRCS    := traffic/fuzz/fuzz_xchg.c traffic/xchg.c lib/util.c
 FUZZ_xchg_DEPS    := traffic/xchg.h traffic/opts.h lib/rd.h lib/util.h
 # The experiment file (YAML, then every key; traffic's option table checks its options).
-FUZZ_exp_SRCS     := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/ytree.c \
-	scripts/run/cpoint.c traffic/opts.c
-FUZZ_exp_DEPS     := $(wildcard scripts/run/*.h) traffic/opts.h lib/util.h
+FUZZ_exp_SRCS     := scripts/run/fuzz/fuzz_exp.c scripts/run/exp.c scripts/run/expval.c \
+	lib/ytree.c scripts/run/cpoint.c traffic/opts.c
+FUZZ_exp_DEPS     := $(wildcard scripts/run/*.h) lib/ytree.h traffic/opts.h lib/util.h
 # What the dashboard reads from a remote monitor; a record as top --replay loads it.
 FUZZ_feed_SRCS    := monitor/top/fuzz/fuzz_feed.c monitor/top/remote.c monitor/top/model.c
 FUZZ_feed_DEPS    := $(wildcard monitor/top/*.h) lib/util.h

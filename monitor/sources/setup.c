@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "monitor/frames/src_frames.h"
 #include "monitor/sources/setup.h"
 #include "monitor/sources/sources.h"
 

@@ -21,6 +21,11 @@ extern const struct mon_src_ops src_nvml_ops;		/* "nvml" */
 extern const struct mon_src_ops src_pci_ops;		/* "pci" */
 extern const struct mon_src_ops src_qdisc_ops;		/* "qdisc" */
 extern const struct mon_src_ops src_lossless_ops;	/* "lossless" */
+/* "frames": the capture engine (monitor/frames/capture_engine.h) on a thread, so captured
+ * PAUSE/PFC/CNP/CE counts sit next to the NIC counters in one run, on one clock.
+ * mon_engine_add(e, &src_frames_ops, "eth2", 0, -1) captures on eth2 with the default
+ * filter plus CE-marked RoCEv2 (mlx5_0-style RDMA sniffer names work too). */
+extern const struct mon_src_ops src_frames_ops;
 
 /* Whether `pfclab link` publishes counters for this interface (lib/linkstat.h). */
 bool src_lossless_present(const char *iface);

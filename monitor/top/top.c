@@ -16,13 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/exphosts.h"
 #include "lib/hw/gpu.h"
 #include "lib/opt.h"
 #include "lib/remote.h"
 #include "lib/util.h"
 #include "monitor/monitor.h"
 #include "monitor/record.h"
-#include "scripts/run/exp.h"
 #include "monitor/top/feed.h"
 #include "monitor/top/keys.h"
 #include "monitor/top/model.h"
@@ -360,7 +360,7 @@ struct top_run {
 	bool bad_input; /* the error is the user's input (exit 2), as in 'pfclab run' */
 	struct top_host_spec spec[TOP_MAX_HOSTS];
 	size_t nspec;
-	struct exp *exp;
+	struct exphosts *exp;
 	struct top_feed feed[TOP_MAX_HOSTS];
 	bool is_local[TOP_MAX_HOSTS];
 	size_t nfeed;
@@ -396,37 +396,48 @@ static int hosts_from_experiment(struct top_run *t, char *err, size_t errlen)
 {
 	const struct top_opts *o = &t->o;
 	size_t i;
-	int rc = exp_load(o->experiment, &t->exp, err, errlen);
+	uint64_t ns;
+	int rc = exphosts_load(o->experiment, &t->exp, err, errlen);
 
 	if (rc) {
 		t->bad_input = true; /* a missing, unreadable or bad experiment file */
 		return rc;
 	}
-	if (!o->interval_s && t->exp->mon_interval_ns)
-		t->o.interval_ns = t->exp->mon_interval_ns;
-	if (t->exp->nhosts > TOP_MAX_HOSTS) {
+	if (t->exp->interval && parse_duration_ns(t->exp->interval, MON_INTERVAL_MIN_NS,
+						  MON_INTERVAL_MAX_NS, &ns)) {
+		const char *b = strrchr(o->experiment, '/');
+
+		snprintf(err, errlen, "%s:%d: monitor.interval: '%s' is not valid for pfclab "
+			 "monitor --interval; give a duration from 100us to 1h (e.g. 500us, 10ms, "
+			 "30s)", b ? b + 1 : o->experiment, t->exp->interval_line, t->exp->interval);
+		t->bad_input = true;
+		return -EINVAL;
+	}
+	if (!o->interval_s && t->exp->interval)
+		t->o.interval_ns = ns;
+	if (t->exp->n > TOP_MAX_HOSTS) {
 		snprintf(err, errlen, "%s: %zu hosts; the screen shows at most %d", o->experiment,
-			 t->exp->nhosts, TOP_MAX_HOSTS);
+			 t->exp->n, TOP_MAX_HOSTS);
 		return -E2BIG;
 	}
-	for (i = 0; i < t->exp->nhosts; i++) {
-		const struct exp_host *e = &t->exp->hosts[i];
+	for (i = 0; i < t->exp->n; i++) {
+		const struct exphost *e = &t->exp->h[i];
 		struct top_host_spec *h = &t->spec[i];
 
 		memset(h, 0, sizeof(*h));
 		snprintf(h->name, sizeof(h->name), "%s", e->name);
-		const char *reach = t->exp->launcher == EXP_SLURM ? e->node : e->ssh;
+		const char *reach = t->exp->launcher == EXPHOSTS_SLURM ? e->node : e->ssh;
 
 		snprintf(h->reach, sizeof(h->reach), "%s", reach ? reach : e->name);
-		h->local = t->exp->launcher == EXP_LOCAL;
-		h->kind = t->exp->launcher == EXP_SLURM ? REMOTE_SRUN : REMOTE_SSH;
+		h->local = t->exp->launcher == EXPHOSTS_LOCAL;
+		h->kind = t->exp->launcher == EXPHOSTS_SLURM ? REMOTE_SRUN : REMOTE_SSH;
 		/* The command line wins over the file for what it names. */
 		h->iface = o->iface ? o->iface : e->netdev;
 		h->rdma = o->rdma ? o->rdma : e->rdma;
 		h->gpu_s = o->gpu_s ? o->gpu_s : e->gpu;
 		h->pfclab = o->remote_pfclab ? o->remote_pfclab : e->pfclab;
 	}
-	t->nspec = t->exp->nhosts;
+	t->nspec = t->exp->n;
 	return 0;
 }
 
@@ -927,8 +938,7 @@ int top_main(int argc, char **argv)
 	for (i = 0; i < t->nfeed; i++)
 		top_feed_stop(&t->feed[i]);
 	top_replay_free(t->rp);
-	if (t->exp)
-		exp_free(t->exp);
+	exphosts_free(t->exp);
 	top_model_free(&t->m);
 	top_snap_free(&t->tmp);
 	top_snap_free(&t->first);

@@ -10,6 +10,7 @@
 
 #include "lib/util.h"
 #include "records.h"
+#include "clock.h"
 #include "run.h"
 
 #define CLOCK_TRIES 3

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpoint.h"
+#include "expval.h"
 
 struct cp_vals {
 	char dev[32], qdisc[16], rate[32], ecn[8];
@@ -21,8 +22,9 @@ static int value(const struct exp *e, const struct exp_point *p, const struct yn
 		 const char *key, char *out, size_t len, char *err, size_t errlen)
 {
 	const struct ynode *n = ytree_get(m, key);
-	const char *s;
-	size_t i, o = 0;
+	const char *at;
+	char *v;
+	int rc, var;
 
 	out[0] = 0;
 	if (!n)
@@ -31,42 +33,23 @@ static int value(const struct exp *e, const struct exp_point *p, const struct yn
 		snprintf(err, errlen, "%s:%d: bottleneck.%s: give one value", e->file, n->line, key);
 		return -EINVAL;
 	}
-	for (s = n->str; *s;) {
-		const char *end;
-
-		if (s[0] != '$' || s[1] != '{') {
-			if (o + 1 >= len)
-				goto long_;
-			out[o++] = *s++;
-			continue;
-		}
-		end = strchr(s, '}');
-		for (i = 0; end && i < e->nsweep; i++)
-			if (strlen(e->sweep[i].name) == (size_t)(end - s - 2) &&
-			    !strncmp(e->sweep[i].name, s + 2, (size_t)(end - s - 2)))
-				break;
-		if (!end || i == e->nsweep) {
-			snprintf(err, errlen, "%s:%d: bottleneck.%s: '%s' names no sweep variable",
-				 e->file, n->line, key, n->str);
-			return -EINVAL;
-		}
-		{
-			const char *v = p ? p->values[i] : e->sweep[i].values[0];
-			size_t vl = strlen(v);
-
-			if (o + vl >= len)
-				goto long_;
-			memcpy(out + o, v, vl);
-			o += vl;
-		}
-		s = end + 1;
+	rc = exp_subst(e, p, n->str, &v, &var, &at);
+	if (rc == -EINVAL) {
+		snprintf(err, errlen, "%s:%d: bottleneck.%s: '%s' names no sweep variable",
+			 e->file, n->line, key, n->str);
+		return rc;
 	}
-	out[o] = 0;
+	if (rc)
+		return rc;
+	if (strlen(v) >= len) {
+		snprintf(err, errlen, "%s:%d: bottleneck.%s: '%.40s' is too long", e->file,
+			 n->line, key, n->str);
+		free(v);
+		return -EINVAL;
+	}
+	memcpy(out, v, strlen(v) + 1);
+	free(v);
 	return 0;
-long_:
-	snprintf(err, errlen, "%s:%d: bottleneck.%s: '%.40s' is too long", e->file, n->line, key,
-		 n->str);
-	return -EINVAL;
 }
 
 static int bad(const struct exp *e, const struct ynode *m, const char *key, const char *v,

@@ -14,10 +14,12 @@
 #include <inttypes.h>
 
 #include "lib/out.h"
+#include "lib/remote.h"
+#include "clock.h"
 #include "cpoint.h"
 #include "dcqcn.h"
 #include "records.h"
-#include "run.h"
+#include "util.h"
 
 enum { D_CE, D_BACKLOG, D_CNP_SENT, D_CNP_HANDLED, D_TPUT, D_N };
 

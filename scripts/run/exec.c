@@ -23,6 +23,8 @@
 #include "monitor/frames/timeline.h"
 #include "records.h"
 #include "run.h"
+#include "util.h"
+#include "validity.h"
 
 #define STOP_WAIT_MS 10000
 /* A step stopped because the other end of its traffic pair failed: the signal again this

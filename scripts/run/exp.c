@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "cpoint.h"
 #include "exp.h"
+#include "expval.h"
 #include "lib/hw/gpu.h"
 #include "lib/hw/pci.h"
 #include "lib/opt.h"
@@ -69,16 +69,6 @@ const char *exp_launcher_name(enum exp_launcher l)
 	return l == EXP_LOCAL ? "local" : l == EXP_SSH ? "ssh" : "slurm";
 }
 
-int exp_host_find(const struct exp *e, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < e->nhosts; i++)
-		if (!strcmp(e->hosts[i].name, name))
-			return (int)i;
-	return -1;
-}
-
 static int want_type(struct pctx *c, const struct ynode *n, enum ynode_type t, const char *key)
 {
 	if (n->type == t)
@@ -121,75 +111,37 @@ static int want_map(struct pctx *c, const struct ynode *m, const char *key,
 	return rc ? rc : known_keys(c, m, key, allowed);
 }
 
-/* ${name} replaced by the point's value of sweep variable NAME. */
+/* ${name} replaced by the point's value of sweep variable NAME (expval.c). */
 static int subst(struct pctx *c, const struct ynode *n, const char *key, char **out)
 {
-	const char *s = n->str, *p;
-	size_t cap = strlen(s) + 1, len = 0;
-	char *o;
+	const char *s = n->str, *at = NULL, *end;
+	int rc, var;
 
 	c->var_note = NULL;
-	if (!strstr(s, "${")) {
-		*out = strdup(s);
-		return *out ? 0 : -ENOMEM;
-	}
-	o = malloc(cap);
-	if (!o)
-		return -ENOMEM;
-	for (p = s; *p;) {
-		const char *end, *val = NULL;
-		size_t i, vl;
+	rc = exp_subst(c->e, c->pt, s, out, &var, &at);
+	if (rc == -EINVAL) {
+		size_t kl = strlen(key);
+		/* in a shell command ${name} is most likely the shell's own */
+		bool sh = kl >= 4 && !strcmp(key + kl - 4, ".run");
+		int nl;
 
-		if (p[0] != '$' || p[1] != '{') {
-			o[len++] = *p++;
-			continue;
-		}
-		end = strchr(p, '}');
-		if (!end) {
-			free(o);
+		end = strchr(at, '}');
+		if (!end)
 			return perr(c, n->line, key, "'%s': '${' without '}'", s);
-		}
-		for (i = 0; i < c->e->nsweep; i++)
-			if (strlen(c->e->sweep[i].name) == (size_t)(end - p - 2) &&
-			    !strncmp(c->e->sweep[i].name, p + 2, (size_t)(end - p - 2)))
-				break;
-		if (i == c->e->nsweep) {
-			size_t kl = strlen(key);
-			/* in a shell command ${name} is most likely the shell's own */
-			bool sh = kl >= 4 && !strcmp(key + kl - 4, ".run");
-
-			free(o);
-			return perr(c, n->line, key, "'%s': no sweep variable '%.*s' (sweep: names them)%s%.*s%s",
-				    s, (int)(end - p - 2), p + 2, sh ? "; a shell variable is written $" : "",
-				    sh ? (int)(end - p - 2) : 0, p + 2, sh ? " here" : "");
-		}
-		if (c->pt)
-			val = c->pt->values[i];
-		else
-			val = c->e->sweep[i].values[0];
-		vl = strlen(val);
-		cap += vl;
-		{
-			char *no = realloc(o, cap);
-
-			if (!no) {
-				free(o);
-				return -ENOMEM;
-			}
-			o = no;
-		}
-		memcpy(o + len, val, vl);
-		len += vl;
-		p = end + 1;
-		{
-			static char note[160];
-
-			snprintf(note, sizeof(note), " (sweep %s = '%.60s')", c->e->sweep[i].name, val);
-			c->var_note = note;
-		}
+		nl = (int)(end - at - 2);
+		return perr(c, n->line, key, "'%s': no sweep variable '%.*s' (sweep: names them)%s%.*s%s",
+			    s, nl, at + 2, sh ? "; a shell variable is written $" : "",
+			    sh ? nl : 0, at + 2, sh ? " here" : "");
 	}
-	o[len] = 0;
-	*out = o;
+	if (rc || var < 0)
+		return rc;
+	{
+		static char note[160];
+
+		snprintf(note, sizeof(note), " (sweep %s = '%.60s')", c->e->sweep[var].name,
+			 c->pt ? c->pt->values[var] : c->e->sweep[var].values[0]);
+		c->var_note = note;
+	}
 	return 0;
 }
 
@@ -1548,42 +1500,15 @@ fail:
 
 int exp_load(const char *path, struct exp **out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	char *buf;
+	const char *base = strrchr(path, '/');
+	char *text;
 	size_t len;
-	const char *base;
-	int rc;
+	int rc = ytree_read_file(path, "an experiment file (YAML)", &text, &len, err, errlen);
 
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	*out = NULL;
+	if (rc)
 		return rc;
-	}
-	/* fopen takes a directory; reading it is what fails (EISDIR) */
-	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s is a directory; an experiment file (YAML) is expected", path);
-		fclose(f);
-		return -EISDIR;
-	}
-	buf = malloc(1 << 20);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	errno = 0;
-	len = fread(buf, 1, (1 << 20) - 1, f);
-	if (ferror(f) || !feof(f)) {
-		snprintf(err, errlen, "%s: %s", path, !ferror(f) ? "larger than 1 MiB; an experiment "
-			 "file (YAML) is expected" : errno ? strerror(errno) : "read error");
-		fclose(f);
-		free(buf);
-		return -EIO;
-	}
-	fclose(f);
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	rc = exp_parse(base, buf, len, out, err, errlen);
-	free(buf);
+	rc = exp_parse(base ? base + 1 : path, text, len, out, err, errlen);
+	free(text);
 	return rc;
 }

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ytree.h"
+#include "lib/ytree.h"
 
 #define EXP_MAX_HOSTS	256
 #define EXP_MAX_PHASES	64
@@ -148,7 +148,6 @@ size_t exp_point_count(const struct exp *e);
 int exp_point_build(const struct exp *e, size_t idx, struct exp_point *p, char *err, size_t errlen);
 void exp_point_free(struct exp_point *p);
 
-int exp_host_find(const struct exp *e, const char *name);
 const char *exp_launcher_name(enum exp_launcher l);
 
 #endif

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "lib/util.h"
+#include "folder.h"
 #include "records.h"
-#include "run.h"
+#include "report.h"
+#include "util.h"
 
 /* What makes a folder a run's: the runner writes these first (run.c, exec.c). */
 static const char *const run_marks[] = { "manifest.json", "experiment.yaml", "run.log", "points" };

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "records.h"
+#include "manifest.h"
 #include "run.h"
+#include "util.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 
 #define PROBE_MS 30000

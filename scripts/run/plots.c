@@ -14,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/remote.h"
 #include "lib/util.h"
-#include "records.h"
+#include "clock.h"
 #include "dcqcn.h"
-#include "run.h"
+#include "records.h"
+#include "report.h"
+#include "util.h"
 
 struct series {
 	char name[160];

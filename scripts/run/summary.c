@@ -19,9 +19,12 @@
 #include "lib/hw/gpu.h"
 #include "lib/out.h"
 #include "lib/util.h"
-#include "records.h"
+#include "clock.h"
 #include "dcqcn.h"
-#include "run.h"
+#include "records.h"
+#include "report.h"
+#include "util.h"
+#include "validity.h"
 
 static json_object *num(double v, bool valid)
 {

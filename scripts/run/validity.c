@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "records.h"
-#include "run.h"
+#include "validity.h"
 
 static void note(json_object *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(json_object *r, const char *fmt, ...)

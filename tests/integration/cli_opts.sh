@@ -6,10 +6,11 @@
 # --interval/--list and two -i at once, the live counts; cnp-on-ce --cnp-dscp/--peer-qp
 # and pfc-on-backlog --poll; monitor's default text, --raw, --catalog and --frames=IF;
 # the second spellings of monitor's, top's and traffic's options (--interface, --ib-dev,
-# --rdma, -F), the README's copy of 'pfclab top --help' and the READMEs' experiment files
-# (each passes pfclab run --dry-run).
+# --rdma, -F), the README's commands (its review run as written prints the picture it
+# shows; every option it gives is in its command's --help) and the READMEs' experiment
+# files (each passes pfclab run --dry-run).
 source "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 
 need_cmd cli_opts tshark jq ip || finish
 [ -x "$PFCLAB" ] || { skip cli_opts "no pfclab binary at $PFCLAB"; finish; }
@@ -161,10 +162,37 @@ if [ -z "$s_msgs" ]; then
 else
 	fail "second spellings" "$s_msgs"
 fi
-# the Dashboard section of the README copies 'pfclab top --help' as it is
-r=$(awk '/^Usage: pfclab top /{ f = 1 } f && /^```/{ exit } f' "$PFCLAB_ROOT/README.md")
-if [ -n "$r" ] && [ "$r" = "$("$PFCLAB" top --help)" ]; then ok "README's 'pfclab top --help' copy is the help"
-else fail "README's 'pfclab top --help' copy" "$(diff <(echo "$r") <("$PFCLAB" top --help) | head -n 6 | tr '\n' '|')"; fi
+# The README's commands as written: the review it shows is run from the checkout and
+# prints the picture below it, byte for byte (the first line names the file as given)
+r_cmd=$(awk '/^```sh/ { f = 1; next } /^```/ { f = 0 } f && /^pfclab review /' "$PFCLAB_ROOT/README.md")
+r_pic=$(awk -v c="$r_cmd" 'index($0, c) == 1 { s = 1; next } s && /^```/ { if (++n == 3) exit; next } n == 2' \
+	"$PFCLAB_ROOT/README.md")
+r_got=$(cd "$PFCLAB_ROOT" && eval "\"\$PFCLAB\" ${r_cmd#pfclab }" 2>/dev/null)
+if [ -n "$r_cmd" ] && [ -n "$r_pic" ] && [ "$r_got" = "$r_pic" ]; then
+	ok "README's '$r_cmd' prints the picture below it"
+else
+	fail "README's review command and its picture" "'$r_cmd': $(diff <(echo "$r_pic") <(echo "$r_got") | head -n 4 | tr '\n' '|')"
+fi
+# and every option of every pfclab command it gives (in a sh block or a `...` span) is one
+# that command's --help lists: a renamed or removed option fails here
+o_msgs="" no=0
+while read -r cmd rest; do
+	h=$("$PFCLAB" "$cmd" --help 2>&1) || { o_msgs+="[pfclab $cmd: no such command] "; continue; }
+	for w in $rest; do
+		case $w in
+		--?*) o=${w%%=*} ;;
+		-[a-zA-Z]*) o=${w:0:2} ;;
+		*) continue ;;
+		esac
+		no=$((no + 1))
+		grep -qE -- "(^|[ ,[])$o([ ,=]|\]|$)" <<<"$h" || o_msgs+="[pfclab $cmd $o] "
+	done
+done < <(awk '/^```sh/ { f = 1; next } /^```/ { f = 0; next }
+	f { sub(/ #.*/, ""); if (match($0, /(^| )pfclab [a-z]+/)) print substr($0, RSTART + (substr($0, RSTART, 1) == " ") + 7) }
+	!f { while (match($0, /`pfclab [a-z]+[^`]*`/)) { print substr($0, RSTART + 8, RLENGTH - 9); $0 = substr($0, RSTART + RLENGTH) } }' \
+	"$PFCLAB_ROOT/README.md")
+if [ -z "$o_msgs" ] && [ $no -ge 10 ]; then ok "the README's $no options of pfclab commands are in their commands' --help"
+else fail "the README's pfclab commands' options" "$no checked; unknown: $o_msgs"; fi
 # every whole experiment file the READMEs show (a YAML block with a top-level name:) is
 # one that pfclab run takes: --dry-run exits 0
 y_msgs="" ny=0

@@ -3,10 +3,12 @@
 # deps.sh (host): the tree keeps to the include table tests/deps/allowed.txt, and the
 # checker does fail on a forbidden edge: monitor/ including a traffic/ header, traffic/
 # including a lab/ header, lib/ including a monitor/ header, lab/ including a monitor .c
-# file, and the dashboard including a runner header other than the experiment parser.
+# file, and the dashboard including the runner's experiment parser (it reads an
+# experiment's hosts through lib/exphosts.h); and it fails on an include cycle between
+# sibling folders (monitor/frames including monitor/sources, which includes it back).
 # runs beside the virtual lab: it times nothing and starts no guest (tests/run.sh)
 source "$(dirname "$0")/../lib.sh"
-plan 6
+plan 7
 check=$PFCLAB_ROOT/tests/deps/check.sh
 
 if out=$("$check" "$PFCLAB_ROOT" 2>&1); then ok "deps: the tree keeps to tests/deps/allowed.txt"
@@ -31,6 +33,20 @@ monitor/monitor.c|traffic/verbs.h|monitor may not include traffic/verbs.h
 traffic/conn.c|lab/doctor/doctor.h|traffic may not include lab/doctor/doctor.h
 lib/util.c|monitor/mon.h|lib may not include monitor/mon.h
 lab/doctor/doctor.c|monitor/catalog_data.c|lab includes monitor/catalog_data.c: only headers
-monitor/top/top.c|scripts/run/run.h|monitor/top may not include scripts/run/run.h
+monitor/top/top.c|scripts/run/exp.h|monitor may not include scripts/run/exp.h
 EOF2
+
+# A cycle between sibling folders, each include allowed by the table: monitor/sources'
+# frames source includes the capture engine; the engine including sources.h back closes it.
+rm -rf "$copy"/* && mkdir -p "$copy/monitor/sources" "$copy/monitor/frames"
+for f in monitor/sources/src_frames.c monitor/sources/sources.h monitor/frames/capture_engine.c \
+	monitor/frames/capture_engine.h; do cp "$PFCLAB_ROOT/$f" "$copy/$f"; done
+printf '#include "%s"\n' monitor/sources/sources.h >>"$copy/monitor/frames/capture_engine.c"
+out=$("$check" "$copy" 2>&1); rc=$?
+if [ $rc -eq 1 ] && [ "$(grep -c ': include cycle between sibling folders: monitor/\(frames\|sources\) includes' <<<"$out")" -eq 2 ] &&
+	[ "$(wc -l <<<"$out")" -eq 2 ]; then
+	ok "deps: an include cycle between monitor/frames and monitor/sources is refused"
+else
+	fail "deps: an include cycle between sibling folders is refused" "rc $rc: $(head -n 2 <<<"$out" | tr '\n' ' ')"
+fi
 finish

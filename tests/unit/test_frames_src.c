@@ -15,8 +15,8 @@
 
 #include "lib/util.h"
 #include "monitor/frames/craft.h"
-#include "monitor/frames/src_frames.h"
 #include "monitor/frames/tx.h"
+#include "monitor/sources/sources.h"
 
 static void test_src_on_lo(void **state)
 {

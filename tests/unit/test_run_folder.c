@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "lib/util.h"
-#include "scripts/run/run.h"
+#include "scripts/run/folder.h"
 
 static void put(const char *dir, const char *name, const char *text)
 {

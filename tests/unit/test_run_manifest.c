@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "scripts/run/manifest.h"
 #include "scripts/run/run.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 

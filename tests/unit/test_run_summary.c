@@ -21,8 +21,10 @@
 #include <cmocka.h>
 
 #include "lib/util.h"
+#include "scripts/run/clock.h"
 #include "scripts/run/records.h"
-#include "scripts/run/run.h"
+#include "scripts/run/report.h"
+#include "scripts/run/validity.h"
 
 static void test_validity(void **state)
 {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scripts/run/manifest.h"
 #include "scripts/run/run.h"
 #include "version.h" /* generated: $(BUILD)/gen */
 

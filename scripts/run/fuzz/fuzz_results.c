@@ -16,7 +16,7 @@
 
 #include "lib/fuzz/fuzzdir.h"
 #include "lib/util.h"
-#include "scripts/run/run.h"
+#include "scripts/run/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

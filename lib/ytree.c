@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
-#include "ytree.h"
+#include "lib/ytree.h"
 
 #define YTREE_MAX_DEPTH 32
 
@@ -297,3 +298,46 @@ out:
 	return rc;
 }
 
+int ytree_read_file(const char *path, const char *what, char **text, size_t *len, char *err,
+		    size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char *buf;
+	int rc;
+
+	*text = NULL;
+	*len = 0;
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	/* fopen takes a directory; reading it is what fails (EISDIR) */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is a directory; %s is expected", path, what);
+		fclose(f);
+		return -EISDIR;
+	}
+	buf = malloc(YTREE_MAX_FILE);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	errno = 0;
+	*len = fread(buf, 1, YTREE_MAX_FILE - 1, f);
+	if (ferror(f) || !feof(f)) {
+		snprintf(err, errlen, "%s: %s", path, !ferror(f) ? "larger than 1 MiB" : errno ?
+			 strerror(errno) : "read error");
+		if (!ferror(f))
+			snprintf(err + strlen(err), errlen - strlen(err), "; %s is expected", what);
+		fclose(f);
+		free(buf);
+		*len = 0;
+		return -EIO;
+	}
+	fclose(f);
+	buf[*len] = 0;
+	*text = buf;
+	return 0;
+}

@@ -15,7 +15,6 @@
 
 #include "lib/util.h"
 #include "monitor/frames/capture_engine.h"
-#include "monitor/frames/src_frames.h"
 #include "monitor/sources/sources.h"
 
 enum {
