@@ -49,18 +49,20 @@ gbn() {
 }
 # pair TAG PORT [traffic options]: bidirectional traffic for RUN s; prints the mean
 # goodput of the two directions in Mb/s (what each side received). The QP timeout is
-# 1.07 s: a packet waits in two buffers (data, then its ACK) of ~60 ms each at a slow
-# drain, and in pauses, and Soft-RoCE's retransmissions may break a QP (then it ends in
-# a flush error)
+# 2.1 s (19): a packet waits in two buffers (data, then its ACK) of ~60 ms each at a slow
+# drain, and in pauses (671 ms for a whole XOFF at 50 Mbit/s), and the guest may stand
+# still 0.6 s meanwhile with its clock running on (under tests/stall.sh, at 1.07 s the
+# PFC-on run's ACKs timed out: go-back-N +1908 with 0 drops, goodput 1.89 Mb/s, below
+# the lossy run's 2.27); Soft-RoCE's retransmissions may break a QP (a flush error)
 pair() {
 	local tag=$1 port=$2 sp
 	shift 2
 	"$PFCLAB" traffic -d "$VLAB_DEV_A" -x "$VLAB_GID" -p "$port" -b -D "$RUN" -s 64K -q 4 \
-		--qp-timeout 18 --json "$@" >"$O/$tag-s.out" 2>"$O/$tag-s.err" &
+		--qp-timeout 19 --json "$@" >"$O/$tag-s.out" 2>"$O/$tag-s.err" &
 	sp=$!
 	sleep 0.3
 	"$PFCLAB" traffic -d "$VLAB_DEV_B" -p "$port" -b -D "$RUN" -s 64K -q 4 \
-		--qp-timeout 18 --json "$@" "$VLAB_IP_A" >"$O/$tag-c.out" 2>"$O/$tag-c.err"
+		--qp-timeout 19 --json "$@" "$VLAB_IP_A" >"$O/$tag-c.out" 2>"$O/$tag-c.err"
 	wait $sp
 	settle >&2
 	jq -rs '[.[] | select(.type == "summary") | .rx.gbps // 0] |
