@@ -223,7 +223,7 @@ static int check_item(const char *item, void *arg)
 		return -EINVAL;
 	}
 	if (hw_gpu_opt(&dummy, item, w, sizeof(w))) {
-		snprintf(c->why, c->whylen, "'%s': %s, or all", item, w);
+		snprintf(c->why, c->whylen, "'%s': %s", item, w);
 		return -EINVAL;
 	}
 	return 0;
@@ -232,7 +232,13 @@ static int check_item(const char *item, void *arg)
 int hw_gpu_set_opt(void *dst, const char *v, char *why, size_t whylen)
 {
 	struct set_check c = { why, whylen, 0 };
+	size_t l;
 
+	if (!strchr(v, ',') && strcmp(v, HW_GPU_ALL) && hw_gpu_opt(dst, v, why, whylen)) {
+		l = strlen(why);	/* one GPU: its own reason, as --gpu G always said */
+		snprintf(why + l, whylen - l, "; or a comma list of them, or all");
+		return -1;
+	}
 	if (strcmp(v, HW_GPU_ALL) && set_each(v, check_item, &c, why, whylen))
 		return -1;
 	*(const char **)dst = v;
@@ -242,6 +248,7 @@ int hw_gpu_set_opt(void *dst, const char *v, char *why, size_t whylen)
 struct set_resolve {
 	int *idx;
 	int max, n;
+	bool one;	/* the set is one GPU: its reason alone, as --gpu G always said */
 	char *why;
 	size_t whylen;
 };
@@ -253,7 +260,10 @@ static int resolve_item(const char *item, void *arg)
 	int i = hw_gpu_index(item, w, sizeof(w)), k;
 
 	if (i < 0) {
-		snprintf(r->why, r->whylen, "'%s': %s", item, w);
+		if (r->one)
+			snprintf(r->why, r->whylen, "%s", w);
+		else
+			snprintf(r->why, r->whylen, "'%s': %s", item, w);
 		return i;
 	}
 	for (k = 0; k < r->n; k++)
@@ -271,7 +281,7 @@ static int resolve_item(const char *item, void *arg)
 
 int hw_gpu_set_index(const char *set, int *idx, int max, char *why, size_t whylen)
 {
-	struct set_resolve r = { idx, max, 0, why, whylen };
+	struct set_resolve r = { idx, max, 0, !strchr(set, ','), why, whylen };
 	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN];
 	bool unheld;
 	int n, i, rc;

@@ -51,9 +51,9 @@ static void on_signal(int sig)
 }
 
 static const char top_usage[] =
-"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G|LIST|all] [--frames[=IFACE]]\n"
-"                  [-I DUR] [--refresh DUR] [--record-dir DIR] [--tolerance PCT]\n"
-"                  [--stale DUR] [--catalog FILE]\n"
+"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G|LIST|all]\n"
+"                  [--frames[=IFACE]] [-I DUR] [--refresh DUR] [--record-dir DIR]\n"
+"                  [--tolerance PCT] [--stale DUR] [--catalog FILE]\n"
 "       pfclab top [options] [--ssh-config FILE] [--remote-pfclab CMD] HOST...\n"
 "       pfclab top [options] -e EXPERIMENT.yaml\n"
 "       pfclab top --replay DIR [--start DUR] [--paused] [--refresh DUR]\n"
