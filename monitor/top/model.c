@@ -789,24 +789,19 @@ int top_model_lines(const struct top_row *rows, size_t n, int panel)
 	return lines;
 }
 
-/* A priority row with nothing to say on any host: every cell n/a, blank, 0 or no rate
- * yet, and no total above 0. */
-static bool prio_idle(const struct top_row *r, size_t nhost)
+/* A priority row that no host counts: every cell n/a or blank (mlx5 has no pause
+ * counters for a priority without PFC, a GPU-only screen none at all). A row that reads
+ * 0 is not one: whether it is counted does not change with the traffic, so a fold of
+ * such rows stays put while the screen runs (no line comes and goes as frames arrive). */
+static bool prio_uncounted(const struct top_row *r, size_t nhost)
 {
 	size_t h;
 	int k;
 
 	for (h = 0; h < nhost; h++)
-		for (k = 0; k < TOP_CELLS; k++) {
-			const struct top_cell *c = &r->cell[h][k];
-
-			if (c->state == TOP_CELL_ELSEWHERE && c->total)
+		for (k = 0; k < TOP_CELLS; k++)
+			if (r->cell[h][k].state != TOP_CELL_NONE && r->cell[h][k].state != TOP_CELL_NA)
 				return false;
-			if (c->state != TOP_CELL_OK)
-				continue;
-			if ((!isnan(c->value) && c->value != 0) || (c->has_total && c->total))
-				return false;
-		}
 	return true;
 }
 
@@ -843,31 +838,16 @@ size_t top_model_fit(struct top_row *rows, size_t n, int panel, int focus, int n
 		const struct top_row *r = &rows[i];
 
 		if (r->sec != TOP_SEC_PFC || r->prio < 0 || r->prio == focus ||
-		    (int)r->sec < panel || !prio_idle(r, nhost))
+		    (int)r->sec < panel || !prio_uncounted(r, nhost))
 			continue;
 		if (first == n) {
 			first = i;
 			fold = *r;
 		}
 		for (size_t h = 0; h < nhost; h++)
-			for (k = 0; k < TOP_CELLS; k++) {
-				struct top_cell *a = &fold.cell[h][k];
-				const struct top_cell *b = &r->cell[h][k];
-
-				if (b->state == TOP_CELL_OK && a->state != TOP_CELL_OK) {
-					*a = *b;	/* a reading beats n/a */
-				} else if (b->state == TOP_CELL_OK) {
-					a->has_total |= b->has_total;
-					if (!isnan(b->value))
-						a->value = 0;	/* a 0 beats no rate yet */
-				} else if (a->state == TOP_CELL_NONE) {
-					a->state = b->state;
-				}
-				if (a->state == TOP_CELL_ELSEWHERE)
-					a->state = TOP_CELL_NA;	/* idle: its total is 0 */
-				a->total = 0;
-				a->nonzero = a->mismatch = false;
-			}
+			for (k = 0; k < TOP_CELLS; k++)
+				if (r->cell[h][k].state == TOP_CELL_NA)
+					fold.cell[h][k].state = TOP_CELL_NA;	/* n/a beats blank */
 		mask |= 1u << r->prio;
 	}
 	if (__builtin_popcount(mask) < 2)

@@ -207,12 +207,13 @@ size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t ma
  */
 int top_model_lines(const struct top_row *rows, size_t n, int panel);
 /* Make rows[0..n) fit NLINES lines (the terminal's, less TOP_SCREEN_CHROME and a note
- * line) where they take more: the PFC priority rows that are idle on every host (no
- * cell other than n/a, 0 or no rate yet, no total above 0) and not the focused one fold
- * into one row at the first one's place, labelled with their numbers ("prio0-2,4-7"),
- * its cells n/a where all were, else 0. An 8-GPU host then fits 80x24: the fixed rows,
- * one line for the idle priorities and the eight GPU lines. Rows that fit stay as they
- * are. Returns the row count (rows after a fold move up).
+ * line) where they take more: the PFC priority rows that no host counts (every cell n/a:
+ * a NIC without PFC counters for them, none at all on a GPU-only screen) and not the
+ * focused one fold into one row at the first one's place, labelled with their numbers
+ * ("prio0-2,4-7"), its cells n/a. A row that reads 0 keeps its line, so the layout does
+ * not change as traffic comes and goes. A GPU-only 8-GPU screen then fits 80x24: the
+ * fixed rows, one line for the priorities and the eight GPU lines. Rows that fit stay as
+ * they are. Returns the row count (rows after a fold move up).
  */
 size_t top_model_fit(struct top_row *rows, size_t n, int panel, int focus, int nlines);
 

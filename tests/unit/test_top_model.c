@@ -531,9 +531,9 @@ static void test_gpu_link_share(void **state)
 }
 
 
-/* One host watching eight GPUs and a NIC without PFC counters (monitor --gpu all -i):
- * GPU g moves g+1 GB/s in, the link 1 Gb/s, priority 3 counted its frames; the rest
- * of the priorities idle (n/a or 0). */
+/* One host watching eight GPUs and a NIC that counts PFC on priorities 3 and 5 only (as
+ * mlx5 has pause counters only where PFC is on): GPU g moves g+1 GB/s in, the link 1 Gb/s;
+ * priority 3 counts frames, 5 reads 0, the others are n/a. */
 static void gpus_snap(struct top_snap *s, uint64_t seq, uint64_t pfc3, double rate3)
 {
 	char name[64];
@@ -581,8 +581,9 @@ static void assert_gpu_rows(size_t n)
 }
 
 /* 80x24 leaves 21 lines for the rows: the 8 GPU lines and every fixed row fit once the
- * idle priorities share one line; the active one keeps its own, and so does the one
- * the user focused. 120x40 (37 lines) holds everything unfolded. */
+ * priorities nothing counts share one line; the counted ones keep their own (one at 0
+ * too), and so does the one the user focused. 120x40 (37 lines) holds everything
+ * unfolded. */
 static void test_rows_eight_gpus_fit(void **state)
 {
 	struct top_model m;
@@ -604,28 +605,29 @@ static void test_rows_eight_gpus_fit(void **state)
 	assert_non_null(find_row(k, "NIC PCIe"));
 	r = row(k, "prio3");	/* it moved */
 	assert_true(fabs(r->cell[0][0].value - 100) < 1e-9);
-	r = row(k, "prio0-2,4-7");
+	r = row(k, "prio5");	/* read 0: counted, kept */
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
+	r = row(k, "prio0-2,4,6-7");
 	assert_int_equal(r->prio, -1);
 	assert_int_equal(r->sec, TOP_SEC_PFC);
-	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);	/* prio5 read 0 */
-	assert_true(r->cell[0][0].value == 0);
-	assert_int_equal(r->cell[0][1].state, TOP_CELL_NA);	/* none sent was read */
+	for (p = 0; p < TOP_CELLS; p++)
+		assert_int_equal(r->cell[0][p].state, TOP_CELL_NA);
 	for (p = 0; p < 8; p++) {
 		char l[24];
 
 		snprintf(l, sizeof(l), "prio%d", p);
-		if (p != 3)
+		if (p != 3 && p != 5)
 			assert_null(find_row(k, l));
 	}
 	/* in the row order: the fold stands where prio0 stood, before prio3 */
-	assert_true(find_row(k, "prio0-2,4-7") < find_row(k, "prio3"));
+	assert_true(find_row(k, "prio0-2,4,6-7") < find_row(k, "prio3"));
 
 	/* the focused priority keeps its line */
 	n = top_model_rows(&m, rows, 256);
 	k = top_model_fit(rows, n, 0, 6, 24 - TOP_SCREEN_CHROME);
 	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
 	assert_non_null(find_row(k, "prio6"));
-	assert_non_null(find_row(k, "prio0-2,4-5,7"));
+	assert_non_null(find_row(k, "prio0-2,4,7"));
 	assert_gpu_rows(k);
 
 	/* 120x40: nothing to fold */
@@ -643,30 +645,52 @@ static void test_rows_eight_gpus_fit(void **state)
 	top_model_free(&m);
 }
 
-/* A priority that counted frames since the baseline is not idle (its total), one with
- * nothing read is; a screen too short even folded keeps the rows in order, the caller
+/* The fold depends on what is counted, not on the traffic: quiet or busy, the same
+ * lines (no line comes and goes as frames arrive); a GPU-only screen (no NIC at all)
+ * folds all eight; a screen too short even folded keeps the rows in order, the caller
  * says what is below. */
 static void test_rows_fit_keeps_counted(void **state)
 {
 	struct top_model m;
 	struct top_snap s = { 0 };
-	size_t n, k;
+	char label[8][24];
+	size_t n, k, i;
 
 	(void)state;
-	n = eight_gpus(&m, &s, 0);
+	n = eight_gpus(&m, &s, 0);	/* quiet */
 	k = top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME);
-	assert_non_null(find_row(k, "prio0-7"));	/* prio3 read 0: idle too */
+	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
+	for (i = 0; i < 8 && i < k; i++)
+		snprintf(label[i], sizeof(label[i]), "%s", rows[i].label);
+	gpus_snap(&s, 2, 40, 200);	/* busy */
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME), k);
+	for (i = 0; i < 8 && i < k; i++)
+		assert_string_equal(rows[i].label, label[i]);
+	assert_non_null(find_row(k, "prio3"));
+	assert_non_null(find_row(k, "prio0-2,4,6-7"));
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	/* GPU-only: nothing counts PFC */
+	one_host(&m, &s);
+	for (i = 0; i < 8; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "pcie.gpu%zu.rx_Bps", i);
+		top_snap_put(&s, name, "B/s", TOP_M_VALID, 1000, 0);
+	}
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	k = top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME);
+	assert_non_null(find_row(k, "prio0-7"));
+	assert_non_null(find_row(k, "GPU7"));
 	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
 	top_snap_free(&s);
 	top_model_free(&m);
 
 	eight_gpus(&m, &s, 0);
-	gpus_snap(&s, 2, 40, 0);	/* 40 frames since the first sample, none now */
-	assert_int_equal(top_model_update(&m, 0, &s), 1);
-	n = top_model_rows(&m, rows, 256);
-	k = top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME);
-	assert_non_null(find_row(k, "prio3"));
-	assert_non_null(find_row(k, "prio0-2,4-7"));
 	/* 10 lines: as many rows as fit, none reordered */
 	n = top_model_rows(&m, rows, 256);
 	k = top_model_fit(rows, n, 0, -1, 10);
