@@ -24,7 +24,7 @@ struct doctor_finding {
 	char fix[320];		/* what to do; empty when nothing to do */
 };
 
-#define DOCTOR_MAX_FINDINGS 160
+#define DOCTOR_MAX_FINDINGS 320	/* 16 GPUs and 8 NICs: 128 paths beside the rest */
 #define DOCTOR_MAX_DEVS 16
 
 /* A PCI function the topology check relates: GPUs and RDMA NICs found by the checks. */
