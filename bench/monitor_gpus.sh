@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 read -r -a extra <<<"${MON_ARGS:-}"
 host=$(uname -n)
 gpu_names=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c |
-	awk '{ c = $1; $1 = ""; sub(/^ /, ""); printf "%s%d x %s", NR > 1 ? ", " : "", c, $0 }')
+	awk '{ c = $1; $1 = ""; sub(/^ /, ""); printf "%s%d x %s", (NR > 1 ? ", " : ""), c, $0 }')
 "$PFCLAB" monitor --gpu "$GPUS" -I 1ms -D "${DUR}s" -q --stats --record "$tmp/rec" "${extra[@]}" \
 	>/dev/null 2>"$tmp/err"
 rc=$?
@@ -47,7 +47,7 @@ awk -v name="$name" -v rc="$rc" -v ng="${ngpu:-0}" -v modes="$modes" -v host="$h
 	/^  recording/ { rec = $2 }
 	END {
 		if (n == "" || !ng) { printf "BENCH %s (%s): did not run (exit %s)\n", name, set, rc; exit }
-		printf "BENCH %s (--gpu %s on %s: %d GPU%s, %s): %.2f%% of one core in all, %.2f%% per 4 GPUs; %.3f%% missed intervals (%d of %d; host steal meanwhile %s) at 1 ms for %d samples with recording (%s us per sample); the GPU reader threads %.2f%% of one core together (at most %.2f%% one), reading every %s..%s ms; NVML: %s (target < 5%% per 4 GPUs and < 0.1%%)\n",
-			name, set, host, ng, ng == 1 ? "" : "s", gn, pc, pc * 4 / ng, 100 * o / (n + o), o, n + o,
+		printf "BENCH %s (--gpu %s on %s, %s: %d GPU%s watched): %.2f%% of one core in all, %.2f%% per 4 GPUs; %.3f%% missed intervals (%d of %d; host steal meanwhile %s) at 1 ms for %d samples with recording (%s us per sample); the GPU reader threads %.2f%% of one core together (at most %.2f%% one), reading every %s..%s ms; NVML: %s (target < 5%% per 4 GPUs and < 0.1%%)\n",
+			name, set, host, gn, ng, (ng == 1 ? "" : "s"), pc, pc * 4 / ng, 100 * o / (n + o), o, n + o,
 			sl == "" ? "n/a" : sl, n, rec, thr, tmax, emin, emax, modes
 	}' "$tmp/err"
