@@ -78,7 +78,7 @@ for ((g = 0; g < n; g++)); do
 		# the others, idle meanwhile
 		for ((k = 0; k < n; k++)); do
 			[ $k = $g ] && continue
-			read -r ob os < <(span "$(col "pcie.gpu$k.${dir}_bytes")" "$a" "$b")
+			read -r ob _ < <(span "$(col "pcie.gpu$k.${dir}_bytes")" "$a" "$b")
 			w=$(awk -v o="$ob" -v x="$bytes" 'BEGIN { printf "%.4f", x > 0 ? o / x : 1 }')
 			if awk -v w="$w" -v m="$idle_worst" 'BEGIN { exit !(w > m) }'; then
 				idle_worst=$w idle_what="GPU $k ${dir} during GPU $g's copy: $ob B"

@@ -54,7 +54,11 @@ grep -q '^GPU 3 0000:40:00.0 .*: x8 32 GT/s (max x16 32 GT/s), BAR1 131072 MiB, 
 here=$("$PFCLAB" doctor --json --section gpu --section pci)
 n=$(jq '.gpus | length' <<<"$here")
 nrdma=$(ls /sys/class/infiniband 2>/dev/null | while read -r d; do [ -e "/sys/class/infiniband/$d/device" ] && echo "$d"; done | wc -l)
-if [ "$n" = 0 ] && ! ls /sys/bus/pci/devices/*/vendor 2>/dev/null | xargs -r grep -l 0x10de | grep -q .; then
+nv=0
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor" 2>/dev/null)" = 0x10de ] && [[ $(cat "$d/class" 2>/dev/null) == 0x03* ]] && nv=$((nv + 1))
+done
+if [ "$n" = 0 ] && [ "$nv" = 0 ]; then
 	ok "$name: this host: no NVIDIA function, an empty gpus list"
 elif [ "$nrdma" = 0 ] && jq -e '[.gpus[] | .rdma == null and .nearest_rdma == null] | all' <<<"$here" >/dev/null; then
 	ok "$name: this host: $n GPU(s), no PCI RDMA device: distances null"

@@ -101,7 +101,7 @@ gpus=$(grep -cE '^ GPU[0-7] +[0-9.]+% +[0-9.]+%' <<<"$s120")
 	fail "$name: top 120x40" "$prios priority lines, $gpus GPU lines: $(head -30 <<<"$s120")"
 keys q
 sleep 0.5
-for i in $(seq 30); do [ "$(alternate_on)" = 0 ] && break; sleep 0.1; done
+for _ in $(seq 30); do [ "$(alternate_on)" = 0 ] && break; sleep 0.1; done
 [ "$(alternate_on)" = 0 ] && [ "$(screen | grep . | tail -1)" = 'PROMPT$' ] &&
 	ok "$name: q ends top, the terminal back at the prompt" || fail "$name: q" "$(screen | grep . | tail -3)"
 
