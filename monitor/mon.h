@@ -13,7 +13,9 @@
 
 #define MON_NAME_MAX 96
 #define MON_KEY_MAX 160
-#define MON_MAX_SRC 16
+/* Sources of one engine: an interface's seven, RDMA, frames, and two per GPU for up to
+ * eleven GPUs (--gpu all on an 8-GPU host: 16). gap_mask and reset_mask hold a bit each. */
+#define MON_MAX_SRC 32
 
 enum mon_kind {
 	MON_COUNTER,	/* monotonically increasing; rates come from deltas */
@@ -126,7 +128,7 @@ struct mon_sample {
 	uint64_t dt_ns;		/* since the previous sample (0 for the first) */
 	uint64_t overruns;	/* timer periods missed just before this sample */
 	uint64_t overruns_total;
-	uint32_t gap_mask;	/* bit per source: no data this sample */
+	uint32_t gap_mask;	/* bit per source: no data this sample (MON_MAX_SRC <= 32) */
 	uint32_t reset_mask;	/* bit per source: epoch changed, no deltas */
 	size_t ncol;
 	struct mon_val *v;	/* ncol values, owned by the engine */

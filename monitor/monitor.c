@@ -30,7 +30,8 @@ struct mon_opts {
 	const char *iface;
 	const char *rdma;
 	unsigned rdma_port;
-	int gpu;
+	int gpus[HW_GPU_MAX];	/* --gpu resolved here: the GPUs' indices */
+	size_t ngpus;
 	const char *gpu_s;	/* --gpu as given */
 	uint64_t interval_ns;
 	uint64_t gpu_interval_ns;	/* NVML reader cadence; 0: the source's default */
@@ -74,8 +75,9 @@ static void on_signal(int sig)
 }
 
 static const char monitor_usage[] =
-"Usage: pfclab monitor [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G] [--interval 10ms]\n"
-"                      [--count N] [--duration 30s] [--record DIR] [--json] [--raw]\n"
+"Usage: pfclab monitor [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G|LIST|all]\n"
+"                      [--interval 10ms] [--count N] [--duration 30s] [--record DIR]\n"
+"                      [--json] [--raw]\n"
 "                      [--frames[=IFACE]] [--all]\n"
 "\n"
 "Samples NIC, RDMA, PFC/ECN/CNP and GPU PCIe counters in-process, every 100 us to 1 h,\n"
@@ -151,7 +153,7 @@ static int check_opts(const struct mon_opts *o)
 			"folder, or --force to replace it", o->record);
 		return 1;
 	}
-	if (!o->iface && !o->rdma && o->gpu < 0) {
+	if (!o->iface && !o->rdma && !o->ngpus) {
 		pfc_err("nothing to monitor: give -i IFACE, -d RDMADEV and/or --gpu G");
 		return 2;
 	}
@@ -177,11 +179,13 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		{ "rdma", 'd', OPT_FN, .dst = o, .fn = parse_rdma, .arg = "DEV[:PORT]",
 		  .help = "RDMA device: hw counters (RDMA netlink, sysfs fallback); port 1",
 		  .long_alias = "ib-dev" },
-		{ "gpu", 0, OPT_FN, .dst = &o->gpu_s, .fn = hw_gpu_opt, .arg = "G",
+		{ "gpu", 0, OPT_FN, .dst = &o->gpu_s, .fn = hw_gpu_set_opt, .arg = "G",
 		  .help = "NVIDIA GPU G, an index as nvidia-smi -L numbers them or a\n"
 			  "PCI address (0000:17:00.0 or 17:00.0): PCIe rx/tx bytes and\n"
 			  "throughput, replays, link (NVML; bytes from its cumulative\n"
-			  "counters where supported)" },
+			  "counters where supported), as pcie.gpuG.*. A comma list\n"
+			  "(0,1 or 17:00.0,65:00.0, up to 16) or all: every GPU, each\n"
+			  "read on its own cadence, in one record" },
 		{ "gpu-interval", 0, OPT_DUR, 1000000ULL, 60000000ULL, &o->gpu_interval_ns,
 		  .arg = "DUR",
 		  .help = "how often the NVML reader thread reads, on its own cadence:\n"
@@ -238,7 +242,6 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 	int first;
 
 	memset(o, 0, sizeof(*o));
-	o->gpu = -1;
 	o->rdma_port = 1;
 	o->interval_ns = 1000000000ULL;
 	first = opt_parse(&cmd, argc, argv);
@@ -253,11 +256,13 @@ static int parse_opts(int argc, char **argv, struct mon_opts *o)
 		char why[200];
 
 		/* a GPU this host does not have is a usage error, by index or address */
-		o->gpu = hw_gpu_index(o->gpu_s, why, sizeof(why));
-		if (o->gpu < 0) {
+		int n = hw_gpu_set_index(o->gpu_s, o->gpus, HW_GPU_MAX, why, sizeof(why));
+
+		if (n < 0) {
 			pfc_err("--gpu '%s': %s", o->gpu_s, why);
-			return o->gpu == -EINVAL || o->gpu == -ENODEV ? 2 : 1;
+			return n == -EINVAL || n == -ENODEV ? 2 : 1;
 		}
+		o->ngpus = (size_t)n;
 	}
 	return check_opts(o);
 }
@@ -545,7 +550,8 @@ static int add_sources(struct mon_ctx *x)
 {
 	const struct mon_opts *o = &x->o;
 	struct mon_sources_want w = {
-		.iface = o->iface, .rdma = o->rdma, .rdma_port = o->rdma_port, .gpu = o->gpu,
+		.iface = o->iface, .rdma = o->rdma, .rdma_port = o->rdma_port,
+		.gpus = o->gpus, .ngpus = o->ngpus,
 		.frames = o->frames_on ? (o->frames ? o->frames : o->iface) : NULL,
 		.only = o->sources,
 		.gpu_cadence_ns = mon_sources_gpu_cadence(o->interval_ns, o->gpu_interval_ns),

@@ -25,10 +25,14 @@ static const char doctor_usage[] =
 	"dma-buf support), rdma (devices, port state, MTU, RoCEv2 GIDs), qos (PFC priorities,\n"
 	"ECN), pci (link speed/width of GPUs and NICs, GPU-NIC path as nvidia-smi topo -m),\n"
 	"cpoint (with --congestion-point DEV: DEV forwards, an ECN-marking qdisc on it).\n"
+	"With gpu or pci, a \"gpus\" list: every GPU's index, link, BAR1 size, NUMA node\n"
+	"and distance to each RDMA device (PIX, PXB, PHB, NODE, SYS as nvidia-smi topo -m;\n"
+	"null where there is none); a GPU and a NIC SYS apart (across sockets) is a WARN.\n"
 	"qos also gives each RDMA netdev's DCQCN parameters (MLNX_OFED sysfs or mlx5\n"
 	"debugfs cc_params), buffer split (qos/buffer_size, prio2buffer, trust, dscp2prio)\n"
 	"and PFC storm-prevention timeout; --netdev IF adds them as one \"nic\" object.\n"
-	"PFCLAB_SYSFS_ROOT=DIR reads those files under DIR instead of / (fixture trees).\n"
+	"PFCLAB_SYSFS_ROOT=DIR reads those files, and the PCI bus's GPUs, links and paths,\n"
+	"under DIR instead of / (fixture trees: tests/fixtures/topo, tests/fixtures/nicqos).\n"
 	"\n"
 	"Options:\n";
 static const char doctor_tail[] =
@@ -137,6 +141,8 @@ static int render(const struct doctor_report *r, const char *const *want, int nw
 		}
 	}
 	out_obj_close(&o);
+	if (section_wanted(want, nwant, "gpu") || section_wanted(want, nwant, "pci"))
+		doctor_gpus_render(&o, r);
 	if (netdev && section_wanted(want, nwant, "qos"))
 		doctor_nicqos_render(&o, r->sysroot, netdev);
 	count(r, want, nwant, c);

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/hw/pci.h"
+#include "lib/hw/topo.h"
+
 enum doctor_level { DOCTOR_OK, DOCTOR_INFO, DOCTOR_WARN, DOCTOR_FAIL };
 
 struct doctor_finding {
@@ -21,7 +24,7 @@ struct doctor_finding {
 	char fix[320];		/* what to do; empty when nothing to do */
 };
 
-#define DOCTOR_MAX_FINDINGS 160
+#define DOCTOR_MAX_FINDINGS 320	/* 16 GPUs and 8 NICs: 128 paths beside the rest */
 #define DOCTOR_MAX_DEVS 16
 
 /* A PCI function the topology check relates: GPUs and RDMA NICs found by the checks. */
@@ -30,14 +33,28 @@ struct doctor_pcidev {
 	char name[96];		/* "NVIDIA H100 80GB HBM3", "mlx5_0" */
 };
 
+/* What the report's "gpus" list says of one GPU: each fact n/a where it was not read. */
+struct doctor_gpu {
+	struct doctor_pcidev id;
+	int index;		/* as nvidia-smi -L numbers it; -1 n/a (a GPU the driver
+				 * does not hold) */
+	uint64_t bar1;		/* bytes (NVML, else the BAR's sysfs resource); 0 n/a */
+	struct hw_pci_link link;	/* valid: read (doctor_check_pci) */
+	struct hw_topo_dev place;	/* placed: read */
+	bool placed;
+};
+
 struct doctor_report {
 	struct doctor_finding f[DOCTOR_MAX_FINDINGS];
 	unsigned int n;
 	unsigned int dropped;	/* findings that did not fit */
-	struct doctor_pcidev gpus[DOCTOR_MAX_DEVS];
+	struct doctor_gpu gpus[DOCTOR_MAX_DEVS];
 	unsigned int ngpus;
-	struct doctor_pcidev nics[DOCTOR_MAX_DEVS];
+	struct doctor_pcidev nics[DOCTOR_MAX_DEVS];	/* RDMA devices (verbs) */
 	unsigned int nnics;
+	/* RDMA devices with a PCI function and their place (lib/hw/topo, sysfs) */
+	struct hw_topo_rdma rdma[DOCTOR_MAX_DEVS];
+	unsigned int nrdma;
 	char hostname[64];
 	char kernel[96];
 	const char *sysroot;	/* where the NIC settings (doctor_nicqos.c) are read: NULL
@@ -75,22 +92,11 @@ enum {
 int doctor_gpumem_decide(const struct doctor_gpumem_facts *f, char *why, size_t len);
 void doctor_check_gpumem(struct doctor_report *r);
 
-/* GPU <-> NIC PCIe path, classified as `nvidia-smi topo -m` does. */
-enum doctor_topo {
-	DOCTOR_TOPO_PIX,	/* at most one PCIe switch between them */
-	DOCTOR_TOPO_PXB,	/* several PCIe bridges, no host bridge */
-	DOCTOR_TOPO_PHB,	/* through a PCIe host bridge (the CPU's root complex) */
-	DOCTOR_TOPO_NODE,	/* different host bridges in one NUMA node */
-	DOCTOR_TOPO_SYS,	/* across sockets (the inter-socket link) */
-};
-
-/* Classify from the two devices' sysfs paths below /sys/devices (e.g.
- * "pci0000:16/0000:16:01.0/0000:17:00.0") and NUMA nodes (-1 unknown).
- */
-enum doctor_topo doctor_topo_classify(const char *path_a, int numa_a, const char *path_b,
-				      int numa_b);
-const char *doctor_topo_name(enum doctor_topo t);
-const char *doctor_topo_words(enum doctor_topo t);
+/* The "gpus" list (JSON) or block (text): per GPU its index, PCI address, name, NUMA node,
+ * PCIe link (current and maximum speed and width), BAR1 size in MiB and its distance to
+ * each RDMA device as nvidia-smi topo -m names it (null where the host has none). */
+struct out;
+void doctor_gpus_render(struct out *o, const struct doctor_report *r);
 
 /* The NIC settings of netdev ifname (lib/hw/nicqos.h) as "qos" findings. */
 void doctor_check_nicqos(struct doctor_report *r, const char *ifname);
@@ -99,7 +105,6 @@ bool doctor_netdev_checked(const struct doctor_report *r, const char *ifname);
 /* The same as one object "nic" (JSON) or block (text): dcqcn {source, params, enable},
  * buffer {buffer_size, prio2buffer, trust, dscp2prio}, pfc_storm_timeout_ms, each null
  * where not read. */
-struct out;
 void doctor_nicqos_render(struct out *o, const char *root, const char *ifname);
 
 /* Small helpers shared by the checks. */

@@ -68,7 +68,8 @@ static uint64_t sysfs_bar_size(const char *bdf, int bar)
 	unsigned long long start, end, flags;
 	int i = 0;
 
-	if (hw_sysfs_readf(buf, sizeof(buf), "/sys/bus/pci/devices/%s/resource", bdf) < 0)
+	if (hw_sysfs_readf(buf, sizeof(buf), "%s/sys/bus/pci/devices/%s/resource", hw_sysfs_root(),
+			   bdf) < 0)
 		return 0;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
 		if (i != bar)
@@ -93,7 +94,8 @@ static void fmt_bytes(char *buf, size_t len, uint64_t b)
 static void check_gpu(struct doctor_report *r, const char *bdf, const struct hw_nvml *nv,
 		      const struct cuda_api *cu)
 {
-	char item[48], name[96] = "", dev[16] = "", bar1s[32], vram[32] = "n/a", why[64];
+	char item[48], name[96] = "", dev[16] = "", bar1s[32], vram[32] = "n/a", why[200];
+	char canon[HW_BDF_LEN];
 	struct hw_nvml_memory b1 = { 0 }, m = { 0 };
 	uint64_t bar1 = sysfs_bar_size(bdf, 1);
 	bool have_mem = false;
@@ -102,7 +104,7 @@ static void check_gpu(struct doctor_report *r, const char *bdf, const struct hw_
 	int dmabuf = -1, gdr = -1;
 
 	snprintf(item, sizeof(item), "GPU %.15s", bdf);
-	hw_sysfs_readf(dev, sizeof(dev), "/sys/bus/pci/devices/%s/device", bdf);
+	hw_sysfs_readf(dev, sizeof(dev), "%s/sys/bus/pci/devices/%s/device", hw_sysfs_root(), bdf);
 	if (nv && nv->by_bus_id && nv->by_bus_id(bdf, &h) == HW_NVML_OK) {
 		if (!nv->name || nv->name(h, name, sizeof(name)) != HW_NVML_OK)
 			name[0] = '\0';
@@ -113,9 +115,16 @@ static void check_gpu(struct doctor_report *r, const char *bdf, const struct hw_
 	if (!name[0])
 		snprintf(name, sizeof(name), "NVIDIA device %s", dev[0] ? dev : "?");
 	if (r->ngpus < DOCTOR_MAX_DEVS) {
-		snprintf(r->gpus[r->ngpus].bdf, sizeof(r->gpus[0].bdf), "%.15s", bdf);
-		snprintf(r->gpus[r->ngpus].name, sizeof(r->gpus[0].name), "%s", name);
-		r->ngpus++;
+		struct doctor_gpu *g = &r->gpus[r->ngpus++];
+
+		snprintf(g->id.bdf, sizeof(g->id.bdf), "%.15s", bdf);
+		snprintf(g->id.name, sizeof(g->id.name), "%s", name);
+		/* the number --gpu takes for it here (nvidia-smi's): none for a GPU the
+		 * driver does not hold */
+		g->index = hw_gpu_find(bdf, canon, sizeof(canon), why, sizeof(why));
+		if (g->index < 0)
+			g->index = -1;
+		g->bar1 = bar1;
 	}
 	fmt_bytes(bar1s, sizeof(bar1s), bar1);
 	if (have_mem)

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,25 +20,26 @@
 #include "lib/hw/sysfs.h"
 #include "lib/util.h"
 
-static int is_nvidia_gpu(const char *name)
+static int is_nvidia_gpu(const char *root, const char *name)
 {
 	char v[16];
 
-	if (hw_sysfs_readf(v, sizeof(v), "/sys/bus/pci/devices/%s/vendor", name) < 0 ||
+	if (hw_sysfs_readf(v, sizeof(v), "%s/sys/bus/pci/devices/%s/vendor", root, name) < 0 ||
 	    strcmp(v, "0x10de"))
 		return 0;
-	return hw_sysfs_readf(v, sizeof(v), "/sys/bus/pci/devices/%s/class", name) == 0 &&
+	return hw_sysfs_readf(v, sizeof(v), "%s/sys/bus/pci/devices/%s/class", root, name) == 0 &&
 	       !strncmp(v, "0x03", 4);
 }
 
 /* Bound to the NVIDIA driver: not vfio-pci (passed to a VM), nouveau, or no driver. */
 static bool nvidia_bound(const char *name)
 {
-	char path[96], link[256];
+	char path[PATH_MAX], link[256];
 	const char *base;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%.*s/driver", HW_BDF_LEN, name);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%.*s/driver", hw_sysfs_root(),
+		 HW_BDF_LEN, name);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
 		return false;
@@ -48,16 +50,19 @@ static bool nvidia_bound(const char *name)
 
 int hw_gpu_list(char (*bdf)[HW_BDF_LEN], int max)
 {
+	const char *root = hw_sysfs_root();
+	char dir[PATH_MAX];
 	struct dirent **list;
 	int i, cnt, n = 0;
 
-	cnt = scandir("/sys/bus/pci/devices", &list, NULL, alphasort);
+	snprintf(dir, sizeof(dir), "%s/sys/bus/pci/devices", root);
+	cnt = scandir(dir, &list, NULL, alphasort);
 	if (cnt < 0)
 		return -errno;
 	for (i = 0; i < cnt; i++) {
 		const char *name = list[i]->d_name;
 
-		if (name[0] != '.' && strlen(name) < HW_BDF_LEN && is_nvidia_gpu(name)) {
+		if (name[0] != '.' && strlen(name) < HW_BDF_LEN && is_nvidia_gpu(root, name)) {
 			if (n < max)
 				strcpy(bdf[n], name);
 			n++;
@@ -82,25 +87,20 @@ static int gpu_sel(const char *sel, uint32_t *idx, char *want, size_t wantlen, c
 	return -EINVAL;
 }
 
-int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen)
+/* The GPUs as nvidia-smi numbers them into gpus (GPU N is gpus[N]): only those the NVIDIA
+ * driver holds, where it holds any (one given to a VM through vfio-pci takes no number),
+ * in PCI order; all of them where it holds none. Returns the count, or -errno when the
+ * PCI bus cannot be read; *unheld_want says whether want (may be "") is a GPU left out.
+ */
+static int gpu_numbered(char (*gpus)[HW_BDF_LEN], const char *want, bool *unheld_want)
 {
-	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN], want[HW_BDF_LEN] = "";
-	bool unheld = false;	/* want is a GPU the driver does not hold */
-	uint32_t idx = 0;
-	int n, i, k, by_index = gpu_sel(sel, &idx, want, sizeof(want), why, whylen);
+	int n = hw_gpu_list(gpus, HW_GPU_INDEX_MAX + 1), i, k;
+	bool unheld = false;
 
-	if (by_index < 0)
-		return by_index;
-	n = hw_gpu_list(gpus, HW_GPU_INDEX_MAX + 1);
-	if (n < 0) {
-		snprintf(why, whylen, "cannot read /sys/bus/pci/devices: %s", strerror(-n));
+	if (n < 0)
 		return n;
-	}
 	if (n > HW_GPU_INDEX_MAX + 1)
 		n = HW_GPU_INDEX_MAX + 1;
-	/* nvidia-smi numbers only the GPUs the NVIDIA driver holds: where it holds any, so
-	 * do we (one given to a VM through vfio-pci takes no number). The held ones move to
-	 * the front in order; where none is held the list is left as it was. */
 	for (i = 0, k = 0; i < n; i++) {
 		if (nvidia_bound(gpus[i])) {
 			if (k != i)
@@ -110,10 +110,25 @@ int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen
 			unheld |= !strcmp(gpus[i], want);
 		}
 	}
-	if (k)
-		n = k;
-	else
-		unheld = false;
+	*unheld_want = k && unheld;
+	return k ? k : n;
+}
+
+int hw_gpu_find(const char *sel, char *bdf, size_t len, char *why, size_t whylen)
+{
+	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN], want[HW_BDF_LEN] = "";
+	bool unheld = false;	/* want is a GPU the driver does not hold */
+	uint32_t idx = 0;
+	int n, i, by_index = gpu_sel(sel, &idx, want, sizeof(want), why, whylen);
+
+	if (by_index < 0)
+		return by_index;
+	n = gpu_numbered(gpus, want, &unheld);
+	if (n < 0) {
+		snprintf(why, whylen, "cannot read %s/sys/bus/pci/devices: %s", hw_sysfs_root(),
+			 strerror(-n));
+		return n;
+	}
 	for (i = 0; i < n; i++)
 		if (by_index ? i == (int)idx : !strcmp(gpus[i], want))
 			break;
@@ -159,5 +174,134 @@ int hw_gpu_index(const char *sel, char *why, size_t whylen)
 	 * numbers the GPUs itself */
 	if (i < 0 && i != -ENODEV && i != -EINVAL && !parse_u32(sel, 0, HW_GPU_INDEX_MAX, &u))
 		return (int)u;
+	return i;
+}
+
+/* Calls fn on each item of a comma list; the first non-zero return stops it. An empty
+ * item (",0", "0,", "0,,1") is refused with why: a GPU left out or a typing slip. */
+static int set_each(const char *set, int (*fn)(const char *item, void *arg), void *arg,
+		    char *why, size_t whylen)
+{
+	const char *p = set, *e;
+	char item[64];
+	size_t l;
+	int rc;
+
+	for (;; p = e + 1) {
+		e = strchr(p, ',');
+		l = e ? (size_t)(e - p) : strlen(p);
+		if (!l || l >= sizeof(item)) {
+			snprintf(why, whylen, l ? "'%.20s...' is too long for a GPU" :
+				 "an empty item in the list; give GPUs separated by single commas "
+				 "(0,1 or 0000:17:00.0,0000:65:00.0), or all", p);
+			return -EINVAL;
+		}
+		memcpy(item, p, l);
+		item[l] = '\0';
+		rc = fn(item, arg);
+		if (rc)
+			return rc;
+		if (!e)
+			return 0;
+	}
+}
+
+struct set_check {
+	char *why;
+	size_t whylen;
+	int n;
+};
+
+static int check_item(const char *item, void *arg)
+{
+	struct set_check *c = arg;
+	char w[200];
+	const char *dummy;
+
+	if (++c->n > HW_GPU_MAX) {
+		snprintf(c->why, c->whylen, "more than %d GPUs", HW_GPU_MAX);
+		return -EINVAL;
+	}
+	if (hw_gpu_opt(&dummy, item, w, sizeof(w))) {
+		snprintf(c->why, c->whylen, "'%s': %s", item, w);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hw_gpu_set_opt(void *dst, const char *v, char *why, size_t whylen)
+{
+	struct set_check c = { why, whylen, 0 };
+	size_t l;
+
+	if (!strchr(v, ',') && strcmp(v, HW_GPU_ALL) && hw_gpu_opt(dst, v, why, whylen)) {
+		l = strlen(why);	/* one GPU: its own reason, as --gpu G always said */
+		snprintf(why + l, whylen - l, "; or a comma list of them, or all");
+		return -1;
+	}
+	if (strcmp(v, HW_GPU_ALL) && set_each(v, check_item, &c, why, whylen))
+		return -1;
+	*(const char **)dst = v;
+	return 0;
+}
+
+struct set_resolve {
+	int *idx;
+	int max, n;
+	bool one;	/* the set is one GPU: its reason alone, as --gpu G always said */
+	char *why;
+	size_t whylen;
+};
+
+static int resolve_item(const char *item, void *arg)
+{
+	struct set_resolve *r = arg;
+	char w[200];
+	int i = hw_gpu_index(item, w, sizeof(w)), k;
+
+	if (i < 0) {
+		if (r->one)
+			snprintf(r->why, r->whylen, "%s", w);
+		else
+			snprintf(r->why, r->whylen, "'%s': %s", item, w);
+		return i;
+	}
+	for (k = 0; k < r->n; k++)
+		if (r->idx[k] == i) {
+			snprintf(r->why, r->whylen, "'%s' is GPU %d, named twice", item, i);
+			return -EINVAL;
+		}
+	if (r->n >= r->max) {
+		snprintf(r->why, r->whylen, "more than %d GPUs", r->max);
+		return -EINVAL;
+	}
+	r->idx[r->n++] = i;
+	return 0;
+}
+
+int hw_gpu_set_index(const char *set, int *idx, int max, char *why, size_t whylen)
+{
+	struct set_resolve r = { idx, max, 0, !strchr(set, ','), why, whylen };
+	char gpus[HW_GPU_INDEX_MAX + 1][HW_BDF_LEN];
+	bool unheld;
+	int n, i, rc;
+
+	if (strcmp(set, HW_GPU_ALL)) {
+		rc = set_each(set, resolve_item, &r, why, whylen);
+		return rc ? rc : r.n;
+	}
+	n = gpu_numbered(gpus, "", &unheld);
+	if (n < 0) {
+		snprintf(why, whylen, "all: cannot list the GPUs (%s/sys/bus/pci/devices: %s); "
+			 "give them by index (0,1,...)", hw_sysfs_root(), strerror(-n));
+		return n;
+	}
+	if (!n) {
+		snprintf(why, whylen, "all: there is no NVIDIA GPU on this host's PCI bus "
+			 "(lspci -d 10de: lists NVIDIA's devices, nvidia-smi -L the GPUs)");
+		return -ENODEV;
+	}
+	for (i = 0; i < n && i < max; i++)
+		idx[i] = i;
 	return i;
 }

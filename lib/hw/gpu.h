@@ -9,7 +9,9 @@
 #define HW_BDF_LEN 16	/* "0000:17:00.0" and its NUL */
 #define HW_GPU_INDEX_MAX 63	/* the largest GPU index options take */
 
-/* PCI addresses of the NVIDIA GPUs (vendor 0x10de, base class 0x03 "display
+/* Everything here reads the PCI bus under hw_sysfs_root() (lib/hw/sysfs.h).
+ *
+ * PCI addresses of the NVIDIA GPUs (vendor 0x10de, base class 0x03 "display
  * controller"), sorted by address: the order nvidia-smi and NVML number them by
  * default, so bdf[N] is GPU N. Returns how many there are (only the first max are
  * stored) or -errno when /sys/bus/pci/devices is not readable.
@@ -33,5 +35,19 @@ int hw_gpu_opt(void *dst, const char *v, char *why, size_t whylen);
  * past the last or an address that is no NVIDIA GPU). Where the PCI bus cannot be read
  * an index is taken as given (NVML numbers the GPUs itself); an address fails then. */
 int hw_gpu_index(const char *sel, char *why, size_t whylen);
+
+/* --gpu for a set of GPUs: "all", or a comma list of what hw_gpu_opt takes ("0,1",
+ * "0000:17:00.0,65:00.0"), at most HW_GPU_MAX items. An option parser (OPT_FN) into a
+ * const char *, checking the form only, as hw_gpu_opt does: one GPU alone is a set of one.
+ */
+#define HW_GPU_ALL "all"
+int hw_gpu_set_opt(void *dst, const char *v, char *why, size_t whylen);
+/* SET as hw_gpu_set_opt took it, on this host: the GPUs' indices (nvidia-smi's numbers)
+ * into idx[0..max), in the order given, "all" in index order (beyond max left out).
+ * Returns how many; -ENODEV for a GPU this host lacks (or none at all for "all"), -EINVAL
+ * for one named twice (by index and by address, say) or an item hw_gpu_index refuses,
+ * -errno where the PCI bus cannot be read for "all" or an address; why says which.
+ */
+int hw_gpu_set_index(const char *set, int *idx, int max, char *why, size_t whylen);
 
 #endif

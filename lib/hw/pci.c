@@ -170,7 +170,8 @@ static int sysfs_int(const char *bdf, const char *attr)
 {
 	char v[32];
 
-	return hw_sysfs_readf(v, sizeof(v), "/sys/bus/pci/devices/%s/%s", bdf, attr) < 0 ? 0 :
+	return hw_sysfs_readf(v, sizeof(v), "%s/sys/bus/pci/devices/%s/%s", hw_sysfs_root(), bdf,
+			      attr) < 0 ? 0 :
 	       atoi(v);
 }
 
@@ -178,7 +179,8 @@ static void sysfs_speed(const char *bdf, const char *attr, struct hw_pci_speed *
 {
 	char v[64];
 
-	if (hw_sysfs_readf(v, sizeof(v), "/sys/bus/pci/devices/%s/%s", bdf, attr) < 0 ||
+	if (hw_sysfs_readf(v, sizeof(v), "%s/sys/bus/pci/devices/%s/%s", hw_sysfs_root(), bdf,
+			   attr) < 0 ||
 	    hw_pci_parse_speed(v, s) < 0)
 		memset(s, 0, sizeof(*s));
 }
@@ -400,18 +402,4 @@ int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size
 	else if (rc == -EOPNOTSUPP && !strcmp(why, "virtual device, no PCI function"))
 		snprintf(why, whylen, "virtual interface, no PCI function");
 	return rc;
-}
-
-int hw_pci_dev_path(const char *bdf, char *out, size_t len, int *numa)
-{
-	char path[128], real[PATH_MAX], v[16];
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
-	if (!realpath(path, real))
-		return -errno;
-	if (strncmp(real, "/sys/devices/", 13))
-		return -ENOENT;
-	snprintf(out, len, "%s", real + 13);
-	*numa = hw_sysfs_readf(v, sizeof(v), "%s/numa_node", path) == 0 ? atoi(v) : -1;
-	return 0;
 }

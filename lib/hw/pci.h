@@ -89,9 +89,4 @@ int hw_pci_class_bdf(const char *cls, const char *name, char *bdf, size_t len, c
 /* The same for network interface ifname. */
 int hw_pci_netdev_bdf(const char *ifname, char *bdf, size_t len, char *why, size_t whylen);
 
-/* The function's path below /sys/devices ("pci0000:16/0000:16:01.0/0000:17:00.0") and
- * NUMA node (-1 unknown); -errno when bdf is not in sysfs.
- */
-int hw_pci_dev_path(const char *bdf, char *out, size_t len, int *numa);
-
 #endif

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,6 +49,13 @@ int hw_sysfs_readf(char *buf, size_t size, const char *fmt, ...)
 		return -ENAMETOOLONG;
 	}
 	return hw_sysfs_read(path, buf, size);
+}
+
+const char *hw_sysfs_root(void)
+{
+	const char *r = getenv("PFCLAB_SYSFS_ROOT");
+
+	return r ? r : "";
 }
 
 int hw_netdev_speed_bps(const char *name, uint64_t *bps)

@@ -18,6 +18,13 @@ int hw_sysfs_read(const char *path, char *buf, size_t size);
 int hw_sysfs_readf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The directory the PCI bus is read under: PFCLAB_SYSFS_ROOT where it is set (a fixture
+ * tree standing in for a host: tests/fixtures/topo/), else "" for this host's own /sys.
+ * GPU enumeration (lib/hw/gpu), the PCI topology (lib/hw/topo) and the doctor's sysfs
+ * reads take it; nothing else does, so a fixture never reaches a live device.
+ */
+const char *hw_sysfs_root(void);
+
 /* The link speed of network interface name from /sys/class/net/NAME/speed (Mb/s), the
  * one place pfclab reads it: 0 with *bps in bit/s; -ENODEV when there is no such network
  * interface (RDMA sniffer devices such as mlx5_0 are none); -ENODATA when it reports no

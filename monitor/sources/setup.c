@@ -40,6 +40,7 @@ uint64_t mon_sources_gpu_cadence(uint64_t interval_ns, uint64_t asked_ns)
 
 int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 {
+	size_t g;
 	int rc = 0;
 
 	if (w->iface) {
@@ -72,12 +73,16 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 		rc |= mon_engine_add(e, &src_frames_ops, w->frames, 0, -1) < 0;
 	if (w->rdma && wanted(w->only, "rdma"))
 		rc |= mon_engine_add(e, &src_rdma_nl_ops, w->rdma, w->rdma_port, -1) < 0;
-	if (w->gpu >= 0) {
+	/* Each GPU's NVML source reads on its own thread at its own cadence (adapted to what
+	 * its reads cost), so one slow GPU does not hold the others; the metrics carry the
+	 * index (pcie.gpuN.*), one record holds them all. */
+	for (g = 0; g < w->ngpus; g++) {
+		int gpu = w->gpus[g];
 		char dev[16];
 
-		snprintf(dev, sizeof(dev), "gpu%d", w->gpu);
+		snprintf(dev, sizeof(dev), "gpu%d", gpu);
 		if (wanted(w->only, "nvml")) {
-			int i = mon_engine_add(e, &src_nvml_ops, dev, 0, w->gpu);
+			int i = mon_engine_add(e, &src_nvml_ops, dev, 0, gpu);
 
 			rc |= i < 0;
 			if (i >= 0 && w->gpu_cadence_ns)
@@ -85,7 +90,7 @@ int mon_sources_add(struct mon_engine *e, const struct mon_sources_want *w)
 						       !w->gpu_cadence_fixed);
 		}
 		if (wanted(w->only, "pci"))
-			rc |= mon_engine_add(e, &src_pci_ops, dev, 0, w->gpu) < 0;
+			rc |= mon_engine_add(e, &src_pci_ops, dev, 0, gpu) < 0;
 	}
 	return rc ? -ENOSPC : 0;
 }

@@ -12,7 +12,9 @@ struct mon_sources_want {
 				 * on it; NULL: none */
 	const char *rdma;	/* RDMA hw counters; NULL: none */
 	unsigned rdma_port;
-	int gpu;		/* NVML and PCI of GPU N; < 0: none */
+	const int *gpus;	/* NVML and PCI of each of these GPUs (their indices), each
+				 * with its own reader thread and cadence */
+	size_t ngpus;		/* 0: none */
 	uint64_t gpu_cadence_ns;	/* NVML reader thread's cadence; 0: its default */
 	bool gpu_cadence_fixed;	/* the user asked for it: no longer when reads are dear */
 	const char *frames;	/* capture interface for "frames"; NULL: none */

@@ -546,7 +546,8 @@ static int nvml_init(struct mon_src *s)
 		return -EAGAIN;
 	}
 	p->thr_started = true;
-	pthread_setname_np(p->thr, "pfc-gpu");	/* for ps -L, top -H */
+	snprintf(buf, sizeof(buf), "pfc-gpu%d", s->index);
+	pthread_setname_np(p->thr, buf);	/* for ps -L, top -H: one per GPU */
 	return 0;
 }
 

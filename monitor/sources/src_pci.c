@@ -91,6 +91,7 @@ static int pci_src_addr(struct mon_src *s, struct pci_priv *p)
 static int pci_src_init(struct mon_src *s)
 {
 	struct pci_priv *p = calloc(1, sizeof(*p));
+	const char *root;
 	char why[200];
 	int rc;
 
@@ -101,8 +102,13 @@ static int pci_src_init(struct mon_src *s)
 	rc = pci_src_addr(s, p);
 	if (rc)
 		return rc;
-	snprintf(p->sysdir, sizeof(p->sysdir), "/sys/bus/pci/devices/%s", p->addr);
+	/* a GPU under the root its enumeration read (lib/hw/sysfs.h): a fixture tree's GPU
+	 * is read from the tree's attributes alone, never from this host's config space */
+	root = s->index >= 0 ? hw_sysfs_root() : "";
+	snprintf(p->sysdir, sizeof(p->sysdir), "%s/sys/bus/pci/devices/%s", root, p->addr);
 	src_info_add(s, "pci_address", p->addr);
+	if (*root)
+		return 0;
 	rc = hw_pci_open(&p->pci, why, sizeof(why));
 	if (rc == -ENODEV) {
 		/* Without an access method there is no sysfs PCI tree either. */

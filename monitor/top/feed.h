@@ -43,7 +43,8 @@ struct top_local_cfg {
 	const char *iface;
 	const char *rdma;
 	unsigned rdma_port;
-	int gpu;
+	const int *gpus;		/* the GPUs' indices (read by top_local_start only) */
+	size_t ngpus;
 	const char *frames;		/* capture interface, NULL: none */
 	bool qdisc;			/* the qdisc source on iface too */
 	uint64_t interval_ns;

@@ -48,7 +48,8 @@ static int add_sources(struct local *l)
 {
 	const struct top_local_cfg *c = &l->cfg;
 	struct mon_sources_want w = {
-		.iface = c->iface, .rdma = c->rdma, .rdma_port = c->rdma_port, .gpu = c->gpu,
+		.iface = c->iface, .rdma = c->rdma, .rdma_port = c->rdma_port,
+		.gpus = c->gpus, .ngpus = c->ngpus,
 		.frames = c->frames, .qdisc = c->qdisc,
 		.gpu_cadence_ns = mon_sources_gpu_cadence(c->interval_ns, 0),
 	};

@@ -357,7 +357,7 @@ struct row_spec {
 	const char *label;
 	struct cell_spec c[TOP_CELLS];
 	bool always;		/* shown even when no host reports it */
-	char each;		/* 'p': one row per priority 0..7; 'i': per GPU 0..7 */
+	char each;		/* 'p': one row per priority 0..7; 'i': per GPU 0..15 */
 };
 
 static const struct row_spec rows_fixed[] = {
@@ -760,7 +760,9 @@ size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t ma
 
 			if (rs->sec != sec)
 				continue;
-			for (d = rs->each ? 0 : -1; d < (rs->each ? 8 : 0); d++) {
+			int last = rs->each == 'i' ? TOP_MAX_GPUS : rs->each ? 8 : 0;
+
+			for (d = rs->each ? 0 : -1; d < last; d++) {
 				if (n >= max)
 					return n;
 				n += row_from_spec(m, rs, d, &rows[n]);
@@ -771,6 +773,97 @@ size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t ma
 				n = rows_family(m, sec, families[f].prefix, rows, n, max);
 	}
 	return n;
+}
+
+int top_model_lines(const struct top_row *rows, size_t n, int panel)
+{
+	int lines = 0, sec = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((int)rows[i].sec < panel)
+			continue;
+		lines += 1 + ((int)rows[i].sec != sec);
+		sec = (int)rows[i].sec;
+	}
+	return lines;
+}
+
+/* A priority row that no host counts: every cell n/a or blank (mlx5 has no pause
+ * counters for a priority without PFC, a GPU-only screen none at all). A row that reads
+ * 0 is not one: whether it is counted does not change with the traffic, so a fold of
+ * such rows stays put while the screen runs (no line comes and goes as frames arrive). */
+static bool prio_uncounted(const struct top_row *r, size_t nhost)
+{
+	size_t h;
+	int k;
+
+	for (h = 0; h < nhost; h++)
+		for (k = 0; k < TOP_CELLS; k++)
+			if (r->cell[h][k].state != TOP_CELL_NONE && r->cell[h][k].state != TOP_CELL_NA)
+				return false;
+	return true;
+}
+
+/* "prio0-2,4-7" for the priorities in mask. */
+static void prio_label(unsigned mask, char *buf, size_t n)
+{
+	size_t o = (size_t)snprintf(buf, n, "prio");
+	int p = 0, q;
+
+	while (p < 8 && o < n) {
+		if (!(mask & (1u << p))) {
+			p++;
+			continue;
+		}
+		for (q = p; q + 1 < 8 && (mask & (1u << (q + 1))); q++)
+			;
+		o += (size_t)snprintf(buf + o, n - o, q > p ? "%s%d-%d" : "%s%d",
+				      o > 4 ? "," : "", p, q);
+		p = q + 1;
+	}
+}
+
+size_t top_model_fit(struct top_row *rows, size_t n, int panel, int focus, int nlines)
+{
+	/* cells of hosts past the model's are zeroed by top_model_rows: TOP_CELL_NONE */
+	unsigned mask = 0;
+	size_t i, k, first = n, nhost = TOP_MAX_HOSTS, out;
+	struct top_row fold;
+
+	if (top_model_lines(rows, n, panel) <= nlines)
+		return n;
+	memset(&fold, 0, sizeof(fold));
+	for (i = 0; i < n; i++) {
+		const struct top_row *r = &rows[i];
+
+		if (r->sec != TOP_SEC_PFC || r->prio < 0 || r->prio == focus ||
+		    (int)r->sec < panel || !prio_uncounted(r, nhost))
+			continue;
+		if (first == n) {
+			first = i;
+			fold = *r;
+		}
+		for (size_t h = 0; h < nhost; h++)
+			for (k = 0; k < TOP_CELLS; k++)
+				if (r->cell[h][k].state == TOP_CELL_NA)
+					fold.cell[h][k].state = TOP_CELL_NA;	/* n/a beats blank */
+		mask |= 1u << r->prio;
+	}
+	if (__builtin_popcount(mask) < 2)
+		return n;	/* folding one row into one saves nothing */
+	fold.prio = -1;
+	fold.hist_col = -1;
+	memset(fold.hist, 0, sizeof(fold.hist));
+	prio_label(mask, fold.label, sizeof(fold.label));
+	for (i = 0, out = 0; i < n; i++) {
+		if (i == first)
+			rows[out++] = fold;
+		else if (!(rows[i].sec == TOP_SEC_PFC && rows[i].prio >= 0 &&
+			   (mask & (1u << rows[i].prio))))
+			rows[out++] = rows[i];
+	}
+	return out;
 }
 
 void top_fmt_num(double v, char *buf, size_t n)

@@ -15,6 +15,7 @@
 #include "monitor/mon.h"
 
 #define TOP_MAX_HOSTS 16
+#define TOP_MAX_GPUS 16		/* GPU rows: GPU0..GPU15 (pcie.gpuN.*) */
 #define TOP_HIST 120		/* history points per row and host (one per sample) */
 #define TOP_UNIT_MAX 16
 
@@ -197,6 +198,24 @@ enum top_host_state top_model_host_state(const struct top_model *m, size_t h, ui
  * metric of it.
  */
 size_t top_model_rows(const struct top_model *m, struct top_row *rows, size_t max);
+
+/* The screen's lines that hold no row: the title, the host headers and the status line. */
+#define TOP_SCREEN_CHROME 3
+
+/* The lines rows[0..n) take on the screen from section panel on: each row, and a heading
+ * for each section.
+ */
+int top_model_lines(const struct top_row *rows, size_t n, int panel);
+/* Make rows[0..n) fit NLINES lines (the terminal's, less TOP_SCREEN_CHROME and a note
+ * line) where they take more: the PFC priority rows that no host counts (every cell n/a:
+ * a NIC without PFC counters for them, none at all on a GPU-only screen) and not the
+ * focused one fold into one row at the first one's place, labelled with their numbers
+ * ("prio0-2,4-7"), its cells n/a. A row that reads 0 keeps its line, so the layout does
+ * not change as traffic comes and goes. A GPU-only 8-GPU screen then fits 80x24: the
+ * fixed rows, one line for the priorities and the eight GPU lines. Rows that fit stay as
+ * they are. Returns the row count (rows after a fold move up).
+ */
+size_t top_model_fit(struct top_row *rows, size_t n, int panel, int focus, int nlines);
 
 /* The pairing of hosts: host h is compared with top_model_peer(h) (h1 with h2, h3 with
  * h4 ...); -1 when it has none.

@@ -51,9 +51,9 @@ static void on_signal(int sig)
 }
 
 static const char top_usage[] =
-"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G] [--frames[=IFACE]]\n"
-"                  [-I DUR] [--refresh DUR] [--record-dir DIR] [--tolerance PCT]\n"
-"                  [--stale DUR] [--catalog FILE]\n"
+"Usage: pfclab top [-i IFACE] [-d RDMADEV[:PORT]] [--gpu G|LIST|all]\n"
+"                  [--frames[=IFACE]] [-I DUR] [--refresh DUR] [--record-dir DIR]\n"
+"                  [--tolerance PCT] [--stale DUR] [--catalog FILE]\n"
 "       pfclab top [options] [--ssh-config FILE] [--remote-pfclab CMD] HOST...\n"
 "       pfclab top [options] -e EXPERIMENT.yaml\n"
 "       pfclab top --replay DIR [--start DUR] [--paused] [--refresh DUR]\n"
@@ -63,9 +63,11 @@ static const char top_usage[] =
 "NIC's pause-duration counter, else, with --frames, the captured frames' pause times\n"
 "at the link speed) and a sparkline; 802.3x PAUSE; ECN-marked packets; CNPs handled\n"
 "and sent; discards and out-of-buffer; NIC PCIe stalls; GPU PCIe rx/tx as a share\n"
-"of the link's maximum; frames the capture saw (--frames). What comes from the\n"
-"captured frames is marked '*' (the paused share and totals where the NIC counts\n"
-"none included); a value that cannot be read shows n/a.\n"
+"of the link's maximum, a line per GPU; frames the capture saw (--frames). Where the\n"
+"rows do not fit the terminal, the PFC priorities no host counts (all n/a) share one\n"
+"line, so that 8 GPUs still fit 80x24. What comes from the captured frames is marked\n"
+"'*' (the paused share and totals where the NIC counts none included); a value that\n"
+"cannot be read shows n/a.\n"
 "\n"
 "Without HOST the counters are read here, in this process (the monitor engine on a\n"
 "thread of its own). With HOSTs each runs 'pfclab monitor --json --all' over SSH\n"
@@ -142,9 +144,10 @@ static const struct opt top_opts_tab[] = {
 	  .long_alias = "interface" },
 	{ "rdma", 'd', OPT_FN, .fn = rdma_fn, .arg = "DEV[:PORT]",
 	  .help = "RDMA device hw counters; port 1 by default", .long_alias = "ib-dev" },
-	{ "gpu", 0, OPT_FN, .dst = &T.gpu_s, .fn = hw_gpu_opt, .arg = "G",
+	{ "gpu", 0, OPT_FN, .dst = &T.gpu_s, .fn = hw_gpu_set_opt, .arg = "G",
 	  .help = "NVIDIA GPU G (index as nvidia-smi -L numbers them, or PCI\n"
-		  "address): PCIe rx/tx throughput and link (NVML)" },
+		  "address): PCIe rx/tx throughput and link (NVML); a comma\n"
+		  "list (0,1 or 17:00.0,65:00.0) or all: a line per GPU" },
 	{ "frames", 0, OPT_STR, .dst = &T.frames, .arg = "IFACE", .flags = OPT_OPTIONAL,
 	  .help = "also count captured PAUSE/PFC, CNP and CE-marked frames" },
 	{ "qdisc", 0, OPT_FLAG, .dst = &T.qdisc,
@@ -497,7 +500,7 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 		const char *frames = o->frames_on ? (o->frames ? o->frames : h->iface) : NULL;
 		char a_rdma[300], a_gpu[80], a_int[40], a_fr[300], a_if[300];
 		const char *args[8];
-		int gpu = -1;
+		int gpus[HW_GPU_MAX], ngpus = 0;
 
 		rc = top_feed_init(&t->feed[i], h->name);
 		if (rc) {
@@ -509,19 +512,20 @@ static int start_feeds(struct top_run *t, int argc, char **argv, char *err, size
 		if (h->local) {
 			char why[200];
 
-			/* this host's GPU: an index as given, a PCI address found here */
+			/* this host's GPUs: indices as given, PCI addresses found here */
 			if (h->gpu_s) {
-				gpu = hw_gpu_index(h->gpu_s, why, sizeof(why));
-				if (gpu < 0) {
+				ngpus = hw_gpu_set_index(h->gpu_s, gpus, HW_GPU_MAX, why,
+							 sizeof(why));
+				if (ngpus < 0) {
 					snprintf(err, errlen, "--gpu '%s': %s", h->gpu_s, why);
 					/* as pfclab monitor: a GPU this host lacks, exit 2 */
-					t->bad_input = gpu == -EINVAL || gpu == -ENODEV;
-					return gpu;
+					t->bad_input = ngpus == -EINVAL || ngpus == -ENODEV;
+					return ngpus;
 				}
 			}
 			struct top_local_cfg lc = {
 				.iface = h->iface, .rdma = h->rdma, .rdma_port = o->rdma_port,
-				.gpu = gpu,
+				.gpus = gpus, .ngpus = (size_t)ngpus,
 				.frames = frames, .interval_ns = o->interval_ns,
 				.catalog = o->catalog, .argc = argc, .argv = argv,
 				.qdisc = o->qdisc,

@@ -291,16 +291,23 @@ static void section_head(int y, enum top_section sec, const bool *show, int nsho
 	attroff(A_BOLD | color(PAIR_CYAN, 0));
 }
 
-void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t nrows,
+void top_view_draw(const struct top_model *m, struct top_row *rows, size_t nrows,
 		   const struct top_ui *u, const struct top_view_info *vi)
 {
 	bool show[NCOL];
 	int pw, nshow, sparkw = 0, stride, y = 0, x, k;
 	size_t i, h, first = u->host < m->nhost ? u->host : 0;
 	char buf[512], cell[32];
-	int sec = -1, bottom = LINES - 1 - (vi->note && vi->note[0] && LINES > 3);
+	int sec = -1, bottom = LINES - 1 - (vi->note && vi->note[0] && LINES > 3), need;
+	int end = bottom;	/* the rows' lines: from 2 (below the host headers) to end */
 
 	erase();
+	/* rows that do not fit fold first; where even that is not enough, the last line
+	 * says what is below */
+	nrows = top_model_fit(rows, nrows, u->panel, u->focus, bottom - 2);
+	need = top_model_lines(rows, nrows, u->panel);
+	if (need > bottom - 2 && bottom > 3)
+		end = bottom - 1;
 	title_line(u, vi);
 
 	/* Host blocks: as many as fit from the selected one; a sparkline when room is left.
@@ -342,7 +349,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		mvaddnstr(y, 0, buf, LABEL_W - 1);
 	}
 	y++;
-	for (i = 0; i < nrows && y < bottom; i++) {
+	for (i = 0; i < nrows && y < end; i++) {
 		const struct top_row *r = &rows[i];
 		attr_t rowattr = 0;
 
@@ -351,7 +358,7 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		if ((int)r->sec != sec) {
 			sec = (int)r->sec;
 			section_head(y, r->sec, show, nshow, stride);
-			if (++y >= bottom)
+			if (++y >= end)
 				break;
 		}
 		if (r->prio >= 0 && r->prio == u->focus)
@@ -403,6 +410,14 @@ void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t
 		}
 		attroff(rowattr);
 		y++;
+	}
+	/* Rows that did not fit: say so, and how to reach them. */
+	if (end < bottom) {
+		snprintf(buf, sizeof(buf), " ... %d more line%s below (down: next panel; a "
+			 "taller terminal shows them)", need - (y - 2), need - (y - 2) == 1 ? "" : "s");
+		attron(A_DIM);
+		mvaddnstr(end, 0, buf, COLS - 1);
+		attroff(A_DIM);
 	}
 	/* A note above the status line: something the screen lacks, and why. */
 	if (bottom < LINES - 1) {

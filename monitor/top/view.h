@@ -30,7 +30,10 @@ int top_view_usable(char *why, size_t n);
  * (false under NO_COLOR or without colours).
  */
 int top_view_open(bool color);
-void top_view_draw(const struct top_model *m, const struct top_row *rows, size_t nrows,
+/* Draws rows[0..nrows) as they fit the terminal: where they take more lines than it
+ * has, the idle PFC priorities share one line first (top_model_fit, in place), and a
+ * last line says how many rows are below when even that is not enough. */
+void top_view_draw(const struct top_model *m, struct top_row *rows, size_t nrows,
 		   const struct top_ui *u, const struct top_view_info *vi);
 /* Give the terminal back as it was (also from a signal path: endwin only). */
 void top_view_close(void);

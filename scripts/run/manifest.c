@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* manifest.c: what each host was when the run started and ended (pfclab version, kernel,
- * NIC driver and firmware, PCIe links, PFC/trust/ECN state from `pfclab doctor --json`),
+ * NIC driver and firmware, PCIe links, PFC/trust/ECN state, the GPU used and its distance
+ * to the NIC, from `pfclab doctor --json`),
  * the version check that must pass before anything runs, and manifest.json.
  */
 #include <errno.h>
@@ -10,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hw/gpu.h"
+#include "lib/hw/pci.h"
+#include "lib/hw/topo.h"
+#include "lib/util.h"
 #include "records.h"
 #include "manifest.h"
 #include "run.h"
@@ -292,7 +297,49 @@ static void nic_settings(json_object *o, json_object *nic)
 			       x ? json_object_new_boolean(json_object_get_boolean(x)) : NULL);
 }
 
-void manifest_parse_probe(json_object *o, char *out)
+/* The GPU host's experiment names (GIVEN: an index or a PCI address, as traffic and
+ * monitor --gpu take it) as the doctor found it there: {given, bdf, rdma, distance}, bdf
+ * from the doctor's "gpus" list (matched by index, or by address in its long form),
+ * distance its entry for the host's RDMA device (PIX .. SYS as nvidia-smi topo -m names
+ * them); each null where the doctor did not say (an older pfclab, no such GPU there, no
+ * PCI RDMA device). NULL without a GPU. */
+static json_object *gpu_used(json_object *doctor, const char *given, const char *rdma)
+{
+	json_object *o, *gpus, *g = NULL, *v;
+	char canon[HW_BDF_LEN] = "";
+	uint32_t idx = 0;
+	bool by_index;
+	size_t i;
+
+	if (!given)
+		return NULL;
+	by_index = !parse_u32(given, 0, HW_GPU_INDEX_MAX, &idx);
+	if (!by_index && hw_pci_addr_canon(given, canon, sizeof(canon)))
+		canon[0] = '\0';
+	gpus = rec_json_member(doctor, "gpus", json_type_array);
+	for (i = 0; gpus && i < json_object_array_length(gpus) && !g; i++) {
+		json_object *e = json_object_array_get_idx(gpus, i);
+
+		if (by_index ? (v = rec_json_member(e, "index", json_type_int)) &&
+			       json_object_get_int64(v) == (int64_t)idx :
+			       canon[0] && !strcmp(rec_json_str(rec_json_member(e, "bdf", json_type_string)),
+						   canon))
+			g = e;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "given", json_object_new_string(given));
+	v = rec_json_member(g, "bdf", json_type_string);
+	json_object_object_add(o, "bdf", v && !hw_pci_addr_canon(rec_json_str(v), canon, sizeof(canon)) ?
+			       json_object_new_string(canon) : NULL);
+	json_object_object_add(o, "rdma", rdma ? json_object_new_string(rdma) : NULL);
+	v = rdma ? rec_json_member(rec_json_member(g, "rdma", json_type_object), rdma,
+				   json_type_string) : NULL;
+	json_object_object_add(o, "distance", v && hw_topo_parse(rec_json_str(v)) >= 0 ?
+			       json_object_new_string(rec_json_str(v)) : NULL);
+	return o;
+}
+
+void manifest_parse_probe(json_object *o, char *out, const char *gpu, const char *rdma)
 {
 	json_object *d, *items, *sel;
 	char *doc;
@@ -336,6 +383,7 @@ void manifest_parse_probe(json_object *o, char *out)
 		json_object_object_add(o, "doctor", json_object_new_string("n/a: pfclab doctor --json gave no report"));
 	}
 	nic_settings(o, rec_json_member(d, "nic", json_type_object));
+	json_object_object_add(o, "gpu", gpu_used(d, gpu, rdma));
 	json_object_put(d);
 }
 
@@ -361,7 +409,7 @@ json_object *manifest_probe(struct run_ctx *c, size_t h)
 	}
 	json_object_object_add(o, "netdev", json_object_new_string(rh->h->netdev));
 	json_object_object_add(o, "rdma", rh->h->rdma ? json_object_new_string(rh->h->rdma) : NULL);
-	manifest_parse_probe(o, out);
+	manifest_parse_probe(o, out, rh->h->gpu, rh->h->rdma);
 	free(out);
 	return o;
 }

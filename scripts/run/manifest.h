@@ -23,7 +23,9 @@ int manifest_version_answer(struct run_ctx *c, size_t h, int code, char *out, ch
 json_object *manifest_probe(struct run_ctx *c, size_t h);
 /* Adds to O what a host printed for the probe (OUT, its sections "@@NAME" lines; cut up in
  * place): hostname, kernel, driver (ethtool -i), carrier_changes (each null where absent)
- * and doctor (its items by section, or a string saying there was no report). */
-void manifest_parse_probe(json_object *o, char *out);
+ * and doctor (its items by section, or a string saying there was no report), the NIC
+ * settings, and gpu: the GPU GPU (the host's --gpu, NULL: none) as the doctor found it,
+ * {given, bdf, rdma: RDMA (NULL: none), distance: PIX .. SYS}, each null where not said. */
+void manifest_parse_probe(json_object *o, char *out, const char *gpu, const char *rdma);
 
 #endif

@@ -225,6 +225,23 @@ static void *probe_host(void *arg)
 	return NULL;
 }
 
+/* A host whose GPU and RDMA device are SYS apart (across the CPU interconnect): GPUDirect
+ * RDMA runs there at about half the bandwidth (linux-rdma/perftest issue #241), which the
+ * run's figures would show as the NIC's, not the topology's: said in the log. */
+static void gpu_distance_note(struct run_ctx *c, size_t h, json_object *probe)
+{
+	json_object *g = rec_json_member(probe, "gpu", json_type_object);
+	const char *d = rec_json_str(rec_json_member(g, "distance", json_type_string));
+
+	if (!strcmp(d, "SYS"))
+		run_log(c, "host %s: GPU %s (%s) and %s are SYS apart, across the CPU "
+			"interconnect: expect about half the GPUDirect RDMA bandwidth (perftest "
+			"issue #241); pfclab doctor there lists a GPU nearer to the NIC",
+			c->hosts[h].h->name, rec_json_str(rec_json_member(g, "given", json_type_string)),
+			rec_json_str(rec_json_member(g, "bdf", json_type_string)),
+			rec_json_str(rec_json_member(g, "rdma", json_type_string)));
+}
+
 static void clock_and_probe(struct run_ctx *c, int which)
 {
 	struct probe_job *jobs = calloc(c->nhosts, sizeof(*jobs));
@@ -262,6 +279,8 @@ static void clock_and_probe(struct run_ctx *c, int which)
 		if (j->clock_rc)
 			run_log(c, "host %s: clock offset could not be measured", c->hosts[h].h->name);
 		json_object_object_get_ex(hosts, c->hosts[h].h->name, &o);
+		if (!which)
+			gpu_distance_note(c, h, j->probe);
 		json_object_object_add(o, which ? "after" : "before", j->probe);
 	}
 	free(jobs);

@@ -28,7 +28,7 @@ static json_object *probe(const char *text, char *buf, size_t n)
 	char *out = strdup(text);
 
 	assert_non_null(out);
-	manifest_parse_probe(o, out);
+	manifest_parse_probe(o, out, NULL, NULL);
 	free(out);
 	snprintf(buf, n, "%s", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	return o;
@@ -97,6 +97,69 @@ static void test_probe_sections(void **state)
 	assert_null(strstr(buf, "not a string"));
 	assert_json_utf8(o);
 	json_object_put(o);
+}
+
+/* The GPU a host used, as its doctor found it: by index or by PCI address (lspci's short
+ * form too), its distance to the host's RDMA device; null where the doctor did not say,
+ * never guessed; no GPU given: gpu is null. */
+static void test_probe_gpu(void **state)
+{
+	static const char doc[] =
+		"@@doctor\n{\"items\":[],\"gpus\":["
+		"{\"index\":0,\"bdf\":\"0000:19:00.0\",\"rdma\":{\"mlx5_0\":\"PIX\",\"mlx5_2\":\"SYS\"}},"
+		"{\"index\":1,\"bdf\":\"0000:9a:00.0\",\"rdma\":{\"mlx5_0\":\"SYS\",\"mlx5_2\":\"PIX\"}},"
+		"{\"index\":2,\"bdf\":\"0000:9b:00.0\",\"rdma\":{\"mlx5_0\":\"FAR\"}},"
+		"{\"index\":3,\"bdf\":\"0000:c0:00.0\",\"rdma\":null}]}\n"
+		"@@hostname\nh\n";
+	static const struct {
+		const char *gpu, *rdma;
+		const char *bdf, *distance;	/* NULL: null */
+	} t[] = {
+		{ "0", "mlx5_0", "0000:19:00.0", "PIX" },
+		{ "9a:00.0", "mlx5_0", "0000:9a:00.0", "SYS" },
+		{ "0000:9a:00.0", "mlx5_2", "0000:9a:00.0", "PIX" },
+		{ "1", "mlx5_9", "0000:9a:00.0", NULL },	/* no such NIC there */
+		{ "2", "mlx5_0", "0000:9b:00.0", NULL },	/* not a class: not kept */
+		{ "3", "mlx5_0", "0000:c0:00.0", NULL },	/* no PCI RDMA device */
+		{ "7", "mlx5_0", NULL, NULL },			/* no such GPU there */
+		{ "0", NULL, "0000:19:00.0", NULL },		/* no RDMA device given */
+	};
+	json_object *o, *g, *v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *out = strdup(doc);
+
+		o = json_object_new_object();
+		manifest_parse_probe(o, out, t[i].gpu, t[i].rdma);
+		free(out);
+		assert_true(json_object_object_get_ex(o, "gpu", &g));
+		assert_non_null(g);
+		if (!same(str_at(g, "given"), t[i].gpu) || !same(str_at(g, "bdf"), t[i].bdf) ||
+		    !same(str_at(g, "rdma"), t[i].rdma) || !same(str_at(g, "distance"), t[i].distance))
+			fail_msg("case %zu: %s", i, json_object_to_json_string(g));
+		json_object_put(o);
+	}
+	/* no GPU given, and a doctor without a gpus list (an older pfclab) */
+	{
+		char *out = strdup("@@doctor\n{\"items\":[]}\n@@hostname\nh\n");
+
+		o = json_object_new_object();
+		manifest_parse_probe(o, out, NULL, "mlx5_0");
+		assert_true(json_object_object_get_ex(o, "gpu", &v));
+		assert_null(v);
+		json_object_put(o);
+		strcpy(out, "@@doctor\n{\"items\":[]}\n@@hostname\nh\n");
+		o = json_object_new_object();
+		manifest_parse_probe(o, out, "0", "mlx5_0");
+		json_object_object_get_ex(o, "gpu", &g);
+		assert_string_equal(str_at(g, "given"), "0");
+		assert_null(str_at(g, "bdf"));
+		assert_null(str_at(g, "distance"));
+		free(out);
+		json_object_put(o);
+	}
 }
 
 static void test_probe_missing(void **state)
@@ -307,6 +370,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_sections),
 		cmocka_unit_test(test_probe_missing),
+		cmocka_unit_test(test_probe_gpu),
 		cmocka_unit_test(test_probe_empty_sections),
 		cmocka_unit_test(test_probe_utf8),
 		cmocka_unit_test(test_probe_nic),

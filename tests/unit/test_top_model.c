@@ -530,6 +530,176 @@ static void test_gpu_link_share(void **state)
 	top_model_free(&m);
 }
 
+
+/* One host watching eight GPUs and a NIC that counts PFC on priorities 3 and 5 only (as
+ * mlx5 has pause counters only where PFC is on): GPU g moves g+1 GB/s in, the link 1 Gb/s;
+ * priority 3 counts frames, 5 reads 0, the others are n/a. */
+static void gpus_snap(struct top_snap *s, uint64_t seq, uint64_t pfc3, double rate3)
+{
+	char name[64];
+	int g;
+
+	snap_set(s, seq, seq * S);
+	top_snap_put(s, "link.rx_bytes", "B", C, 1000, 125000000.0);
+	top_snap_put(s, "pfc.rx.prio3.frames", "frames", C, pfc3, rate3);
+	top_snap_put(s, "pfc.rx.prio5.frames", "frames", C, 0, 0);	/* counted, none */
+	for (g = 0; g < 8; g++) {
+		snprintf(name, sizeof(name), "pcie.gpu%d.rx_Bps", g);
+		top_snap_put(s, name, "B/s", TOP_M_VALID, (uint64_t)(g + 1) * 1000000000ULL, 0);
+		snprintf(name, sizeof(name), "pcie.gpu%d.tx_Bps", g);
+		top_snap_put(s, name, "B/s", TOP_M_VALID, 0, 0);
+		snprintf(name, sizeof(name), "pcie.gpu%d.link_gen", g);
+		top_snap_put(s, name, "", TOP_M_VALID, 5, 0);
+		snprintf(name, sizeof(name), "pcie.gpu%d.link_width", g);
+		top_snap_put(s, name, "lanes", TOP_M_VALID, 16, 0);
+	}
+}
+
+static size_t eight_gpus(struct top_model *m, struct top_snap *s, uint64_t pfc3)
+{
+	one_host(m, s);
+	gpus_snap(s, 1, pfc3, pfc3 ? 100 : 0);
+	assert_int_equal(top_model_update(m, 0, s), 1);
+	return top_model_rows(m, rows, 256);
+}
+
+static void assert_gpu_rows(size_t n)
+{
+	char label[16];
+	int g;
+
+	for (g = 0; g < 8; g++) {
+		const struct top_row *r;
+
+		snprintf(label, sizeof(label), "GPU%d", g);
+		r = row(n, label);
+		assert_int_equal(r->sec, TOP_SEC_PCIE);
+		/* g+1 GB/s of a gen 5 x16 link's 63.0 GB/s */
+		assert_true(fabs(r->cell[0][0].value - (g + 1) * 1e9 / top_pcie_link_Bps(5, 16)) < 1e-9);
+	}
+	assert_null(find_row(n, "GPU8"));
+}
+
+/* 80x24 leaves 21 lines for the rows: the 8 GPU lines and every fixed row fit once the
+ * priorities nothing counts share one line; the counted ones keep their own (one at 0
+ * too), and so does the one the user focused. 120x40 (37 lines) holds everything
+ * unfolded. */
+static void test_rows_eight_gpus_fit(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	const struct top_row *r;
+	size_t n, k;
+	int p;
+
+	(void)state;
+	n = eight_gpus(&m, &s, 500);
+	assert_gpu_rows(n);
+	assert_true(top_model_lines(rows, n, 0) > 24 - TOP_SCREEN_CHROME);
+	k = top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME);
+	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
+	assert_gpu_rows(k);
+	assert_non_null(find_row(k, "link"));
+	assert_non_null(find_row(k, "PAUSE"));
+	assert_non_null(find_row(k, "CNP"));
+	assert_non_null(find_row(k, "NIC PCIe"));
+	r = row(k, "prio3");	/* it moved */
+	assert_true(fabs(r->cell[0][0].value - 100) < 1e-9);
+	r = row(k, "prio5");	/* read 0: counted, kept */
+	assert_int_equal(r->cell[0][0].state, TOP_CELL_OK);
+	r = row(k, "prio0-2,4,6-7");
+	assert_int_equal(r->prio, -1);
+	assert_int_equal(r->sec, TOP_SEC_PFC);
+	for (p = 0; p < TOP_CELLS; p++)
+		assert_int_equal(r->cell[0][p].state, TOP_CELL_NA);
+	for (p = 0; p < 8; p++) {
+		char l[24];
+
+		snprintf(l, sizeof(l), "prio%d", p);
+		if (p != 3 && p != 5)
+			assert_null(find_row(k, l));
+	}
+	/* in the row order: the fold stands where prio0 stood, before prio3 */
+	assert_true(find_row(k, "prio0-2,4,6-7") < find_row(k, "prio3"));
+
+	/* the focused priority keeps its line */
+	n = top_model_rows(&m, rows, 256);
+	k = top_model_fit(rows, n, 0, 6, 24 - TOP_SCREEN_CHROME);
+	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
+	assert_non_null(find_row(k, "prio6"));
+	assert_non_null(find_row(k, "prio0-2,4,7"));
+	assert_gpu_rows(k);
+
+	/* 120x40: nothing to fold */
+	n = top_model_rows(&m, rows, 256);
+	k = top_model_fit(rows, n, 0, -1, 40 - TOP_SCREEN_CHROME);
+	assert_int_equal(k, n);
+	for (p = 0; p < 8; p++) {
+		char l[24];
+
+		snprintf(l, sizeof(l), "prio%d", p);
+		assert_non_null(find_row(k, l));
+	}
+	assert_gpu_rows(k);
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
+/* The fold depends on what is counted, not on the traffic: quiet or busy, the same
+ * lines (no line comes and goes as frames arrive); a GPU-only screen (no NIC at all)
+ * folds all eight; a screen too short even folded keeps the rows in order, the caller
+ * says what is below. */
+static void test_rows_fit_keeps_counted(void **state)
+{
+	struct top_model m;
+	struct top_snap s = { 0 };
+	char label[8][24];
+	size_t n, k, i;
+
+	(void)state;
+	n = eight_gpus(&m, &s, 0);	/* quiet */
+	k = top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME);
+	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
+	for (i = 0; i < 8 && i < k; i++)
+		snprintf(label[i], sizeof(label[i]), "%s", rows[i].label);
+	gpus_snap(&s, 2, 40, 200);	/* busy */
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	assert_int_equal(top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME), k);
+	for (i = 0; i < 8 && i < k; i++)
+		assert_string_equal(rows[i].label, label[i]);
+	assert_non_null(find_row(k, "prio3"));
+	assert_non_null(find_row(k, "prio0-2,4,6-7"));
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	/* GPU-only: nothing counts PFC */
+	one_host(&m, &s);
+	for (i = 0; i < 8; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "pcie.gpu%zu.rx_Bps", i);
+		top_snap_put(&s, name, "B/s", TOP_M_VALID, 1000, 0);
+	}
+	assert_int_equal(top_model_update(&m, 0, &s), 1);
+	n = top_model_rows(&m, rows, 256);
+	k = top_model_fit(rows, n, 0, -1, 24 - TOP_SCREEN_CHROME);
+	assert_non_null(find_row(k, "prio0-7"));
+	assert_non_null(find_row(k, "GPU7"));
+	assert_true(top_model_lines(rows, k, 0) <= 24 - TOP_SCREEN_CHROME);
+	top_snap_free(&s);
+	top_model_free(&m);
+
+	eight_gpus(&m, &s, 0);
+	/* 10 lines: as many rows as fit, none reordered */
+	n = top_model_rows(&m, rows, 256);
+	k = top_model_fit(rows, n, 0, -1, 10);
+	assert_true(top_model_lines(rows, k, 0) > 10);
+	assert_true(find_row(k, "link") < find_row(k, "GPU0"));
+	top_snap_free(&s);
+	top_model_free(&m);
+}
+
 static void test_fmt(void **state)
 {
 	static const struct {
@@ -1315,6 +1485,8 @@ int main(void)
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_gpu_link_share),
+		cmocka_unit_test(test_rows_eight_gpus_fit),
+		cmocka_unit_test(test_rows_fit_keeps_counted),
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_remote_parse),

@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_object_put(o);
 		return 0;
 	}
-	manifest_parse_probe(o, out);
+	manifest_parse_probe(o, out, (data[0] & 0x20) ? "0000:17:00.0" : "0", "mlx5_0");
 	check_probe(o);
 	json_object_put(o);
 	free(out);
