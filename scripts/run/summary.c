@@ -512,8 +512,30 @@ static void spread_add(json_object *agg, const char *key, double v)
 	json_object_object_add(o, "max", out_json_double(mx));
 }
 
+/* One host's paused share per priority (an object of prioN: share, or prioN: {paused_share})
+ * into the spread as "PREFIX prioN HOST", where known. */
+static void spread_shares(json_object *agg, json_object *o, const char *prefix, const char *hn)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return;
+	json_object_object_foreach(o, pk, pv) {
+		json_object *x = pv;
+		double v;
+		char k[300];
+
+		if (json_object_is_type(pv, json_type_object) &&
+		    !json_object_object_get_ex(pv, "paused_share", &x))
+			continue;
+		if (!rec_json_num(x, &v))
+			continue;
+		run_path(k, sizeof(k), "%s %s %s", prefix, pk, hn);
+		spread_add(agg, k, v);
+	}
+}
+
 /* the figures a point's spread is given for: throughput per phase and direction, and per
- * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters, NIC and GPU PCIe */
+ * host the captured PFC/CNP/CE frames and paused share per priority, NIC CNP/ECN counters
+ * and paused share, NIC and GPU PCIe */
 static void aggregate(json_object *agg, json_object *rep)
 {
 	json_object *tput, *hosts;
@@ -538,13 +560,18 @@ static void aggregate(json_object *agg, json_object *rep)
 		size_t i;
 		char k[300];
 
-		if (json_object_object_get_ex(ho, "capture", &cap))
+		if (json_object_object_get_ex(ho, "capture", &cap)) {
 			for (i = 0; i < ARRAY_SIZE(capk); i++)
 				if (json_object_object_get_ex(cap, capk[i], &x) && x) {
 					run_path(k, sizeof(k), "captured_%s %s", capk[i], hn);
 					spread_add(agg, k, json_object_get_double(x));
 				}
+			if (json_object_object_get_ex(cap, "pfc", &x))
+				spread_shares(agg, x, "captured_paused_share", hn);
+		}
 		if (json_object_object_get_ex(ho, "counters", &mon)) {
+			if (json_object_object_get_ex(mon, "paused_share_rx", &x))
+				spread_shares(agg, x, "paused_share_rx", hn);
 			for (i = 0; i < ARRAY_SIZE(monk); i++)
 				if (json_object_object_get_ex(mon, monk[i], &x) && x) {
 					run_path(k, sizeof(k), "%s %s", monk[i], hn);
