@@ -378,6 +378,23 @@ static int pfc_parse(const uint8_t *b, size_t len, uint8_t *enable, uint16_t q[L
 	return rd_ok(&r) ? 0 : -1;
 }
 
+/* The pauses whose time ran out by `now` end, at their own time. */
+static void pause_expire(struct port *pt, uint64_t now)
+{
+	uint64_t due[LINK_PRIOS];
+	uint8_t release;
+	unsigned p;
+
+	if (link_pause_next(&pt->pause) > now)
+		return;
+	for (p = 0; p < LINK_PRIOS; p++)
+		due[p] = pt->pause.p[p].until_ns;
+	link_pause_expire(&pt->pause, now, &release);
+	for (p = 0; p < LINK_PRIOS; p++)
+		if (release & (1u << p))
+			pause_apply(pt, 0, (uint8_t)(1u << p), due[p], 0, "expiry");
+}
+
 /* The kernel's receive time of the message (SCM_TIMESTAMPNS, CLOCK_REALTIME), 0 if none. */
 static uint64_t rx_stamp(struct msghdr *mh)
 {
@@ -427,6 +444,9 @@ static void pfc_receive(struct port *pt)
 			pt->rx_bad++;
 			continue;
 		}
+		/* a pause whose time ran out before this frame came ended then: an XOFF
+		 * after it begins a new pause, as a capture's review counts it */
+		pause_expire(pt, now);
 		link_pause_frame(&pt->pause, now, en, q, &block, &release);
 		if (link_log && (en & pt->pause.honour)) {
 			struct out o;
@@ -449,23 +469,13 @@ static void pfc_receive(struct port *pt)
 
 static void pause_timers(struct port *pt, uint64_t now)
 {
-	uint64_t due[LINK_PRIOS];
-	uint8_t release;
-	unsigned p;
-
 	if (link_pause_next(&pt->pause) > now)
 		return;
 	/* a refresh that arrived before the pause ran out, not read yet, keeps it going */
 	pfc_receive(pt);
-	if (link_pause_next(&pt->pause) > now)
-		return;
-	for (p = 0; p < LINK_PRIOS; p++)
-		due[p] = pt->pause.p[p].until_ns;
-	link_pause_expire(&pt->pause, now, &release);
-	for (p = 0; p < LINK_PRIOS; p++)
-		if (release & (1u << p))
-			pause_apply(pt, 0, (uint8_t)(1u << p), due[p], 0, "expiry");
+	pause_expire(pt, now);
 }
+
 
 /* --- the counter page ---------------------------------------------------------------- */
 
