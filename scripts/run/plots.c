@@ -595,10 +595,11 @@ static int plot_sweep(const char *dir, json_object *points, char *err, size_t er
 		{ "throughput", "Throughput per direction", "Gb/s", NULL, { "throughput_gbps", NULL }, { NULL } },
 		{ "pfc", "PFC / PAUSE frames captured", "frames", NULL, { "captured_pfc_frames", "captured_pause_frames", NULL }, { NULL } },
 		/* the GPU-BAR story along a drain (or any) sweep: what gets through, and the
-		 * share of the point the senders were paused, from the captured frames and
-		 * from the NIC's pause-duration counters */
-		{ "paused-goodput", "Goodput and paused share", "goodput, Gb/s", "paused share of the point",
-		  { "throughput_gbps", NULL }, { "captured_paused_share", "paused_share_rx", NULL } },
+		 * share of the time the senders were paused: per phase from the captured
+		 * frames, of the whole point from the NIC's pause-duration counters */
+		{ "paused-goodput", "Goodput and paused share", "goodput, Gb/s",
+		  "paused share (captured: of the phase; NIC counters: of the point)",
+		  { "throughput_gbps", NULL }, { "phase_paused_share", "paused_share_rx", NULL } },
 		{ "cnp-ecn", "CNP and ECN", "packets", NULL, { "captured_cnp", "captured_roce_ce", "cnp_sent", "cnp_handled", "ecn_marked", NULL }, { NULL } },
 		{ "pcie", "GPU PCIe (mean)", "B/s", NULL, { "gpu_pcie_rx_Bps", "gpu_pcie_tx_Bps", NULL }, { NULL } },
 	};

@@ -533,9 +533,34 @@ static void spread_shares(json_object *agg, json_object *o, const char *prefix, 
 	}
 }
 
+/* The captured paused share per priority and phase (pfc.prioN.by_phase.PHASE), where
+ * known, as "phase_paused_share prioN PHASE HOST": a phase's own share, not diluted by
+ * the point's idle phases. */
+static void spread_phase_shares(json_object *agg, json_object *pfc, const char *hn)
+{
+	if (!json_object_is_type(pfc, json_type_object))
+		return;
+	json_object_object_foreach(pfc, pk, pv) {
+		json_object *bp = rec_json_member(pv, "by_phase", json_type_object);
+
+		if (!bp)
+			continue;
+		json_object_object_foreach(bp, ph, e) {
+			json_object *x = NULL;
+			double v;
+			char k[300];
+
+			if (!json_object_object_get_ex(e, "paused_share", &x) || !rec_json_num(x, &v))
+				continue;
+			run_path(k, sizeof(k), "phase_paused_share %s %s %s", pk, ph, hn);
+			spread_add(agg, k, v);
+		}
+	}
+}
+
 /* the figures a point's spread is given for: throughput per phase and direction, and per
- * host the captured PFC/CNP/CE frames and paused share per priority, NIC CNP/ECN counters
- * and paused share, NIC and GPU PCIe */
+ * host the captured PFC/CNP/CE frames and paused share per priority (of the point and
+ * per phase), NIC CNP/ECN counters and paused share, NIC and GPU PCIe */
 static void aggregate(json_object *agg, json_object *rep)
 {
 	json_object *tput, *hosts;
@@ -566,8 +591,10 @@ static void aggregate(json_object *agg, json_object *rep)
 					run_path(k, sizeof(k), "captured_%s %s", capk[i], hn);
 					spread_add(agg, k, json_object_get_double(x));
 				}
-			if (json_object_object_get_ex(cap, "pfc", &x))
+			if (json_object_object_get_ex(cap, "pfc", &x)) {
 				spread_shares(agg, x, "captured_paused_share", hn);
+				spread_phase_shares(agg, x, hn);
+			}
 		}
 		if (json_object_object_get_ex(ho, "counters", &mon)) {
 			if (json_object_object_get_ex(mon, "paused_share_rx", &x))
