@@ -84,6 +84,7 @@ struct port {
 	uint64_t prio0_bytes;	/* what priority 0's band sent during pauses, summed */
 	uint64_t paused_logged_ns[LINK_PRIOS];	/* pause.p[p].paused_ns at the last end */
 	uint64_t rx_unstamped;	/* PFC frames the kernel gave no receive time */
+	uint64_t rx_dur_us[LINK_PRIOS];	/* rx_prio{p}_pause_duration last published */
 	uint64_t late_max_ns, late_sum_ns, late_n;	/* expiry release after the due time */
 	uint64_t polls, poll_errors, poll_ns_sum, plug_errors, tx_errors, rx_bad;
 	uint64_t stall_late;	/* expiry releases late because the loop itself was */
@@ -166,11 +167,34 @@ static int plug_set(int ifindex, unsigned prio, bool block)
 
 /* --- the ground-truth log: one JSON line per event ---------------------------------- */
 
+/* CLOCK_REALTIME less CLOCK_MONOTONIC now, from the tightest of a few readings of both:
+ * a guest descheduled between two reads (milliseconds under QEMU TCG) would otherwise
+ * put its stall into every time moved from one clock to the other.
+ */
+static void clock_pair(uint64_t *real, uint64_t *mono)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 4 && best > 20000; i++) {
+		uint64_t m1 = time_mono_ns(), r = time_real_ns(), m2 = time_mono_ns();
+
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			*real = r;
+			*mono = m1 + (m2 - m1) / 2;
+		}
+	}
+}
+
 static void log_begin(struct out *o, const struct port *pt, const char *ev, uint64_t mono)
 {
+	uint64_t r, m;
+
+	clock_pair(&r, &m);
 	out_begin_stream(o, link_log, true);
 	out_uint(o, "mono_ns", "%" PRIu64, mono);
-	out_uint(o, "real_ns", "%" PRIu64, time_real_ns() - (time_mono_ns() - mono));
+	out_uint(o, "real_ns", "%" PRIu64, r - (m - mono));
 	out_str(o, "port", "%s", pt->ifname);
 	out_str(o, "event", "%s", ev);
 }
@@ -424,7 +448,7 @@ static void pfc_receive(struct port *pt)
 	ssize_t n;
 
 	for (;;) {
-		uint64_t now, stamp, read_ns;
+		uint64_t now, stamp, read_ns, real_c, mono_c;
 		uint16_t q[LINK_PRIOS];
 		uint8_t en, block, release;
 
@@ -437,7 +461,8 @@ static void pfc_receive(struct port *pt)
 		 * interface stamps it: the loop may read it a softirq and a wake-up later */
 		read_ns = time_mono_ns();
 		stamp = rx_stamp(&mh);
-		now = link_kernel_mono(stamp, time_real_ns(), read_ns);
+		clock_pair(&real_c, &mono_c);
+		now = link_kernel_mono(stamp, real_c, mono_c);
 		if (!stamp)
 			pt->rx_unstamped++;
 		if (pfc_parse(b, (size_t)n, &en, q)) {
@@ -539,7 +564,7 @@ static uint32_t stat_layout(struct linkstat_entry *e)
 	return n;
 }
 
-static uint32_t stat_values(const struct port *pt, uint64_t now, uint64_t *v)
+static uint32_t stat_values(struct port *pt, uint64_t now, uint64_t *v)
 {
 	uint32_t n = 0;
 	unsigned p;
@@ -550,7 +575,12 @@ static uint32_t stat_values(const struct port *pt, uint64_t now, uint64_t *v)
 		if (!(lo.prios & (1u << p)))
 			continue;
 		v[n + C_RX_PAUSE] = pp->frames;
+		/* never below what was published: a frame stamped before `now` may still
+		 * be on its way to the socket */
 		v[n + C_RX_DUR] = link_pause_ns(&pt->pause, p, now) / 1000;
+		if (v[n + C_RX_DUR] < pt->rx_dur_us[p])
+			v[n + C_RX_DUR] = pt->rx_dur_us[p];
+		pt->rx_dur_us[p] = v[n + C_RX_DUR];
 		v[n + C_RX_TRANS] = pp->transitions;
 		v[n + C_TX_PAUSE] = pt->buf.c.tx_pause;
 		v[n + C_TX_DUR] = link_buf_pause_ns(&pt->buf, now) / 1000;
@@ -573,6 +603,9 @@ static void publish(struct port *pt, uint64_t now)
 {
 	uint64_t v[LINKSTAT_MAX];
 
+	/* an XON that came before `now` ends its pause before the pause is counted to now:
+	 * a counter must never go back (the monitor would read a reset) */
+	pfc_receive(pt);
 	stat_values(pt, now, v);
 	linkstat_update(&pt->ls, v, now);
 }

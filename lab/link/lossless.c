@@ -253,8 +253,10 @@ uint64_t link_pause_next(const struct link_pause *lp)
 uint64_t link_pause_ns(const struct link_pause *lp, unsigned p, uint64_t now)
 {
 	const struct link_pause_prio *pp = &lp->p[p];
+	uint64_t end = now < pp->until_ns ? now : pp->until_ns;
 
-	return pp->paused_ns + (pp->paused && now > pp->start_ns ? now - pp->start_ns : 0);
+	/* a pause in progress ends at its timer at the latest */
+	return pp->paused_ns + (pp->paused && end > pp->start_ns ? end - pp->start_ns : 0);
 }
 
 uint64_t link_kernel_mono(uint64_t stamp_real_ns, uint64_t real_now, uint64_t mono_now)

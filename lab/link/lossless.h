@@ -149,7 +149,8 @@ void link_pause_expire(struct link_pause *lp, uint64_t now, uint8_t *release);
 void link_pause_stop(struct link_pause *lp, uint8_t prios, uint64_t now, uint8_t *release);
 /* The earliest end of a pause in progress (UINT64_MAX: none). */
 uint64_t link_pause_next(const struct link_pause *lp);
-/* Paused time of priority p including a pause in progress, at `now`. */
+/* Paused time of priority p including a pause in progress, at `now` (or at the end of
+ * its time, where that is earlier: it never counts past what the pause will have had). */
 uint64_t link_pause_ns(const struct link_pause *lp, unsigned p, uint64_t now);
 
 /* A frame's kernel receive time (SO_TIMESTAMPNS: CLOCK_REALTIME ns, 0 when the kernel

@@ -296,6 +296,8 @@ static void test_pause(void **state)
 	link_pause_frame(&lp, 30 * MS, 1u << 3, q, &block, &release);
 	assert_int_equal(block, 1u << 3);
 	assert_int_equal(link_pause_ns(&lp, 3, 40 * MS), 10 * MS + 10 * MS);
+	/* looked at past its time, not yet expired: counted to its time, not beyond */
+	assert_int_equal(link_pause_ns(&lp, 3, 60 * MS), 10 * MS + 20971520);
 	link_pause_expire(&lp, 60 * MS, &release);
 	assert_int_equal(release, 1u << 3);
 	assert_int_equal(lp.p[3].paused_ns, 10 * MS + 20971520);
