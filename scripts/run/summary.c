@@ -535,9 +535,15 @@ static void spread_shares(json_object *agg, json_object *o, const char *prefix, 
 
 /* The captured paused share per priority and phase (pfc.prioN.by_phase.PHASE), where
  * known, as "phase_paused_share prioN PHASE HOST": a phase's own share, not diluted by
- * the point's idle phases. */
-static void spread_phase_shares(json_object *agg, json_object *pfc, const char *hn)
+ * the point's idle phases. Where the repetition had traffic (tput: throughput_gbps by
+ * phase), only the phases with traffic: an idle phase's share says nothing along a
+ * sweep. */
+static void spread_phase_shares(json_object *agg, json_object *pfc, json_object *tput,
+				const char *hn)
 {
+	bool any_traffic = json_object_is_type(tput, json_type_object) &&
+			   json_object_object_length(tput) > 0;
+
 	if (!json_object_is_type(pfc, json_type_object))
 		return;
 	json_object_object_foreach(pfc, pk, pv) {
@@ -550,7 +556,8 @@ static void spread_phase_shares(json_object *agg, json_object *pfc, const char *
 			double v;
 			char k[300];
 
-			if (!json_object_object_get_ex(e, "paused_share", &x) || !rec_json_num(x, &v))
+			if (!json_object_object_get_ex(e, "paused_share", &x) || !rec_json_num(x, &v) ||
+			    (any_traffic && !json_object_object_get_ex(tput, ph, NULL)))
 				continue;
 			run_path(k, sizeof(k), "phase_paused_share %s %s %s", pk, ph, hn);
 			spread_add(agg, k, v);
@@ -563,7 +570,7 @@ static void spread_phase_shares(json_object *agg, json_object *pfc, const char *
  * per phase), NIC CNP/ECN counters and paused share, NIC and GPU PCIe */
 static void aggregate(json_object *agg, json_object *rep)
 {
-	json_object *tput, *hosts;
+	json_object *tput = NULL, *hosts;
 
 	if (json_object_object_get_ex(rep, "throughput_gbps", &tput)) {
 		json_object_object_foreach(tput, phase, dirs) {
@@ -593,7 +600,7 @@ static void aggregate(json_object *agg, json_object *rep)
 				}
 			if (json_object_object_get_ex(cap, "pfc", &x)) {
 				spread_shares(agg, x, "captured_paused_share", hn);
-				spread_phase_shares(agg, x, hn);
+				spread_phase_shares(agg, x, tput, hn);
 			}
 		}
 		if (json_object_object_get_ex(ho, "counters", &mon)) {
