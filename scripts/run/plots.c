@@ -683,7 +683,7 @@ static int plot_sweep(const char *dir, json_object *points, char *err, size_t er
 		if (figs[fi].y2label) {
 			fprintf(f, "\nset y2label ");
 			gp_quote(f, figs[fi].y2label);
-			fprintf(f, "\nset ytics nomirror\nset y2tics\nset y2range [0:*]");
+			fprintf(f, "\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]");
 		}
 		fprintf(f, "\nset xlabel \"sweep point (mean; bars: min..max over repetitions)\"\nset grid\nset key outside right top\n"
 			   "set xrange [-0.5:%zu.5]\nset offsets 0, 0, graph 0.05, graph 0.05\nset xtics rotate by -20\nplot ", np - 1);
