@@ -20,7 +20,7 @@ PKGS := libibverbs:libibverbs-dev libmnl:libmnl-dev libpcap:libpcap-dev \
 PKG_NAMES := $(foreach p,$(PKGS),$(firstword $(subst :, ,$(p))))
 
 # test, demo and bench install the packages first (deps), then build in a sub-make.
-ifeq ($(filter deps clean distclean test demo bench,$(MAKECMDGOALS)),)
+ifeq ($(filter deps clean distclean test demo sweep-lossless bench,$(MAKECMDGOALS)),)
 MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(p))) && echo y),,$(p))))
 ifneq ($(MISSING),)
 $(error missing build dependencies: $(foreach p,$(MISSING),$(firstword $(subst :, ,$(p))) (Debian package $(lastword $(subst :, ,$(p))))); run 'make deps' or apt-get install them)
@@ -54,7 +54,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_SAN  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 
-.PHONY: all deps install uninstall man unit test test-unit test-gpu demo bench fuzz clean
+.PHONY: all deps install uninstall man unit test test-unit test-gpu demo sweep-lossless bench fuzz clean
 .DEFAULT_GOAL := all
 
 BIN ?= pfclab
@@ -175,6 +175,11 @@ test: deps
 demo: deps
 	$(MAKE) $(SUBJ) all
 	scripts/demo.sh
+
+# The drain sweep of the emulated lossless link in the virtual lab (a few minutes).
+sweep-lossless: deps
+	$(MAKE) $(SUBJ) all
+	scripts/sweep_lossless.sh
 
 test-unit: all unit
 	tests/run.sh --only unit

@@ -10,8 +10,10 @@
  * Every --poll it reads the fill and drops of BUFDEV's bfifo (RTM_GETQDISC), steps the
  * buffer's state machine (lab/link/lossless.h) and sends the PFC frame it asks for on
  * IFACE, past the qdiscs (802.1Qbb: 01:80:c2:00:00:01, 0x8808, opcode 0x0101). PFC frames
- * arriving on IFACE (an AF_PACKET socket of EtherType 0x8808) step the pause state, which
- * blocks or releases the plug of each paused priority (sch_plug: block = TCQ_PLUG_BUFFER,
+ * arriving on IFACE (an AF_PACKET socket of EtherType 0x8808) step the pause state at the
+ * kernel's receive time of each (SO_TIMESTAMPNS: the stamp a capture on IFACE gives the
+ * same frame, not the later time this loop read it), which blocks or releases the plug
+ * of each paused priority (sch_plug: block = TCQ_PLUG_BUFFER,
  * release = TCQ_PLUG_RELEASE_INDEFINITE); a pause's end is a timer here, as sch_plug has
  * none. Soft-RoCE stops posting a QP's packets with 64 held in the qdisc, so the RDMA
  * sender really stops rather than drops.
@@ -77,6 +79,12 @@ struct port {
 	uint64_t band_bytes[LINK_PRIOS];	/* the band's bytes then */
 	uint64_t held_ns[LINK_PRIOS];		/* plug blocked -> released, summed */
 	uint64_t bytes_paused[LINK_PRIOS];	/* bytes the band sent while blocked */
+	uint64_t prio0_at[LINK_PRIOS];		/* priority 0's band bytes at the block */
+	bool prio0_ok[LINK_PRIOS];
+	uint64_t prio0_bytes;	/* what priority 0's band sent during pauses, summed */
+	uint64_t paused_logged_ns[LINK_PRIOS];	/* pause.p[p].paused_ns at the last end */
+	uint64_t rx_unstamped;	/* PFC frames the kernel gave no receive time */
+	uint64_t rx_dur_us[LINK_PRIOS];	/* rx_prio{p}_pause_duration last published */
 	uint64_t late_max_ns, late_sum_ns, late_n;	/* expiry release after the due time */
 	uint64_t polls, poll_errors, poll_ns_sum, plug_errors, tx_errors, rx_bad;
 	uint64_t stall_late;	/* expiry releases late because the loop itself was */
@@ -178,11 +186,34 @@ static int plug_set(int ifindex, unsigned prio, bool block)
 
 /* --- the ground-truth log: one JSON line per event ---------------------------------- */
 
+/* CLOCK_REALTIME less CLOCK_MONOTONIC now, from the tightest of a few readings of both:
+ * a guest descheduled between two reads (milliseconds under QEMU TCG) would otherwise
+ * put its stall into every time moved from one clock to the other.
+ */
+static void clock_pair(uint64_t *real, uint64_t *mono)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 4 && best > 20000; i++) {
+		uint64_t m1 = time_mono_ns(), r = time_real_ns(), m2 = time_mono_ns();
+
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			*real = r;
+			*mono = m1 + (m2 - m1) / 2;
+		}
+	}
+}
+
 static void log_begin(struct out *o, const struct port *pt, const char *ev, uint64_t mono)
 {
+	uint64_t r, m;
+
+	clock_pair(&r, &m);
 	out_begin_stream(o, link_log, true);
 	out_uint(o, "mono_ns", "%" PRIu64, mono);
-	out_uint(o, "real_ns", "%" PRIu64, time_real_ns() - (time_mono_ns() - mono));
+	out_uint(o, "real_ns", "%" PRIu64, r - (m - mono));
 	out_str(o, "port", "%s", pt->ifname);
 	out_str(o, "event", "%s", ev);
 }
@@ -298,8 +329,20 @@ static uint64_t band_bytes(const struct port *pt, unsigned p, bool *ok)
 	return *ok ? q.bytes : 0;
 }
 
+/* Whether priority 0's band is read beside a pause of p: it is not a PFC priority, so it
+ * keeps flowing while p is paused, and what it sends meanwhile shows that.
+ */
+static bool prio0_beside(unsigned p)
+{
+	return p != 0 && !(lo.prios & 1u);
+}
+
+/* Blocks the plugs of `block` and releases those of `release` (a pause begun at the
+ * frame received at rx_ns, ended by an XON received at rx_ns, by its timer due at due_ns,
+ * or by the link stopping: `by`), logging each.
+ */
 static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_t due_ns,
-			uint64_t rx_ns)
+			uint64_t rx_ns, const char *by)
 {
 	unsigned p;
 
@@ -316,6 +359,9 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 				pt->plug_errors++;
 			pt->band_bytes[p] = band_bytes(pt, p, &ok);
 			pt->applied_ns[p] = time_mono_ns();
+			/* after the time: the read delays neither the block nor the release */
+			if (prio0_beside(p))
+				pt->prio0_at[p] = band_bytes(pt, 0, &pt->prio0_ok[p]);
 			if (link_log) {
 				log_begin(&o, pt, "pause_applied", pt->applied_ns[p]);
 				out_uint(&o, "prio", "%" PRIu64, p);
@@ -325,12 +371,21 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 			}
 		}
 		if (release & bit) {
-			uint64_t b = band_bytes(pt, p, &ok), t, moved;
+			uint64_t b = band_bytes(pt, p, &ok), t, moved, b0 = 0, moved0 = 0;
+			uint64_t paused = pt->pause.p[p].paused_ns - pt->paused_logged_ns[p];
+			bool ok0 = false;
 
 			moved = ok && b >= pt->band_bytes[p] ? b - pt->band_bytes[p] : 0;
 			if (plug_set(pt->ifindex, p, false))
 				pt->plug_errors++;
 			t = time_mono_ns();
+			if (prio0_beside(p) && pt->prio0_ok[p]) {
+				b0 = band_bytes(pt, 0, &ok0);
+				ok0 = ok0 && b0 >= pt->prio0_at[p];
+				moved0 = ok0 ? b0 - pt->prio0_at[p] : 0;
+				pt->prio0_bytes += moved0;
+			}
+			pt->paused_logged_ns[p] = pt->pause.p[p].paused_ns;
 			pt->held_ns[p] += t - pt->applied_ns[p];
 			pt->bytes_paused[p] += moved;
 			if (due_ns && t > due_ns && wake_late_ns > STALL_NS) {
@@ -346,15 +401,20 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 			if (link_log) {
 				log_begin(&o, pt, "pause_ended", t);
 				out_uint(&o, "prio", "%" PRIu64, p);
-				out_str(&o, "by", "%s", due_ns ? "expiry" : "xon");
+				out_str(&o, "by", "%s", by);
+				/* 802.1Qbb's time: the first XOFF's arrival to the XON's, or
+				 * to the timer's end; held_ns is the plug's */
+				out_uint(&o, "paused_ns", "%" PRIu64, paused);
 				out_uint(&o, "held_ns", "%" PRIu64, t - pt->applied_ns[p]);
 				if (due_ns) {
 					out_uint(&o, "late_ns", "%" PRIu64, t > due_ns ? t - due_ns : 0);
 					out_bool(&o, "stall", NULL, wake_late_ns > STALL_NS);
 				}
-				else
+				else if (rx_ns)
 					out_uint(&o, "frame_ns", "%" PRIu64, rx_ns);
 				out_uint(&o, "bytes_while_paused", "%" PRIu64, moved);
+				if (ok0)
+					out_uint(&o, "prio0_bytes", "%" PRIu64, moved0);
 				out_end_lines(&o);
 			}
 		}
@@ -388,39 +448,8 @@ static int pfc_parse(const uint8_t *b, size_t len, uint8_t *enable, uint16_t q[L
 	return rd_ok(&r) ? 0 : -1;
 }
 
-static void pfc_receive(struct port *pt)
-{
-	uint8_t b[256];
-	ssize_t n;
-
-	while ((n = recv(pt->rx_fd, b, sizeof(b), MSG_DONTWAIT)) > 0) {
-		uint64_t now = time_mono_ns();
-		uint16_t q[LINK_PRIOS];
-		uint8_t en, block, release;
-
-		if (pfc_parse(b, (size_t)n, &en, q)) {
-			pt->rx_bad++;
-			continue;
-		}
-		link_pause_frame(&pt->pause, now, en, q, &block, &release);
-		if (link_log && (en & pt->pause.honour)) {
-			struct out o;
-			unsigned p;
-
-			for (p = 0; p < LINK_PRIOS; p++) {
-				if (!(en & pt->pause.honour & (1u << p)))
-					continue;
-				log_begin(&o, pt, q[p] ? "xoff_received" : "xon_received", now);
-				out_uint(&o, "prio", "%" PRIu64, p);
-				out_uint(&o, "quanta", "%" PRIu64, q[p]);
-				out_end_lines(&o);
-			}
-		}
-		pause_apply(pt, block, release, 0, now);
-	}
-}
-
-static void pause_timers(struct port *pt, uint64_t now)
+/* The pauses whose time ran out by `now` end, at their own time. */
+static void pause_expire(struct port *pt, uint64_t now)
 {
 	uint64_t due[LINK_PRIOS];
 	uint8_t release;
@@ -433,13 +462,107 @@ static void pause_timers(struct port *pt, uint64_t now)
 	link_pause_expire(&pt->pause, now, &release);
 	for (p = 0; p < LINK_PRIOS; p++)
 		if (release & (1u << p))
-			pause_apply(pt, 0, (uint8_t)(1u << p), due[p], 0);
+			pause_apply(pt, 0, (uint8_t)(1u << p), due[p], 0, "expiry");
 }
+
+/* The kernel's receive time of the message (SCM_TIMESTAMPNS, CLOCK_REALTIME), 0 if none. */
+static uint64_t rx_stamp(struct msghdr *mh)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		struct timespec ts;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(ts)))
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return 0;
+}
+
+static void pfc_receive(struct port *pt)
+{
+	uint8_t b[256];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct timespec)) + 64];
+	} ctl;
+	struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	for (;;) {
+		uint64_t now, stamp, read_ns, real_c, mono_c;
+		uint16_t q[LINK_PRIOS];
+		uint8_t en, block, release;
+
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(pt->rx_fd, &mh, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		/* the frame's time is the kernel's receive time, as a capture on this
+		 * interface stamps it: the loop may read it a softirq and a wake-up later */
+		read_ns = time_mono_ns();
+		stamp = rx_stamp(&mh);
+		clock_pair(&real_c, &mono_c);
+		now = link_kernel_mono(stamp, real_c, mono_c);
+		if (!stamp)
+			pt->rx_unstamped++;
+		if (pfc_parse(b, (size_t)n, &en, q)) {
+			pt->rx_bad++;
+			continue;
+		}
+		/* a pause whose time ran out before this frame came ended then: an XOFF
+		 * after it begins a new pause, as a capture's review counts it */
+		pause_expire(pt, now);
+		link_pause_frame(&pt->pause, now, en, q, &block, &release);
+		if (link_log && (en & pt->pause.honour)) {
+			struct out o;
+			unsigned p;
+
+			for (p = 0; p < LINK_PRIOS; p++) {
+				if (!(en & pt->pause.honour & (1u << p)))
+					continue;
+				log_begin(&o, pt, q[p] ? "xoff_received" : "xon_received", now);
+				out_uint(&o, "prio", "%" PRIu64, p);
+				out_uint(&o, "quanta", "%" PRIu64, q[p]);
+				out_uint(&o, "read_ns", "%" PRIu64, read_ns);
+				out_bool(&o, "kernel_stamp", NULL, stamp != 0);
+				out_end_lines(&o);
+			}
+		}
+		pause_apply(pt, block, release, 0, now, "xon");
+	}
+}
+
+static void pause_timers(struct port *pt, uint64_t now)
+{
+	if (link_pause_next(&pt->pause) > now)
+		return;
+	/* a refresh that arrived before the pause ran out, not read yet, keeps it going */
+	pfc_receive(pt);
+	pause_expire(pt, now);
+}
+
 
 /* --- the counter page ---------------------------------------------------------------- */
 
 enum { C_RX_PAUSE, C_RX_DUR, C_RX_TRANS, C_TX_PAUSE, C_TX_DUR, C_DISC, C_PAUSED_BYTES,
        C_PER_PRIO };
+
+/* The one priority the buffer's drops are booked to: the lowest PFC priority. */
+static unsigned buf_prio(void)
+{
+	unsigned p;
+
+	for (p = 0; p < LINK_PRIOS; p++)
+		if (lo.prios & (1u << p))
+			return p;
+	return 0;
+}
 
 static uint32_t stat_layout(struct linkstat_entry *e)
 {
@@ -478,21 +601,16 @@ static uint32_t stat_layout(struct linkstat_entry *e)
 		e[n].kind = port[k].kind;
 		e[n++].unit = port[k].unit;
 	}
+	if (prio0_beside(buf_prio())) {
+		/* what priority 0, no PFC priority, sent while the PFC priorities were paused */
+		memset(&e[n], 0, sizeof(e[n]));
+		snprintf(e[n].name, sizeof(e[n].name), "tx_prio0_bytes_during_pause");
+		e[n++].unit = LS_U_B;
+	}
 	return n;
 }
 
-/* The one priority the buffer's drops are booked to: the lowest PFC priority. */
-static unsigned buf_prio(void)
-{
-	unsigned p;
-
-	for (p = 0; p < LINK_PRIOS; p++)
-		if (lo.prios & (1u << p))
-			return p;
-	return 0;
-}
-
-static uint32_t stat_values(const struct port *pt, uint64_t now, uint64_t *v)
+static uint32_t stat_values(struct port *pt, uint64_t now, uint64_t *v)
 {
 	uint32_t n = 0;
 	unsigned p;
@@ -503,7 +621,12 @@ static uint32_t stat_values(const struct port *pt, uint64_t now, uint64_t *v)
 		if (!(lo.prios & (1u << p)))
 			continue;
 		v[n + C_RX_PAUSE] = pp->frames;
+		/* never below what was published: a frame stamped before `now` may still
+		 * be on its way to the socket */
 		v[n + C_RX_DUR] = link_pause_ns(&pt->pause, p, now) / 1000;
+		if (v[n + C_RX_DUR] < pt->rx_dur_us[p])
+			v[n + C_RX_DUR] = pt->rx_dur_us[p];
+		pt->rx_dur_us[p] = v[n + C_RX_DUR];
 		v[n + C_RX_TRANS] = pp->transitions;
 		v[n + C_TX_PAUSE] = pt->buf.c.tx_pause;
 		v[n + C_TX_DUR] = link_buf_pause_ns(&pt->buf, now) / 1000;
@@ -517,6 +640,8 @@ static uint32_t stat_values(const struct port *pt, uint64_t now, uint64_t *v)
 	v[n++] = pt->buf.c.storm_error;
 	v[n++] = pt->buf.fill;
 	v[n++] = pt->buf.fill_max;
+	if (prio0_beside(buf_prio()))
+		v[n++] = pt->prio0_bytes;
 	return n;
 }
 
@@ -524,6 +649,9 @@ static void publish(struct port *pt, uint64_t now)
 {
 	uint64_t v[LINKSTAT_MAX];
 
+	/* an XON that came before `now` ends its pause before the pause is counted to now:
+	 * a counter must never go back (the monitor would read a reset) */
+	pfc_receive(pt);
 	stat_values(pt, now, v);
 	linkstat_update(&pt->ls, v, now);
 }
@@ -537,9 +665,18 @@ static int rx_open(struct port *pt)
 		.sll_ifindex = pt->ifindex,
 	};
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_PAUSE));
+	int one = 1;
 
 	if (fd < 0)
 		return -errno;
+	/* The kernel stamps each frame as it arrives (netif_rx, the stamp a capture
+	 * on IFACE records too); without it a frame's time is when this loop read it,
+	 * and the pauses' lengths would carry the wake-up's jitter. Refused: the read
+	 * time, counted as rx_unstamped.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
+		pfc_warn("%s: SO_TIMESTAMPNS refused (%s): pauses timed when read",
+			 pt->ifname, strerror(errno));
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
 		int e = -errno;
 
@@ -616,7 +753,7 @@ static int port_open(struct port *pt, const char *spec, const struct link_buf_cf
 
 static void port_close(struct port *pt)
 {
-	unsigned p;
+	uint8_t release;
 
 	if (pt->ifindex && nl.mnl) {
 		/* never leave the peer paused, nor our own bands blocked */
@@ -624,9 +761,8 @@ static void port_close(struct port *pt)
 			link_buf_sent(&pt->buf, time_mono_ns(), LINK_BUF_XON);
 			log_frame(pt, "xon_sent", time_mono_ns(), 0);
 		}
-		for (p = 0; p < LINK_PRIOS; p++)
-			if (pt->pause.p[p].paused)
-				pause_apply(pt, 0, (uint8_t)(1u << p), 0, 0);
+		link_pause_stop(&pt->pause, 0xff, time_mono_ns(), &release);
+		pause_apply(pt, 0, release, 0, 0, "stop");
 		publish(pt, time_mono_ns());
 	}
 	linkstat_remove(&pt->ls);
@@ -675,6 +811,9 @@ static void report(struct port *ports, size_t n, uint64_t t0, uint64_t t1)
 		out_uint(&o, "held_us", " held_us %" PRIu64, pt->held_ns[p] / 1000);
 		out_uint(&o, "bytes_while_paused", " bytes_while_paused %" PRIu64,
 			 pt->bytes_paused[p]);
+		if (prio0_beside(p))
+			out_uint(&o, "prio0_bytes_while_paused", " prio0_bytes_while_paused %" PRIu64,
+				 pt->prio0_bytes);
 		out_uint(&o, "late_max_us", " late_max_us %" PRIu64, pt->late_max_ns / 1000);
 		out_uint(&o, "late_mean_us", " late_mean_us %" PRIu64,
 			 pt->late_n ? pt->late_sum_ns / pt->late_n / 1000 : 0);
@@ -688,6 +827,7 @@ static void report(struct port *ports, size_t n, uint64_t t0, uint64_t t1)
 		out_uint(&o, "plug_errors", " plug_errors %" PRIu64, pt->plug_errors);
 		out_uint(&o, "tx_errors", " tx_errors %" PRIu64, pt->tx_errors);
 		out_uint(&o, "rx_bad", " rx_bad %" PRIu64, pt->rx_bad);
+		out_uint(&o, "rx_unstamped", " rx_unstamped %" PRIu64, pt->rx_unstamped);
 		out_end(&o);
 	}
 	fflush(stdout);
@@ -749,9 +889,11 @@ static const char link_usage[] =
 	"Counters (mlx5 names and units) go to " LINKSTAT_DIR "/IFACE.stats, which\n"
 	"'pfclab monitor -i IFACE' reads (source 'lossless'); --log writes every XOFF/XON\n"
 	"sent and received and every pause applied and ended as JSON lines with\n"
-	"CLOCK_MONOTONIC and CLOCK_REALTIME times. SIGINT/SIGTERM or -D ends it: an XON for\n"
-	"a pause in force, every plug released, then one summary line per port. SIGUSR1\n"
-	"turns PFC off (lossy from then on, a pause in force ended by its XON), SIGUSR2 on.\n"
+	"CLOCK_MONOTONIC and CLOCK_REALTIME times; a received frame is timed by the\n"
+	"kernel's receive stamp, as a capture of it is. SIGINT/SIGTERM or -D ends it:\n"
+	"an XON for a pause in force, every plug released, then one summary line per port.\n"
+	"SIGUSR1 turns PFC off (lossy from then on, a pause in force ended by its XON),\n"
+	"SIGUSR2 on.\n"
 	"\n"
 	"Options:\n";
 

@@ -233,6 +233,22 @@ void link_pause_expire(struct link_pause *lp, uint64_t now, uint8_t *release)
 	}
 }
 
+void link_pause_stop(struct link_pause *lp, uint8_t prios, uint64_t now, uint8_t *release)
+{
+	unsigned p;
+
+	*release = 0;
+	for (p = 0; p < LINK_PRIOS; p++) {
+		struct link_pause_prio *pp = &lp->p[p];
+
+		if (!(prios & (1u << p)) || !pp->paused)
+			continue;
+		/* a timer that ran out before `now` ended the pause then */
+		pause_end(pp, now < pp->until_ns ? now : pp->until_ns);
+		*release |= (uint8_t)(1u << p);
+	}
+}
+
 uint64_t link_pause_next(const struct link_pause *lp)
 {
 	uint64_t t = UINT64_MAX;
@@ -247,6 +263,18 @@ uint64_t link_pause_next(const struct link_pause *lp)
 uint64_t link_pause_ns(const struct link_pause *lp, unsigned p, uint64_t now)
 {
 	const struct link_pause_prio *pp = &lp->p[p];
+	uint64_t end = now < pp->until_ns ? now : pp->until_ns;
 
-	return pp->paused_ns + (pp->paused && now > pp->start_ns ? now - pp->start_ns : 0);
+	/* a pause in progress ends at its timer at the latest */
+	return pp->paused_ns + (pp->paused && end > pp->start_ns ? end - pp->start_ns : 0);
+}
+
+uint64_t link_kernel_mono(uint64_t stamp_real_ns, uint64_t real_now, uint64_t mono_now)
+{
+	uint64_t age;
+
+	if (!stamp_real_ns || stamp_real_ns >= real_now)
+		return mono_now;
+	age = real_now - stamp_real_ns;
+	return age < mono_now ? mono_now - age : 0;
 }

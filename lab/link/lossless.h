@@ -147,9 +147,22 @@ void link_pause_frame(struct link_pause *lp, uint64_t now, uint8_t enable,
 		      const uint16_t quanta[LINK_PRIOS], uint8_t *block, uint8_t *release);
 /* Pauses whose time ran out by `now`: *release gets them. */
 void link_pause_expire(struct link_pause *lp, uint64_t now, uint8_t *release);
+/* Ends the pauses of `prios` in progress at `now` with no frame (the link stopping):
+ * *release gets those that were paused. Not a transition of the frames' making: counted
+ * in neither by_xon nor by_expiry.
+ */
+void link_pause_stop(struct link_pause *lp, uint8_t prios, uint64_t now, uint8_t *release);
 /* The earliest end of a pause in progress (UINT64_MAX: none). */
 uint64_t link_pause_next(const struct link_pause *lp);
-/* Paused time of priority p including a pause in progress, at `now`. */
+/* Paused time of priority p including a pause in progress, at `now` (or at the end of
+ * its time, where that is earlier: it never counts past what the pause will have had). */
 uint64_t link_pause_ns(const struct link_pause *lp, unsigned p, uint64_t now);
+
+/* A frame's kernel receive time (SO_TIMESTAMPNS: CLOCK_REALTIME ns, 0 when the kernel
+ * gave none) on the CLOCK_MONOTONIC axis, from the two clocks read together just after
+ * it was received: mono_now less the frame's age. The age is never negative (a stamp a
+ * clock step put ahead counts as now) and never reaches back past 0; no stamp: mono_now.
+ */
+uint64_t link_kernel_mono(uint64_t stamp_real_ns, uint64_t real_now, uint64_t mono_now);
 
 #endif

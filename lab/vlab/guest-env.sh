@@ -90,10 +90,15 @@ vlab_impair() {
 #   L root:    htb 9: whose class 9:1 is the wire at $VLAB_LOSSLESS_SPEED (100mbit; give
 #              pfclab link the same --speed), under it prio 1: with 8 bands (skb priority
 #              p -> band 1:(p+1)), a plug (1p): under each band (released: the link flows
-#              until pfclab link pauses it), RoCEv2 (UDP 4791) sent to the band of
-#              priority $VLAB_LOSSLESS_PRIO (3)
-#   L ingress: RoCEv2 redirected to the ifb lbL, whose htb 1:1 drains at RATE (default
-#              10gbit: unconstrained) into bfifo 2: of $VLAB_LOSSLESS_BUFFER bytes (256K)
+#              until pfclab link pauses it), RoCEv2 (UDP 4791) to the other end's
+#              address sent to the band of priority $VLAB_LOSSLESS_PRIO (3); other
+#              frames go by their skb priority (0: band 1:1, priority 0)
+#   L ingress: RoCEv2 to L's own address redirected to the ifb lbL, whose htb 1:1
+#              drains at RATE (default 10gbit: unconstrained) into bfifo 2: of
+#              $VLAB_LOSSLESS_BUFFER bytes (256K)
+# Other traffic on the link is priority 0 and never enters the buffer: e.g.
+# `pfclab inject -i va --via-qdisc roce --dst-ip 10.77.0.99 -r 500` (an address of no end)
+# keeps flowing while priority 3 is paused.
 # `drain RATE` changes the drain rate (0: stopped, a pause storm); `off` removes it all.
 # Both htb classes get a 16 KB burst: under QEMU TCG their timers fire late, and a
 # smaller bucket loses the tokens of the late time (the drain fell ~12% short of RATE).
@@ -102,9 +107,11 @@ vlab_lossless() {
 	local mode=${1:-on} rate=${2:-10gbit} l p
 	local prio=${VLAB_LOSSLESS_PRIO:-3} buf=${VLAB_LOSSLESS_BUFFER:-262144}
 	local speed=${VLAB_LOSSLESS_SPEED:-100mbit}
-	local u32='u32 match ip protocol 17 0xff match ip dport 4791 0xffff'
+	local u32='u32 match ip protocol 17 0xff match ip dport 4791 0xffff' own peer
 	[ "$rate" = 0 ] && rate=8bit
 	for l in $VLAB_IF_A $VLAB_IF_B; do
+		if [ "$l" = "$VLAB_IF_A" ]; then own=$VLAB_IP_A peer=$VLAB_IP_B
+		else own=$VLAB_IP_B peer=$VLAB_IP_A; fi
 		case $mode in
 		drain)
 			tc class change dev "lb$l" parent 1: classid 1:1 htb rate "$rate" \
@@ -132,9 +139,10 @@ vlab_lossless() {
 			tc qdisc change dev "$l" parent "1:$((p + 1))" handle "1$p:" plug \
 				release_indefinite || return 1
 		done
-		tc filter add dev "$l" parent 1: protocol ip prio 1 $u32 flowid "1:$((prio + 1))" &&
+		tc filter add dev "$l" parent 1: protocol ip prio 1 $u32 match ip dst "$peer/32" \
+			flowid "1:$((prio + 1))" &&
 		tc qdisc add dev "$l" handle ffff: ingress &&
-		tc filter add dev "$l" parent ffff: protocol ip prio 1 $u32 \
+		tc filter add dev "$l" parent ffff: protocol ip prio 1 $u32 match ip dst "$own/32" \
 			action mirred egress redirect dev "lb$l" || return 1
 	done
 }

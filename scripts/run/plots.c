@@ -589,14 +589,22 @@ out:
 
 static int plot_sweep(const char *dir, json_object *points, char *err, size_t errlen)
 {
+	/* series of prefixes[] on the left axis, of y2[] on the right one */
 	static const struct {
-		const char *stem, *title, *ylabel;
+		const char *stem, *title, *ylabel, *y2label;
 		const char *const prefixes[6];
+		const char *const y2[4];
 	} figs[] = {
-		{ "throughput", "Throughput per direction", "Gb/s", { "throughput_gbps", NULL } },
-		{ "pfc", "PFC / PAUSE frames captured", "frames", { "captured_pfc_frames", "captured_pause_frames", NULL } },
-		{ "cnp-ecn", "CNP and ECN", "packets", { "captured_cnp", "captured_roce_ce", "cnp_sent", "cnp_handled", "ecn_marked", NULL } },
-		{ "pcie", "GPU PCIe (mean)", "B/s", { "gpu_pcie_rx_Bps", "gpu_pcie_tx_Bps", NULL } },
+		{ "throughput", "Throughput per direction", "Gb/s", NULL, { "throughput_gbps", NULL }, { NULL } },
+		{ "pfc", "PFC / PAUSE frames captured", "frames", NULL, { "captured_pfc_frames", "captured_pause_frames", NULL }, { NULL } },
+		/* the GPU-BAR story along a drain (or any) sweep: what gets through, and the
+		 * share of the time the senders were paused: per phase from the captured
+		 * frames, of the whole point from the NIC's pause-duration counters */
+		{ "paused-goodput", "Goodput and paused share", "goodput, Gb/s",
+		  "paused share (captured: of the phase; NIC counters: of the point)",
+		  { "throughput_gbps", NULL }, { "phase_paused_share", "paused_share_rx", NULL } },
+		{ "cnp-ecn", "CNP and ECN", "packets", NULL, { "captured_cnp", "captured_roce_ce", "cnp_sent", "cnp_handled", "ecn_marked", NULL }, { NULL } },
+		{ "pcie", "GPU PCIe (mean)", "B/s", NULL, { "gpu_pcie_rx_Bps", "gpu_pcie_tx_Bps", NULL }, { NULL } },
 	};
 	size_t np = rec_json_len(points), fi, i, j;
 	char path[PATH_MAX], gp[PATH_MAX];
@@ -604,7 +612,8 @@ static int plot_sweep(const char *dir, json_object *points, char *err, size_t er
 
 	for (fi = 0; fi < ARRAY_SIZE(figs); fi++) {
 		char keys[64][300];
-		size_t nk = 0;
+		bool right[64];
+		size_t nk = 0, nright = 0;
 		FILE *d, *f;
 
 		/* the series: every aggregate key with one of the figure's prefixes */
@@ -614,20 +623,27 @@ static int plot_sweep(const char *dir, json_object *points, char *err, size_t er
 			if (!json_object_object_get_ex(json_object_array_get_idx(points, i), "over_valid_repetitions", &agg))
 				continue;
 			json_object_object_foreach(agg, k, v) {
-				bool match = false;
+				bool match = false, r = false;
 
 				(void)v;
 				for (j = 0; figs[fi].prefixes[j]; j++)
 					if (!strncmp(k, figs[fi].prefixes[j], strlen(figs[fi].prefixes[j])))
 						match = true;
+				for (j = 0; figs[fi].y2[j]; j++)
+					if (!strncmp(k, figs[fi].y2[j], strlen(figs[fi].y2[j])))
+						match = r = true;
 				for (j = 0; match && j < nk; j++)
 					if (!strcmp(keys[j], k))
 						match = false;
-				if (match && nk < 64)
+				if (match && nk < 64) {
+					right[nk] = r;
+					nright += r;
 					snprintf(keys[nk++], sizeof(keys[0]), "%s", k);
+				}
 			}
 		}
-		if (!nk)
+		/* a two-axis figure says nothing without its right axis */
+		if (!nk || (figs[fi].y2label && !nright))
 			continue;
 		run_path(path, sizeof(path), "%s/plots/data/sweep-%s.dat", dir, figs[fi].stem);
 		d = fopen(path, "w");
@@ -667,11 +683,16 @@ static int plot_sweep(const char *dir, json_object *points, char *err, size_t er
 		gp_quote(f, figs[fi].title);
 		fprintf(f, "\nset ylabel ");
 		gp_quote(f, figs[fi].ylabel);
+		if (figs[fi].y2label) {
+			fprintf(f, "\nset y2label ");
+			gp_quote(f, figs[fi].y2label);
+			fprintf(f, "\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]");
+		}
 		fprintf(f, "\nset xlabel \"sweep point (mean; bars: min..max over repetitions)\"\nset grid\nset key outside right top\n"
 			   "set xrange [-0.5:%zu.5]\nset offsets 0, 0, graph 0.05, graph 0.05\nset xtics rotate by -20\nplot ", np - 1);
 		for (j = 0; j < nk; j++) {
-			fprintf(f, "%s\"%s\" index %zu using 1:3:4:5:xticlabels(2) with yerrorlines title ",
-				j ? ", \\\n     " : "", path, j);
+			fprintf(f, "%s\"%s\" index %zu using 1:3:4:5:xticlabels(2)%s with yerrorlines title ",
+				j ? ", \\\n     " : "", path, j, right[j] ? " axes x1y2" : "");
 			gp_quote(f, keys[j]);
 		}
 		fprintf(f, "\n");

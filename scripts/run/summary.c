@@ -515,11 +515,65 @@ static void spread_add(json_object *agg, const char *key, double v)
 	json_object_object_add(o, "max", out_json_double(mx));
 }
 
+/* One host's paused share per priority (an object of prioN: share, or prioN: {paused_share})
+ * into the spread as "PREFIX prioN HOST", where known. */
+static void spread_shares(json_object *agg, json_object *o, const char *prefix, const char *hn)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return;
+	json_object_object_foreach(o, pk, pv) {
+		json_object *x = pv;
+		double v;
+		char k[300];
+
+		if (json_object_is_type(pv, json_type_object) &&
+		    !json_object_object_get_ex(pv, "paused_share", &x))
+			continue;
+		if (!rec_json_num(x, &v))
+			continue;
+		run_path(k, sizeof(k), "%s %s %s", prefix, pk, hn);
+		spread_add(agg, k, v);
+	}
+}
+
+/* The captured paused share per priority and phase (pfc.prioN.by_phase.PHASE), where
+ * known, as "phase_paused_share prioN PHASE HOST": a phase's own share, not diluted by
+ * the point's idle phases. Where the repetition had traffic (tput: throughput_gbps by
+ * phase), only the phases with traffic: an idle phase's share says nothing along a
+ * sweep. */
+static void spread_phase_shares(json_object *agg, json_object *pfc, json_object *tput,
+				const char *hn)
+{
+	bool any_traffic = json_object_is_type(tput, json_type_object) &&
+			   json_object_object_length(tput) > 0;
+
+	if (!json_object_is_type(pfc, json_type_object))
+		return;
+	json_object_object_foreach(pfc, pk, pv) {
+		json_object *bp = rec_json_member(pv, "by_phase", json_type_object);
+
+		if (!bp)
+			continue;
+		json_object_object_foreach(bp, ph, e) {
+			json_object *x = NULL;
+			double v;
+			char k[300];
+
+			if (!json_object_object_get_ex(e, "paused_share", &x) || !rec_json_num(x, &v) ||
+			    (any_traffic && !json_object_object_get_ex(tput, ph, NULL)))
+				continue;
+			run_path(k, sizeof(k), "phase_paused_share %s %s %s", pk, ph, hn);
+			spread_add(agg, k, v);
+		}
+	}
+}
+
 /* the figures a point's spread is given for: throughput per phase and direction, and per
- * host the captured PFC/CNP/CE frames, NIC CNP/ECN counters, NIC and GPU PCIe */
+ * host the captured PFC/CNP/CE frames and paused share per priority (of the point and
+ * per phase), NIC CNP/ECN counters and paused share, NIC and GPU PCIe */
 static void aggregate(json_object *agg, json_object *rep)
 {
-	json_object *tput, *hosts;
+	json_object *tput = NULL, *hosts;
 
 	if (json_object_object_get_ex(rep, "throughput_gbps", &tput)) {
 		json_object_object_foreach(tput, phase, dirs) {
@@ -541,13 +595,20 @@ static void aggregate(json_object *agg, json_object *rep)
 		size_t i;
 		char k[300];
 
-		if (json_object_object_get_ex(ho, "capture", &cap))
+		if (json_object_object_get_ex(ho, "capture", &cap)) {
 			for (i = 0; i < ARRAY_SIZE(capk); i++)
 				if (json_object_object_get_ex(cap, capk[i], &x) && x) {
 					run_path(k, sizeof(k), "captured_%s %s", capk[i], hn);
 					spread_add(agg, k, json_object_get_double(x));
 				}
+			if (json_object_object_get_ex(cap, "pfc", &x)) {
+				spread_shares(agg, x, "captured_paused_share", hn);
+				spread_phase_shares(agg, x, tput, hn);
+			}
+		}
 		if (json_object_object_get_ex(ho, "counters", &mon)) {
+			if (json_object_object_get_ex(mon, "paused_share_rx", &x))
+				spread_shares(agg, x, "paused_share_rx", hn);
 			for (i = 0; i < ARRAY_SIZE(monk); i++)
 				if (json_object_object_get_ex(mon, monk[i], &x) && x) {
 					run_path(k, sizeof(k), "%s %s", monk[i], hn);

@@ -93,7 +93,7 @@ fi
 missing=
 for f in experiment.yaml manifest.json summary.json summary.txt run.log \
 	points/p000/rep0/status.json points/p001/rep0/status.json plots/p000-rep0.png plots/p001-rep0.png \
-	plots/sweep-pfc.png plots/sweep-cnp-ecn.png; do
+	plots/sweep-pfc.png plots/sweep-cnp-ecn.png plots/sweep-paused-goodput.png; do
 	[ -s "$dir/$f" ] || missing+=" $f"
 done
 for h in a b; do
@@ -206,6 +206,13 @@ tot=$(series_sum "$d/p000-rep0-paused-share.dat" "b paused prio3 (captured frame
 awk -v a="$tot" -v b="$ps" 'BEGIN { exit !(a > 0 && a <= b + 1e-6 && a >= b - 0.0034) }' ||
 	{ pok=0; why+=" paused share series $tot s, summary $ps s"; }
 grep -q '^# series captured_pfc_frames b' "$d/sweep-pfc.dat" || { pok=0; why+=" no sweep series"; }
+# the paused share of the pfc phase along the sweep, on the goodput figure's right axis,
+# as the summary has it
+awk -v want="$(jq '.points[0].repetitions[0].hosts.b.capture.pfc.prio3.by_phase.pfc.paused_share' "$dir/summary.json")" \
+	'/^# series phase_paused_share prio3 pfc b$/ { on = 1; next } /^# series/ { on = 0 }
+	on && $1 == 0 { d = $3 - want; ok = want > 0 && d < 1e-9 && d > -1e-9 } END { exit !ok }' "$d/sweep-paused-goodput.dat" &&
+	grep -q 'axes x1y2' "$dir/plots/sweep-paused-goodput.gp" ||
+	{ pok=0; why+=" no paused share along the sweep"; }
 [ "$(grep -c '^[01] "rate=' "$d/sweep-pfc.dat")" -ge 2 ] || { pok=0; why+=" sweep rows"; }
 for f in "$dir"/plots/*.png; do
 	[ "$(head -c 8 "$f" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || { pok=0; why+=" $(basename "$f") not a PNG"; }

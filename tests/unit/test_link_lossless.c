@@ -4,7 +4,8 @@
  * thresholds, quanta at a link speed, XOFF/refresh/XON from a fill sequence, the pause
  * storm (with a stall of the emulation told apart), drops across a 32-bit wrap, lossy
  * mode, the sender's per-priority pauses (XOFF, refresh, XON, expiry, other priorities
- * untouched), and the page written, read back and refused when damaged.
+ * untouched, a pause ended by the link stopping), kernel receive stamps on the
+ * monotonic axis, and the page written, read back and refused when damaged.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -330,6 +331,8 @@ static void test_pause(void **state)
 	link_pause_frame(&lp, 30 * MS, 1u << 3, q, &block, &release);
 	assert_int_equal(block, 1u << 3);
 	assert_int_equal(link_pause_ns(&lp, 3, 40 * MS), 10 * MS + 10 * MS);
+	/* looked at past its time, not yet expired: counted to its time, not beyond */
+	assert_int_equal(link_pause_ns(&lp, 3, 60 * MS), 10 * MS + 20971520);
 	link_pause_expire(&lp, 60 * MS, &release);
 	assert_int_equal(release, 1u << 3);
 	assert_int_equal(lp.p[3].paused_ns, 10 * MS + 20971520);
@@ -361,6 +364,53 @@ static void test_pause_two_prios(void **state)
 	assert_true(lp.p[4].paused);
 	link_pause_expire(&lp, link_quanta_ns(200, G100M), &release);
 	assert_int_equal(release, 1u << 4);
+}
+
+static void test_pause_stop(void **state)
+{
+	struct link_pause lp;
+	uint16_t q[LINK_PRIOS] = { 0 };
+	uint8_t block, release;
+
+	(void)state;
+	link_pause_init(&lp, (1u << 3) | (1u << 4), G100M);
+	q[3] = q[4] = 4096;	/* 20.97 ms at 100M */
+	link_pause_frame(&lp, 10 * MS, (1u << 3) | (1u << 4), q, &block, &release);
+	/* the link stops 5 ms in: 3's pause ends then, with no frame and no timer */
+	link_pause_stop(&lp, 1u << 3, 15 * MS, &release);
+	assert_int_equal(release, 1u << 3);
+	assert_false(lp.p[3].paused);
+	assert_int_equal(lp.p[3].paused_ns, 5 * MS);
+	assert_int_equal(lp.p[3].transitions, 1);
+	assert_int_equal(lp.p[3].by_xon + lp.p[3].by_expiry, 0);
+	assert_int_equal(lp.p[3].frames, 1);
+	assert_true(lp.p[4].paused);
+	/* stopped long after its timer ran out: the pause ended at the timer */
+	link_pause_stop(&lp, 0xff, 100 * MS, &release);
+	assert_int_equal(release, 1u << 4);
+	assert_int_equal(lp.p[4].paused_ns, 20971520);
+	/* nothing paused: nothing released */
+	link_pause_stop(&lp, 0xff, 200 * MS, &release);
+	assert_int_equal(release, 0);
+}
+
+/* kernel receive stamps (CLOCK_REALTIME) onto the monotonic axis */
+static void test_kernel_mono(void **state)
+{
+	static const struct {
+		uint64_t stamp, real, mono, want;
+	} t[] = {
+		{ 1700000000000000000ull, 1700000000000400000ull, 5000000000ull, 4999600000ull },
+		{ 0, 1700000000000400000ull, 5000000000ull, 5000000000ull },	/* no stamp */
+		{ 1700000000000500000ull, 1700000000000400000ull, 5000000000ull, 5000000000ull },
+		{ 1000, 3000000000ull, 1000000000ull, 0 },	/* older than the mono axis */
+		{ 2999999999ull, 3000000000ull, 1000000000ull, 999999999ull },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(link_kernel_mono(t[i].stamp, t[i].real, t[i].mono), t[i].want);
 }
 
 static void test_page(void **state)
@@ -438,6 +488,8 @@ int main(void)
 		cmocka_unit_test(test_pfc_toggle),
 		cmocka_unit_test(test_pause),
 		cmocka_unit_test(test_pause_two_prios),
+		cmocka_unit_test(test_pause_stop),
+		cmocka_unit_test(test_kernel_mono),
 		cmocka_unit_test(test_page),
 	};
 

@@ -172,6 +172,11 @@ if [ "$doff" -gt 0 ] && [ "$gbn_off" -gt 0 ]; then
 else fail "$name: PFC off: drops and go-back-N" "discards $doff, go-back-N +$gbn_off"; fi
 if fcmp "$goff < $gon"; then ok "$name: PFC off: goodput $goff Mb/s < $gon Mb/s with PFC"
 else fail "$name: PFC off: goodput below PFC on" "$goff >= $gon"; fi
+# the PFC on and off runs' figures side by side, in the log and in onoff.txt
+printf '# %-22s %12s %12s\n' "drain $want Mb/s" "PFC on" "PFC off" \
+	"goodput each way Mb/s" "$gon" "$goff" "dropped at buffers" "$disc" "$doff" \
+	"go-back-N counters" "+$gbn_on" "+$gbn_off" "XOFF sent" "$xoff" "$(both off xoff_sent)" |
+	tee "$O/onoff.txt"
 
 # 4. drain 0: a pause storm (the last XOFF within the 100 ms of the link's own storm clock,
 #    which counts at most 10 ms across a stall: on the guest's clock that is 100 ms and the
@@ -207,11 +212,11 @@ else fail "$name: pause storm" "XOFF $sx, warning $wwarn, error $werr, error at 
 bad=
 for p in "$VLAB_IF_A" "$VLAB_IF_B"; do
 	set -- $(jq -rs --arg p "$p" '[.[] | select(.port == $p)] |
-		"\(map(select(.event == "xoff_sent" or .event == "xon_sent")) | length) \(map(select(.event == "xoff_received" or .event == "xon_received")) | length) \(map(select(.event == "pause_ended") | .held_ns) | add // 0)"' "$O/on.jsonl")
+		"\(map(select(.event == "xoff_sent" or .event == "xon_sent")) | length) \(map(select(.event == "xoff_received" or .event == "xon_received")) | length) \(map(select(.event == "pause_ended") | .paused_ns) | add // 0)"' "$O/on.jsonl")
 	lt=$1 lr=$2 lh=$3
 	ct=$(( $(v on "$p" xoff_sent) + $(v on "$p" xon_sent) )) cr=$(v on "$p" pfc_received)
 	cd=$(v on "$p" rx_pause_duration_us)
-	echo "$p: log sent $lt received $lr held $((lh / 1000)) us; counters sent $ct received $cr paused $cd us"
+	echo "$p: log sent $lt received $lr paused $((lh / 1000)) us; counters sent $ct received $cr paused $cd us"
 	[ "$lt" = "$ct" ] && [ "$lr" = "$cr" ] || bad="$bad $p frames log $lt/$lr counters $ct/$cr;"
 	# within 1%, and the time the guest stood still during the run (a pause held across
 	# a stall ends in the counters and the log at readings taken apart by it)
