@@ -824,6 +824,7 @@ int dcqcn_params_write(const char *dir, const char *ifname, uint64_t speed_bps)
 	fprintf(f, "rp_rate_to_set_on_first_cnp %" PRIu64 "\n", c->rp.first_bps / 1000000);
 	fprintf(f, "np_min_time_between_cnps %" PRIu64 "\n", c->np_gap_ns / 1000);
 	fprintf(f, "np_cnp_dscp %u\n", c->cnp_dscp);
+	fprintf(f, "np_cnp_prio_mode 0\n");	/* np_cnp_prio, not the marked packet's */
 	fprintf(f, "np_cnp_prio %u\n", c->cnp_prio);
 	fprintf(f, "rp_ai_rate_bps %" PRIu64 "\n", c->rp.ai_bps);
 	fprintf(f, "rp_hai_rate_bps %" PRIu64 "\n", c->rp.hai_bps);

@@ -17,9 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lab/link/dcqcn.h"
+#include "lab/link/dcqcn_io.h"
+#include "lib/hw/nicqos.h"
+#include "lib/linkstat.h"
+#include "lib/util.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -529,6 +535,61 @@ static void test_defaults(void **state)
 	assert_int_equal(dcqcn_rp_cfg_check(&c), 0);
 }
 
+/* The parameters in force, written by the link and read back by lib/hw/nicqos (the doctor
+ * and a run's manifest) as a ConnectX's, under the same names. */
+static void test_params(void **state)
+{
+	char root[] = "/tmp/pfclab-dcqcn-XXXXXX", dir[256], path[300];
+	static const struct opt none[] = { OPT_END };
+	static const struct opt_cmd cmd = { .name = "link", .opts = none };
+	char *argv[] = { (char *)"link", NULL }, why[200];
+	struct hw_nicqos q;
+	size_t i, found = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/run/pfclab/link", root);
+	assert_int_equal(pfc_mkdir_p(dir), 0);
+	assert_true(opt_parse(&cmd, 1, argv) >= 0);
+	assert_int_equal(dcqcn_conf_finish(&cmd, 50000000, why, sizeof(why)), 0);
+	assert_int_equal(dcqcn_params_write(dir, "va", 50000000), 0);
+	assert_int_equal(hw_nicqos_read(root, "va", &q), 0);
+	assert_int_equal(q.dcqcn_source, HW_DCQCN_PFCLAB_LINK);
+	for (i = 0; i < q.nparam; i++) {
+		const struct hw_dcqcn_param *p = &q.param[i];
+
+		assert_true(p->valid);
+		if (!strcmp(p->name, "rp_time_reset"))
+			found += p->value == 300000;		/* us: 300 us x 1000 */
+		else if (!strcmp(p->name, "rp_byte_reset"))
+			found += p->value == 16384;
+		else if (!strcmp(p->name, "rp_ai_rate_bps"))
+			found += p->value == 2500;
+		else if (!strcmp(p->name, "rp_dce_tcp_g"))
+			found += p->value == 1019;
+		else if (!strcmp(p->name, "np_cnp_dscp"))
+			found += p->value == 48;
+	}
+	assert_int_equal(found, 5);
+	/* every name the doctor records for a ConnectX is there */
+	{
+		size_t n, k;
+		const char *const *names = hw_dcqcn_debugfs_names(&n);
+
+		for (k = 0; k < n; k++) {
+			for (i = 0; i < q.nparam && strcmp(q.param[i].name, names[k]); i++)
+				;
+			if (i == q.nparam)
+				fail_msg("%s missing", names[k]);
+		}
+	}
+	dcqcn_params_remove(dir, "va");
+	assert_int_equal(hw_nicqos_read(root, "va", &q), 0);
+	assert_int_equal(q.dcqcn_source, HW_DCQCN_NONE);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_rp_alpha),
 		cmocka_unit_test(test_np),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
