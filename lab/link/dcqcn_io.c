@@ -257,8 +257,7 @@ static int qd_cb(const struct nl_msg *m, void *arg)
 	return 0;
 }
 
-/* Bytes the QP's plug let through (what the QP sent past its limiter). */
-static int plug_bytes(int ifindex, unsigned n, uint64_t *bytes)
+static int qdisc_stats(int ifindex, uint32_t handle, struct src_qdisc_stats *q)
 {
 	struct nlmsghdr *nlh = nl_sock_req(&dnl, RTM_GETQDISC, NLM_F_ECHO);
 	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
@@ -267,13 +266,27 @@ static int plug_bytes(int ifindex, unsigned n, uint64_t *bytes)
 
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_handle = QP_CLASS(n) << 16;
+	tcm->tcm_handle = handle << 16;
 	rc = nl_sock_talk_type(&dnl, nlh, RTM_NEWQDISC, qd_cb, &r);
 	if (rc)
 		return rc;
-	if (!r.found || !r.q.have_basic)
+	if (!r.found)
 		return -ENOENT;
-	*bytes = r.q.bytes;
+	*q = r.q;
+	return 0;
+}
+
+/* Bytes the QP's plug let through (what the QP sent past its limiter). */
+static int plug_bytes(int ifindex, unsigned n, uint64_t *bytes)
+{
+	struct src_qdisc_stats q;
+	int rc = qdisc_stats(ifindex, QP_CLASS(n), &q);
+
+	if (rc)
+		return rc;
+	if (!q.have_basic)
+		return -ENOENT;
+	*bytes = q.bytes;
 	return 0;
 }
 
@@ -635,6 +648,7 @@ int dcqcn_port_open(struct dcqcn_port **out, const char *ifname, const char *buf
 		    unsigned prio, struct frames_tx *tx, FILE *log)
 {
 	struct dcqcn_port *dp = calloc(1, sizeof(*dp));
+	unsigned n;
 	int rc;
 
 	*out = NULL;
@@ -667,8 +681,23 @@ int dcqcn_port_open(struct dcqcn_port **out, const char *ifname, const char *buf
 			  ifname, bufdev);
 		return rc;
 	}
-	/* what an earlier run may have left: its filters (the classes go with the port) */
+	/* A class beside the bands needs the wire as an inner class: were the bands' prio
+	 * the wire's own leaf, htb would destroy it (and every plug) to make room */
+	{
+		struct src_qdisc_stats q;
+
+		rc = qdisc_stats(dp->ifindex, 1, &q);
+		if (rc || q.parent != TC_H_MAKE(WIRE_HTB << 16, 2)) {
+			pfc_err("%s: --dcqcn needs the PFC bands' prio 1: under htb class 9:2 of the "
+				"wire 9:1 (it is %s); build the datapath with VLAB_LOSSLESS_DCQCN=1 "
+				"(see pfclab link --help)", ifname, rc ? "absent" : "elsewhere");
+			return rc ? rc : -EINVAL;
+		}
+	}
+	/* what an earlier run may have left: its filters, then its classes */
 	filters_del(dp->ifindex);
+	for (n = 0; n < DCQCN_QPS; n++)
+		class_del(dp->ifindex, n);
 	return 0;
 }
 
