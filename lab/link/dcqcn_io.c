@@ -66,6 +66,7 @@ struct dcqcn_port {
 	uint64_t np_ecn_marked, np_cnp_sent, np_unpaired, np_paced, np_tx_errors;
 	uint64_t rp_cnp_handled, rp_cnp_ignored, rp_rate_sets, rp_nl_errors;
 	uint64_t learned, rx_bad;
+	uint64_t cpu_ns, polls, pkts;	/* the NP's and RP's own CPU time, what it served */
 	bool warned;
 };
 
@@ -571,6 +572,7 @@ static void rp_cnp(struct dcqcn_port *dp, const struct roce_pkt *p, uint64_t now
 void dcqcn_port_input(struct dcqcn_port *dp, uint64_t now)
 {
 	int fds[3] = { dp->cnp_fd, dp->ce_fd, dp->learn_fd };
+	uint64_t c0 = time_thread_cpu_ns();
 	uint8_t b[256];
 	unsigned k, guard;
 
@@ -584,6 +586,7 @@ void dcqcn_port_input(struct dcqcn_port *dp, uint64_t now)
 			len = recv(fds[k], b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC);
 			if (len <= 0)
 				break;
+			dp->pkts++;
 			if (roce_parse(b, (size_t)len < sizeof(b) ? (size_t)len : sizeof(b), &p)) {
 				dp->rx_bad++;
 				continue;
@@ -598,10 +601,12 @@ void dcqcn_port_input(struct dcqcn_port *dp, uint64_t now)
 			}
 		}
 	}
+	dp->cpu_ns += time_thread_cpu_ns() - c0;
 }
 
 void dcqcn_port_poll(struct dcqcn_port *dp, uint64_t now)
 {
+	uint64_t c0 = time_thread_cpu_ns();
 	unsigned n;
 
 	for (n = 0; n < DCQCN_QPS; n++) {
@@ -615,6 +620,8 @@ void dcqcn_port_poll(struct dcqcn_port *dp, uint64_t now)
 		dcqcn_rp_advance(&q->rp, now, q->bytes);
 		rp_apply(dp, q);
 	}
+	dp->polls++;
+	dp->cpu_ns += time_thread_cpu_ns() - c0;
 }
 
 void dcqcn_port_pause(struct dcqcn_port *dp, unsigned p, bool block)
@@ -795,6 +802,11 @@ void dcqcn_port_report(const struct dcqcn_port *dp, struct out *o)
 	out_uint(o, "rp_rate_sets", " rp_rate_sets %" PRIu64, dp->rp_rate_sets);
 	out_uint(o, "rp_nl_errors", " rp_nl_errors %" PRIu64, dp->rp_nl_errors);
 	out_uint(o, "dcqcn_rx_bad", " dcqcn_rx_bad %" PRIu64, dp->rx_bad);
+	/* what the NP and RP cost this task: packets read (CE, CNP, ACK), polls (the RPs'
+	 * timers, byte counters and rate changes) */
+	out_uint(o, "dcqcn_cpu_us", " dcqcn_cpu_us %" PRIu64, dp->cpu_ns / 1000);
+	out_uint(o, "dcqcn_packets", " dcqcn_packets %" PRIu64, dp->pkts);
+	out_uint(o, "dcqcn_polls", " dcqcn_polls %" PRIu64, dp->polls);
 	for (n = 0; n < DCQCN_QPS; n++) {
 		const struct rp_qp *q = &dp->qp[n];
 		char key[32];
