@@ -701,6 +701,29 @@ int dcqcn_port_open(struct dcqcn_port **out, const char *ifname, const char *buf
 			return rc ? rc : -EINVAL;
 		}
 	}
+	if (dp->log) {
+		const struct dcqcn_rp_cfg *c = &dcqcn_conf.rp;
+		struct out o;
+
+		/* the parameters, so that the log can be replayed (tests/vlab/h_dcqcn.sh) */
+		log_begin(&o, dp, "dcqcn_params", time_mono_ns());
+		out_uint(&o, "line_bps", "%" PRIu64, c->line_bps);
+		out_uint(&o, "min_bps", "%" PRIu64, c->min_bps);
+		out_uint(&o, "ai_bps", "%" PRIu64, c->ai_bps);
+		out_uint(&o, "hai_bps", "%" PRIu64, c->hai_bps);
+		out_uint(&o, "first_bps", "%" PRIu64, c->first_bps);
+		out_uint(&o, "time_reset_ns", "%" PRIu64, c->time_reset_ns);
+		out_uint(&o, "byte_reset", "%" PRIu64, c->byte_reset);
+		out_uint(&o, "threshold", "%" PRIu64, c->threshold);
+		out_uint(&o, "min_dec_fac", "%" PRIu64, c->min_dec_fac);
+		out_uint(&o, "g", "%" PRIu64, c->g);
+		out_uint(&o, "alpha_ns", "%" PRIu64, c->alpha_ns);
+		out_uint(&o, "initial_alpha", "%" PRIu64, c->initial_alpha);
+		out_uint(&o, "rrmp_ns", "%" PRIu64, c->rrmp_ns);
+		out_uint(&o, "clamp_tgt", "%" PRIu64, c->clamp_tgt);
+		out_uint(&o, "np_gap_ns", "%" PRIu64, dcqcn_conf.np_gap_ns);
+		out_end_lines(&o);
+	}
 	/* what an earlier run may have left: its filters, then its classes */
 	filters_del(dp->ifindex);
 	for (n = 0; n < DCQCN_QPS; n++)

@@ -590,8 +590,139 @@ static void test_params(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* --- replaying a run: DCQCN_TRACE=FILE -------------------------------------------------
+ *
+ * tests/vlab/h_dcqcn.sh turns a `pfclab link --dcqcn --log` of the virtual lab into
+ *   P line min ai hai first time_reset byte_reset threshold min_dec_fac g alpha_ns
+ *     initial_alpha rrmp_ns clamp
+ *   E t_ns qpn cnp|cut|fr|ai|hai timer|bytes|- rc rt
+ * and the reference model, fed each QP's CNP arrival times and byte-counter expiries as
+ * pfclab's RP saw them, must give every one of its events (alpha updates are not logged)
+ * at the same time, of the same kind, with the rates within 1%.
+ */
+struct trace_ev {
+	uint64_t t;
+	uint32_t qpn;
+	int kind;
+	int by_bytes;
+	double rc, rt;
+};
+
+static int trace_kind(const char *k)
+{
+	static const char *const names[] = {
+		[DCQCN_EV_CNP] = "cnp", [DCQCN_EV_CUT] = "cut", [DCQCN_EV_FR] = "fr",
+		[DCQCN_EV_AI] = "ai", [DCQCN_EV_HAI] = "hai",
+	};
+	int i;
+
+	for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (names[i] && !strcmp(k, names[i]))
+			return i;
+	return -1;
+}
+
+static int trace_run(const char *path)
+{
+	static struct trace_ev ev[400000];
+	static struct ref_in in[400000];
+	struct dcqcn_rp_cfg c = { 0 };
+	unsigned long long v[14];
+	size_t n = 0, i, k, nq = 0, total = 0, bad = 0;
+	uint32_t qps[16];
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		perror(path);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char kind[8], by[8];
+		unsigned long long t;
+		unsigned q;
+		double rc, rt;
+
+		if (line[0] == 'P' && sscanf(line + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+					     &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+					     &v[9], &v[10], &v[11], &v[12], &v[13]) == 14) {
+			c = (struct dcqcn_rp_cfg){
+				.line_bps = v[0], .min_bps = v[1], .ai_bps = v[2], .hai_bps = v[3],
+				.first_bps = v[4], .time_reset_ns = v[5], .byte_reset = v[6],
+				.threshold = (uint32_t)v[7], .min_dec_fac = (uint32_t)v[8],
+				.g = (uint32_t)v[9], .alpha_ns = v[10], .initial_alpha = (uint32_t)v[11],
+				.rrmp_ns = v[12], .clamp_tgt = v[13] != 0,
+			};
+		} else if (line[0] == 'E' && n < sizeof(ev) / sizeof(ev[0]) &&
+			   sscanf(line + 1, "%llu %u %7s %7s %lf %lf", &t, &q, kind, by, &rc, &rt) == 6 &&
+			   trace_kind(kind) >= 0) {
+			ev[n++] = (struct trace_ev){ t, q, trace_kind(kind), !strcmp(by, "bytes"), rc, rt };
+			for (k = 0; k < nq && qps[k] != q; k++)
+				;
+			if (k == nq && nq < 16)
+				qps[nq++] = q;
+		}
+	}
+	fclose(f);
+	if (dcqcn_rp_cfg_check(&c) || !n) {
+		fprintf(stderr, "%s: no parameters or no events\n", path);
+		return 2;
+	}
+	for (k = 0; k < nq; k++) {
+		struct ref m;
+		size_t nin = 0, j = 0, ncmp = 0, kinds[6] = { 0 };
+		uint64_t bytes = 0;
+
+		/* the inputs: CNPs and byte-counter expiries, in the order they came */
+		for (i = 0; i < n; i++) {
+			if (ev[i].qpn != qps[k])
+				continue;
+			if (ev[i].kind == DCQCN_EV_CNP)
+				in[nin++] = (struct ref_in){ ev[i].t, 1, 0 };
+			else if (ev[i].by_bytes && ev[i].kind != DCQCN_EV_CUT) {
+				bytes += c.byte_reset;
+				in[nin++] = (struct ref_in){ ev[i].t, 0, bytes };
+			}
+		}
+		/* a byte report before the first CNP sets the reference's baseline */
+		memmove(&in[1], &in[0], nin * sizeof(in[0]));
+		in[0] = (struct ref_in){ 0, 0, 0 };
+		nin++;
+		ref_run(&m, &c, in, nin);
+		for (i = 0; i < n; i++) {
+			const struct trace_ev *e = &ev[i];
+
+			if (e->qpn != qps[k])
+				continue;
+			while (j < m.nev && m.ev[j].kind == DCQCN_EV_ALPHA)
+				j++;
+			if (j == m.nev || m.ev[j].t != e->t || m.ev[j].kind != e->kind ||
+			    !close1(m.ev[j].rc, e->rc) || !close1(m.ev[j].rt, e->rt)) {
+				if (bad++ < 5)
+					fprintf(stderr, "QP %u event %zu: pfclab t=%llu kind %d rc %.0f rt %.0f; "
+						"reference %s t=%llu kind %d rc %.0f rt %.0f\n", qps[k], ncmp,
+						(unsigned long long)e->t, e->kind, e->rc, e->rt,
+						j == m.nev ? "(none)" : "", j == m.nev ? 0ull :
+						(unsigned long long)m.ev[j].t, j == m.nev ? -1 : m.ev[j].kind,
+						j == m.nev ? 0 : m.ev[j].rc, j == m.nev ? 0 : m.ev[j].rt);
+				break;
+			}
+			kinds[e->kind]++;
+			ncmp++;
+			j++;
+		}
+		printf("QP %u: %zu events agree (%zu CNPs, %zu cuts, %zu FR, %zu AI, %zu HAI)\n",
+		       qps[k], ncmp, kinds[DCQCN_EV_CNP], kinds[DCQCN_EV_CUT], kinds[DCQCN_EV_FR],
+		       kinds[DCQCN_EV_AI], kinds[DCQCN_EV_HAI]);
+		total += ncmp;
+		free(m.ev);
+	}
+	return bad ? 1 : 0;
+}
+
 int main(void)
 {
+	const char *trace = getenv("DCQCN_TRACE");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_rp_by_hand),
@@ -601,5 +732,7 @@ int main(void)
 		cmocka_unit_test(test_params),
 	};
 
+	if (trace && *trace)
+		return trace_run(trace);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
