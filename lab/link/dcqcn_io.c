@@ -258,7 +258,9 @@ static int qd_cb(const struct nl_msg *m, void *arg)
 	return 0;
 }
 
-static int qdisc_stats(int ifindex, uint32_t handle, struct src_qdisc_stats *q)
+/* Qdisc handle: of ifindex; with parent, only as that class's leaf (the kernel's answer
+ * names the parent asked, not the qdisc's own: asking is the way to check it). */
+static int qdisc_stats(int ifindex, uint32_t handle, uint32_t parent, struct src_qdisc_stats *q)
 {
 	struct nlmsghdr *nlh = nl_sock_req(&dnl, RTM_GETQDISC, NLM_F_ECHO);
 	struct tcmsg *tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
@@ -268,6 +270,7 @@ static int qdisc_stats(int ifindex, uint32_t handle, struct src_qdisc_stats *q)
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
 	tcm->tcm_handle = handle << 16;
+	tcm->tcm_parent = parent;
 	rc = nl_sock_talk_type(&dnl, nlh, RTM_NEWQDISC, qd_cb, &r);
 	if (rc)
 		return rc;
@@ -281,7 +284,7 @@ static int qdisc_stats(int ifindex, uint32_t handle, struct src_qdisc_stats *q)
 static int plug_bytes(int ifindex, unsigned n, uint64_t *bytes)
 {
 	struct src_qdisc_stats q;
-	int rc = qdisc_stats(ifindex, QP_CLASS(n), &q);
+	int rc = qdisc_stats(ifindex, QP_CLASS(n), 0, &q);
 
 	if (rc)
 		return rc;
@@ -693,12 +696,12 @@ int dcqcn_port_open(struct dcqcn_port **out, const char *ifname, const char *buf
 	{
 		struct src_qdisc_stats q;
 
-		rc = qdisc_stats(dp->ifindex, 1, &q);
-		if (rc || q.parent != TC_H_MAKE(WIRE_HTB << 16, 2)) {
+		rc = qdisc_stats(dp->ifindex, 1, TC_H_MAKE(WIRE_HTB << 16, 2), &q);
+		if (rc) {
 			pfc_err("%s: --dcqcn needs the PFC bands' prio 1: under htb class 9:2 of the "
-				"wire 9:1 (it is %s); build the datapath with VLAB_LOSSLESS_DCQCN=1 "
-				"(see pfclab link --help)", ifname, rc ? "absent" : "elsewhere");
-			return rc ? rc : -EINVAL;
+				"wire 9:1 (%s); build the datapath with VLAB_LOSSLESS_DCQCN=1 (see "
+				"pfclab link --help)", ifname, strerror(-rc));
+			return rc;
 		}
 	}
 	if (dp->log) {
