@@ -752,8 +752,16 @@ void dcqcn_port_close(struct dcqcn_port *dp)
 		close(dp->ce_fd);
 	if (dp->learn_fd >= 0)
 		close(dp->learn_fd);
+	dp->cnp_fd = dp->ce_fd = dp->learn_fd = -1;
+	dp->ifindex = 0;
 	if (dnl_users && !--dnl_users)
 		nl_sock_close(&dnl);
+}
+
+void dcqcn_port_free(struct dcqcn_port *dp)
+{
+	if (dp && dp->ifindex)
+		dcqcn_port_close(dp);
 	free(dp);
 }
 

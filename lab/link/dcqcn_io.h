@@ -102,8 +102,10 @@ struct dcqcn_port;
  */
 int dcqcn_port_open(struct dcqcn_port **dp, const char *ifname, const char *bufdev,
 		    unsigned prio, struct frames_tx *tx, FILE *log);
-/* Remove the QPs' classes, filters and plugs; free. */
+/* Remove the QPs' classes, filters and plugs and close the sockets; the counters stay
+ * for dcqcn_port_report until dcqcn_port_free. */
 void dcqcn_port_close(struct dcqcn_port *dp);
+void dcqcn_port_free(struct dcqcn_port *dp);
 /* The sockets to wait on (3). */
 unsigned dcqcn_port_fds(const struct dcqcn_port *dp, int *fds);
 /* Read what arrived on the sockets (CE marks, CNPs, ACKs to learn from). */

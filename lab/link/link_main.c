@@ -605,9 +605,8 @@ static void port_close(struct port *pt)
 	}
 	linkstat_remove(&pt->ls);
 	if (pt->dc) {
-		dcqcn_port_close(pt->dc);
+		dcqcn_port_close(pt->dc);	/* its counters stay for the report */
 		dcqcn_params_remove(lo.stats_dir, pt->ifname);
-		pt->dc = NULL;
 	}
 	if (pt->rx_fd >= 0)
 		close(pt->rx_fd);
@@ -955,6 +954,8 @@ out:
 			port_close(&ports[i]);
 		if (np && (rc == 0))
 			report(ports, np, t0, t1);
+		for (i = 0; i < np; i++)
+			dcqcn_port_free(ports[i].dc);
 	}
 	nl_sock_close(&nl);
 out_log:

@@ -684,10 +684,15 @@ static int trace_run(const char *path)
 				in[nin++] = (struct ref_in){ ev[i].t, 0, bytes };
 			}
 		}
-		/* a byte report before the first CNP sets the reference's baseline */
+		/* a byte report before the first CNP sets the reference's baseline, one at the
+		 * last event runs the timers up to it */
 		memmove(&in[1], &in[0], nin * sizeof(in[0]));
 		in[0] = (struct ref_in){ 0, 0, 0 };
 		nin++;
+		for (i = n; i-- > 0;)
+			if (ev[i].qpn == qps[k])
+				break;
+		in[nin++] = (struct ref_in){ ev[i].t, 0, bytes };
 		ref_run(&m, &c, in, nin);
 		for (i = 0; i < n; i++) {
 			const struct trace_ev *e = &ev[i];
