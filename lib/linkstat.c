@@ -30,7 +30,8 @@ int linkstat_path(const char *dir, const char *iface, char *buf, size_t size)
 
 const char *linkstat_unit_name(uint8_t unit)
 {
-	static const char *const names[] = { "", "frames", "us", "B", "events", "packets" };
+	static const char *const names[] = { "", "frames", "us", "B", "events", "packets",
+					      "b/s" };
 
 	return unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "";
 }

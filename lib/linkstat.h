@@ -7,7 +7,7 @@
  *   16 u64 seq (odd while the writer updates)   24 u64 epoch (writer's start, mono ns)
  *   32 u64 updated (mono ns)                    40 entries[nfields]:
  *      char name[48] (NUL-terminated)  u64 value  u8 kind (0 counter, 1 gauge)
- *      u8 unit (0 "", 1 frames, 2 us, 3 B, 4 events, 5 packets)  6 bytes zero
+ *      u8 unit (0 "", 1 frames, 2 us, 3 B, 4 events, 5 packets, 6 b/s)  6 bytes zero
  */
 #ifndef PFCLAB_LINK_LINKSTAT_H
 #define PFCLAB_LINK_LINKSTAT_H
@@ -24,7 +24,8 @@
 #define LINKSTAT_NAME 48u
 #define LINKSTAT_MAX 128u
 
-enum linkstat_unit { LS_U_NONE, LS_U_FRAMES, LS_U_US, LS_U_B, LS_U_EVENTS, LS_U_PACKETS };
+enum linkstat_unit { LS_U_NONE, LS_U_FRAMES, LS_U_US, LS_U_B, LS_U_EVENTS, LS_U_PACKETS,
+		     LS_U_BPS };
 
 struct linkstat_entry {
 	char name[LINKSTAT_NAME];

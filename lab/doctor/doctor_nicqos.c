@@ -13,7 +13,8 @@
 
 static const char *source_name(enum hw_dcqcn_source s)
 {
-	return s == HW_DCQCN_MLNX_OFED ? "mlnx_ofed" : s == HW_DCQCN_DEBUGFS ? "debugfs" : NULL;
+	return s == HW_DCQCN_MLNX_OFED ? "mlnx_ofed" : s == HW_DCQCN_DEBUGFS ? "debugfs" :
+	       s == HW_DCQCN_PFCLAB_LINK ? "pfclab_link" : NULL;
 }
 
 bool doctor_netdev_checked(const struct doctor_report *r, const char *ifname)
@@ -52,8 +53,8 @@ void doctor_check_nicqos(struct doctor_report *r, const char *ifname)
 	}
 	if (q.dcqcn_source == HW_DCQCN_NONE)
 		doctor_add(r, "qos", item, DOCTOR_INFO, NULL,
-			   "DCQCN parameters n/a: no MLNX_OFED ecn/roce_rp|roce_np/params and no "
-			   "mlx5 debugfs cc_params for %s", ifname);
+			   "DCQCN parameters n/a: no MLNX_OFED ecn/roce_rp|roce_np/params, no "
+			   "mlx5 debugfs cc_params and no pfclab link --dcqcn for %s", ifname);
 	else
 		doctor_add(r, "qos", item, DOCTOR_INFO, NULL, "%s, %zu of %zu read: %s",
 			   source_name(q.dcqcn_source), nvalid, q.nparam, len ? buf : "none");

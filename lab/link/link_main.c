@@ -39,6 +39,7 @@
 
 #include <libmnl/libmnl.h>
 
+#include "lab/link/dcqcn_io.h"
 #include "lab/link/link.h"
 #include "lib/linkstat.h"
 #include "lab/link/lossless.h"
@@ -75,6 +76,7 @@ struct port {
 	struct link_pause pause;
 	struct frames_l2 l2;
 	struct linkstat_writer ls;
+	struct dcqcn_port *dc;	/* --dcqcn: NP and RP (lab/link/dcqcn_io.h) */
 	uint64_t applied_ns[LINK_PRIOS];	/* when the plug was blocked */
 	uint64_t band_bytes[LINK_PRIOS];	/* the band's bytes then */
 	uint64_t held_ns[LINK_PRIOS];		/* plug blocked -> released, summed */
@@ -302,6 +304,8 @@ static void buf_poll(struct port *pt, uint64_t now)
 				  a == LINK_BUF_XOFF ? pt->buf.cfg.quanta : 0);
 		}
 	}
+	if (pt->dc)
+		dcqcn_port_poll(pt->dc, now);
 	if (link_log && pt->buf.c.storm_warning != prev_warn) {
 		struct out o;
 
@@ -357,6 +361,8 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 			 */
 			if (plug_set(pt->ifindex, p, true))
 				pt->plug_errors++;
+			if (pt->dc)
+				dcqcn_port_pause(pt->dc, p, true);
 			pt->band_bytes[p] = band_bytes(pt, p, &ok);
 			pt->applied_ns[p] = time_mono_ns();
 			/* after the time: the read delays neither the block nor the release */
@@ -378,6 +384,8 @@ static void pause_apply(struct port *pt, uint8_t block, uint8_t release, uint64_
 			moved = ok && b >= pt->band_bytes[p] ? b - pt->band_bytes[p] : 0;
 			if (plug_set(pt->ifindex, p, false))
 				pt->plug_errors++;
+			if (pt->dc)
+				dcqcn_port_pause(pt->dc, p, false);
 			t = time_mono_ns();
 			if (prio0_beside(p) && pt->prio0_ok[p]) {
 				b0 = band_bytes(pt, 0, &ok0);
@@ -607,6 +615,8 @@ static uint32_t stat_layout(struct linkstat_entry *e)
 		snprintf(e[n].name, sizeof(e[n].name), "tx_prio0_bytes_during_pause");
 		e[n++].unit = LS_U_B;
 	}
+	if (dcqcn_conf.on)
+		n += dcqcn_stat_layout(&e[n]);
 	return n;
 }
 
@@ -642,6 +652,8 @@ static uint32_t stat_values(struct port *pt, uint64_t now, uint64_t *v)
 	v[n++] = pt->buf.fill_max;
 	if (prio0_beside(buf_prio()))
 		v[n++] = pt->prio0_bytes;
+	if (pt->dc)
+		n += dcqcn_stat_values(pt->dc, &v[n]);
 	return n;
 }
 
@@ -741,6 +753,14 @@ static int port_open(struct port *pt, const char *spec, const struct link_buf_cf
 			return rc;
 		}
 	}
+	if (dcqcn_conf.on) {
+		rc = dcqcn_port_open(&pt->dc, pt->ifname, pt->bufdev, buf_prio(), &pt->tx, link_log);
+		if (rc)
+			return rc;
+		rc = dcqcn_params_write(lo.stats_dir, pt->ifname, lo.speed);
+		if (rc)
+			pfc_warn("%s: DCQCN parameters not recorded: %s", pt->ifname, strerror(-rc));
+	}
 	rc = linkstat_path(lo.stats_dir, pt->ifname, path, sizeof(path));
 	if (!rc)
 		rc = linkstat_create(&pt->ls, path, e, stat_layout(e), time_mono_ns());
@@ -766,6 +786,10 @@ static void port_close(struct port *pt)
 		publish(pt, time_mono_ns());
 	}
 	linkstat_remove(&pt->ls);
+	if (pt->dc) {
+		dcqcn_port_close(pt->dc);	/* its counters stay for the report */
+		dcqcn_params_remove(lo.stats_dir, pt->ifname);
+	}
 	if (pt->rx_fd >= 0)
 		close(pt->rx_fd);
 	if (pt->tx.fd >= 0)
@@ -828,6 +852,8 @@ static void report(struct port *ports, size_t n, uint64_t t0, uint64_t t1)
 		out_uint(&o, "tx_errors", " tx_errors %" PRIu64, pt->tx_errors);
 		out_uint(&o, "rx_bad", " rx_bad %" PRIu64, pt->rx_bad);
 		out_uint(&o, "rx_unstamped", " rx_unstamped %" PRIu64, pt->rx_unstamped);
+		if (pt->dc)
+			dcqcn_port_report(pt->dc, &o);
 		out_end(&o);
 	}
 	fflush(stdout);
@@ -902,6 +928,7 @@ static const char link_tail[] =
 	"Examples:\n"
 	"  pfclab link --speed 100M --buffer 256K --log /tmp/link.jsonl va vb\n"
 	"  pfclab link --lossy va vb              # no PFC: the full buffer drops\n"
+	"  pfclab link --dcqcn --speed 50M va vb  # and DCQCN: CNPs for CE, a rate per QP\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error.\n";
 
@@ -938,6 +965,7 @@ int link_main(int argc, char **argv)
 		  .help = "resend XOFF this long after the last (default: half its time)" },
 		{ "storm", 0, OPT_DUR, 0, 100000000000ull, &lo.storm_ns, .arg = "DUR",
 		  .help = "pause storm timeout (default 100ms; 0: none); warning at 85%" },
+		DCQCN_LINK_OPTS,
 		OPT_HEADING("Running:"),
 		{ "poll", 0, OPT_DUR, 100000, 1000000000ull, &lo.poll_ns, .arg = "DUR",
 		  .help = "buffer reading period (default 1ms)" },
@@ -970,6 +998,14 @@ int link_main(int argc, char **argv)
 	if (first >= argc || argc - first > LINK_MAX_PORTS) {
 		pfc_err("give 1 to %d ports (IFACE or IFACE:BUFDEV); see --help", LINK_MAX_PORTS);
 		return 2;
+	}
+	if (dcqcn_conf.on) {
+		char why[200];
+
+		if (dcqcn_conf_finish(&cmd, lo.speed, why, sizeof(why))) {
+			pfc_err("%s", why);
+			return 2;
+		}
 	}
 	cfg.buffer = lo.buffer;
 	cfg.mtu = lo.mtu;
@@ -1031,15 +1067,17 @@ int link_main(int argc, char **argv)
 		fprintf(stderr, "pfclab link: %zu port%s, %s, speed %" PRIu64 " b/s, buffer %" PRIu64
 			" B, headroom %" PRIu64 " B, XOFF above %" PRIu64 " B, XON below %" PRIu64
 			" B, pause %" PRIu64 " us, refresh %" PRIu64 " us, storm %" PRIu64
-			" ms; running\n", np, np == 1 ? "" : "s", cfg.pfc ? "PFC on" : "lossy",
+			" ms%s; running\n", np, np == 1 ? "" : "s", cfg.pfc ? "PFC on" : "lossy",
 			lo.speed, cfg.buffer, cfg.headroom, cfg.xoff, cfg.xon, cfg.quanta_ns / 1000,
-			cfg.refresh_ns / 1000, cfg.storm_ns / 1000000);
+			cfg.refresh_ns / 1000, cfg.storm_ns / 1000000,
+			dcqcn_conf.on ? ", DCQCN on" : "");
 	t0 = time_mono_ns();
 	deadline = lo.duration_ns ? t0 + lo.duration_ns : UINT64_MAX;
 	next_poll = next_pub = t0;
 	while (!link_stop) {
 		uint64_t now = time_mono_ns(), wake;
-		struct pollfd pfd[LINK_MAX_PORTS];
+		struct pollfd pfd[LINK_MAX_PORTS * 4];
+		unsigned nfd;
 		struct timespec ts;
 
 		if (now >= deadline)
@@ -1070,13 +1108,24 @@ int link_main(int argc, char **argv)
 				wake = t;
 			pfd[i] = (struct pollfd){ .fd = ports[i].rx_fd, .events = POLLIN };
 		}
+		nfd = (unsigned)np;
+		for (i = 0; i < np; i++) {
+			int fds[3];
+			unsigned k, m = ports[i].dc ? dcqcn_port_fds(ports[i].dc, fds) : 0;
+
+			for (k = 0; k < m; k++)
+				pfd[nfd++] = (struct pollfd){ .fd = fds[k], .events = POLLIN };
+		}
 		now = time_mono_ns();
 		ts = ns_timespec(wake > now ? wake - now : 0);
-		if (ppoll(pfd, np, &ts, NULL) > 0) {
+		if (ppoll(pfd, nfd, &ts, NULL) > 0) {
 			wake_late_ns = 0;
 			for (i = 0; i < np; i++)
 				if (pfd[i].revents & POLLIN)
 					pfc_receive(&ports[i]);
+			for (i = 0; i < np; i++)
+				if (ports[i].dc)
+					dcqcn_port_input(ports[i].dc, time_mono_ns());
 		} else {
 			now = time_mono_ns();
 			wake_late_ns = now > wake ? now - wake : 0;
@@ -1103,6 +1152,8 @@ out:
 			port_close(&ports[i]);
 		if (np && (rc == 0))
 			report(ports, np, t0, t1);
+		for (i = 0; i < np; i++)
+			dcqcn_port_free(ports[i].dc);
 	}
 	nl_sock_close(&nl);
 out_log:

@@ -102,11 +102,17 @@ vlab_impair() {
 # `drain RATE` changes the drain rate (0: stopped, a pause storm); `off` removes it all.
 # Both htb classes get a 16 KB burst: under QEMU TCG their timers fire late, and a
 # smaller bucket loses the tokens of the late time (the drain fell ~12% short of RATE).
+# For DCQCN (pfclab link --dcqcn):
+#   VLAB_LOSSLESS_ECN=K   the buffer is RED 2: instead of bfifo 2: (same limit), marking
+#              ECN-capable packets CE once the fill passes K bytes (min K, max K + 3000,
+#              probability 1, an average that follows the fill within a few packets)
+#   VLAB_LOSSLESS_DCQCN=1 the wire 9:1 is an inner class and the bands' prio 1: sits
+#              under its leaf 9:2, so that pfclab link can add a class per QP beside it
 # Then: pfclab link [options] va vb (see pfclab link --help).
 vlab_lossless() {
 	local mode=${1:-on} rate=${2:-10gbit} l p
 	local prio=${VLAB_LOSSLESS_PRIO:-3} buf=${VLAB_LOSSLESS_BUFFER:-262144}
-	local speed=${VLAB_LOSSLESS_SPEED:-100mbit}
+	local speed=${VLAB_LOSSLESS_SPEED:-100mbit} ecn=${VLAB_LOSSLESS_ECN:-} bands=9:1
 	local u32='u32 match ip protocol 17 0xff match ip dport 4791 0xffff' own peer
 	[ "$rate" = 0 ] && rate=8bit
 	for l in $VLAB_IF_A $VLAB_IF_B; do
@@ -128,11 +134,26 @@ vlab_lossless() {
 		tc qdisc add dev "lb$l" root handle 1: htb default 1 &&
 		tc class add dev "lb$l" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" \
 			burst 16k cburst 16k &&
-		tc qdisc add dev "lb$l" parent 1:1 handle 2: bfifo limit "$buf" &&
-		tc qdisc add dev "$l" root handle 9: htb default 1 &&
-		tc class add dev "$l" parent 9: classid 9:1 htb rate "$speed" ceil "$speed" \
-			burst 16k cburst 16k &&
-		tc qdisc add dev "$l" parent 9:1 handle 1: prio bands 8 \
+		if [ -n "$ecn" ]; then
+			tc qdisc add dev "lb$l" parent 1:1 handle 2: red limit "$buf" min "$ecn" \
+				max $((ecn + 3000)) avpkt 1000 burst $((ecn / 1000 + 1)) \
+				probability 1.0 bandwidth "$speed" ecn || return 1
+		else
+			tc qdisc add dev "lb$l" parent 1:1 handle 2: bfifo limit "$buf" || return 1
+		fi
+		if [ "${VLAB_LOSSLESS_DCQCN:-0}" = 1 ]; then
+			tc qdisc add dev "$l" root handle 9: htb default 2 &&
+			tc class add dev "$l" parent 9: classid 9:1 htb rate "$speed" \
+				ceil "$speed" burst 16k cburst 16k &&
+			tc class add dev "$l" parent 9:1 classid 9:2 htb rate "$speed" \
+				ceil "$speed" burst 16k cburst 16k || return 1
+			bands=9:2
+		else
+			tc qdisc add dev "$l" root handle 9: htb default 1 &&
+			tc class add dev "$l" parent 9: classid 9:1 htb rate "$speed" \
+				ceil "$speed" burst 16k cburst 16k || return 1
+		fi
+		tc qdisc add dev "$l" parent $bands handle 1: prio bands 8 \
 			priomap 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0 || return 1
 		for p in 0 1 2 3 4 5 6 7; do
 			tc qdisc add dev "$l" parent "1:$((p + 1))" handle "1$p:" plug limit 16000000 &&

@@ -18,6 +18,7 @@
 
 #include "lib/hw/nicqos.h"
 #include "lib/hw/sysfs.h"
+#include "lib/linkstat.h"
 #include "lib/util.h"
 
 /* drivers/infiniband/hw/mlx5/cong.c (mlx5_ib_dbg_cc_name): the debugfs cc_params files
@@ -143,6 +144,36 @@ static bool read_debugfs(struct hw_nicqos *q, const char *root, const char *ifna
 	return true;
 }
 
+/* The emulated link (pfclab link --dcqcn): "name value" lines in LINKSTAT_DIR/IF.dcqcn,
+ * lines starting with # skipped, in the file's order. */
+static bool read_link(struct hw_nicqos *q, const char *root, const char *ifname)
+{
+	char path[PATH_MAX], line[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s/%s.dcqcn", root, LINKSTAT_DIR, ifname);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f) && q->nparam < HW_DCQCN_MAX_PARAMS) {
+		struct hw_dcqcn_param *p;
+		char *sp = strchr(line, ' '), *end;
+		long long x;
+
+		if (line[0] == '#' || !sp || sp == line || (size_t)(sp - line) >= sizeof(p->name))
+			continue;
+		*sp++ = '\0';
+		p = &q->param[q->nparam++];
+		snprintf(p->name, sizeof(p->name), "%.63s", line);
+		errno = 0;
+		x = strtoll(sp, &end, 10);
+		p->valid = !errno && end != sp && (*end == '\n' || !*end);
+		p->value = p->valid ? x : 0;
+	}
+	fclose(f);
+	return true;
+}
+
 /* ETHTOOL_GTUNABLE with ETHTOOL_PFC_PREVENTION_TOUT (include/uapi/linux/ethtool.h: a u16
  * in ms, PFC_STORM_PREVENTION_AUTO 0xffff, _DISABLE 0; mlx5 en_ethtool.c). */
 static int read_storm(struct hw_nicqos *q, const char *ifname)
@@ -191,6 +222,8 @@ int hw_nicqos_read(const char *root, const char *ifname, struct hw_nicqos *q)
 		q->dcqcn_source = HW_DCQCN_MLNX_OFED;
 	else if (read_debugfs(q, root, ifname))
 		q->dcqcn_source = HW_DCQCN_DEBUGFS;
+	else if (read_link(q, root, ifname))
+		q->dcqcn_source = HW_DCQCN_PFCLAB_LINK;
 	for (i = 0; i < HW_QOS_NFILES; i++) {
 		snprintf(path, sizeof(path), "%s/sys/class/net/%s/qos/%s", root, ifname, qos_files[i]);
 		q->qos_valid[i] = !hw_sysfs_read(path, q->qos[i], sizeof(q->qos[i]));

@@ -2,7 +2,8 @@
 /* nicqos.h: the one reader of a NIC's congestion settings that decide when PFC fires and
  * how DCQCN reacts: the DCQCN parameters (MLNX_OFED sysfs or inbox mlx5 debugfs), the
  * receive buffer split (MLNX_OFED sysfs qos/) and the PFC storm-prevention timeout
- * (ethtool tunable). Every value carries whether it was read; nothing is made up.
+ * (ethtool tunable); on a port of the virtual lab's emulated link, the DCQCN parameters
+ * `pfclab link --dcqcn` runs with. Every value carries whether it was read; nothing is made up.
  */
 #ifndef PFCLAB_LIB_HW_NICQOS_H
 #define PFCLAB_LIB_HW_NICQOS_H
@@ -17,6 +18,8 @@ enum hw_dcqcn_source {
 	HW_DCQCN_MLNX_OFED,	/* /sys/class/net/IF/ecn/roce_rp|roce_np/params/<name> */
 	HW_DCQCN_DEBUGFS,	/* /sys/kernel/debug/mlx5/<pci>/cc_params/<name> (inbox mlx5,
 				 * drivers/infiniband/hw/mlx5/cong.c) */
+	HW_DCQCN_PFCLAB_LINK,	/* /run/pfclab/link/IF.dcqcn: the emulated link of the
+				 * virtual lab (pfclab link --dcqcn), debugfs names */
 };
 
 #define HW_DCQCN_MAX_PARAMS 48

@@ -231,8 +231,8 @@ static json_object *line_or_null(char *s)
 
 /* The NIC's congestion settings the doctor read (its "nic" object, lib/hw/nicqos.h), in
  * the fields a virtual lab's emulated link fills too: dcqcn {source "mlnx_ofed" |
- * "debugfs" | null, params {name: integer | null}, enable {rp, np: 8 x 0/1/null} | null},
- * buffer {buffer_size, prio2buffer, trust, dscp2prio: text | null}, pfc_storm_timeout_ms
+ * "debugfs" | "pfclab_link" (pfclab link --dcqcn) | null, params {name: integer | null},
+ * enable {rp, np: 8 x 0/1/null} | null}, buffer {buffer_size, prio2buffer, trust, dscp2prio: text | null}, pfc_storm_timeout_ms
  * (integer | null). Only values of the right type are kept; all null where the doctor
  * gave none (an older pfclab, no answer). */
 static void nic_settings(json_object *o, json_object *nic)
@@ -246,7 +246,8 @@ static void nic_settings(json_object *o, json_object *nic)
 
 	src = rec_json_member(nic, "dcqcn", json_type_object);
 	sv = rec_json_str(rec_json_member(src, "source", json_type_string));
-	json_object_object_add(dc, "source", !strcmp(sv, "mlnx_ofed") || !strcmp(sv, "debugfs") ?
+	json_object_object_add(dc, "source", !strcmp(sv, "mlnx_ofed") || !strcmp(sv, "debugfs") ||
+			       !strcmp(sv, "pfclab_link") ?
 			       json_object_new_string(sv) : NULL);
 	if ((x = rec_json_member(src, "params", json_type_object))) {
 		json_object_object_foreach(x, name, v) {

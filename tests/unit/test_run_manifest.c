@@ -284,10 +284,19 @@ static void test_probe_nic(void **state)
 		"\"params\":{},\"enable\":null},\"buffer\":{\"buffer_size\":null,\"prio2buffer\":null,"
 		"\"trust\":null,\"dscp2prio\":null},\"pfc_storm_timeout_ms\":null,"
 		"\"pfc_storm_timeout_auto\":false}}\n@@hostname\nh1\n";
+	/* the virtual lab's emulated link, pfclab link --dcqcn (lab/link/dcqcn_io.c) */
+	static const char link[] =
+		"@@doctor\n{\"items\":[],\"nic\":{\"netdev\":\"va\",\"dcqcn\":{\"source\":"
+		"\"pfclab_link\",\"params\":{\"rp_time_reset\":300000,\"rp_ai_rate_bps\":2500},"
+		"\"enable\":null}}}\n@@hostname\nh1\n";
 	json_object *o;
 	char buf[4096];
 
 	(void)state;
+	o = probe(link, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"dcqcn\":{\"source\":\"pfclab_link\",\"params\":"
+				    "{\"rp_time_reset\":300000,\"rp_ai_rate_bps\":2500},\"enable\":null}"));
+	json_object_put(o);
 	o = probe(inbox, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "\"dcqcn\":{\"source\":\"debugfs\",\"params\":{\"rp_ai_rate\":5,"
 				    "\"rp_hai_rate\":50,\"np_cnp_dscp\":48,\"rp_min_rate\":null,"
