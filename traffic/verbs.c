@@ -627,6 +627,7 @@ static int wc_fail(struct traffic_verbs *tv, const struct ibv_wc *wc, const char
 	const bool soft_hint = wc->status == IBV_WC_RETRY_EXC_ERR && tv->soft && tv->o->retry < 7;
 
 	tv->ctr.errors++;
+	tv->wc_status = wc->status;
 	return fail(tv, -EIO, "%s QP 0x%x: %s completion error: %s (status %d, vendor error 0x%x)%s%s",
 		    tv->o->dev, wc->qp_num, what, ibv_wc_status_str(wc->status), wc->status,
 		    wc->vendor_err,

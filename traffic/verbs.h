@@ -86,6 +86,7 @@ struct traffic_verbs {
 	double pace_bytes_per_ns;	/* software pacing per QP, 0 = off */
 	struct traffic_counters ctr;
 	char why[512];
+	int wc_status;		/* the last error completion's status (0: none) */
 };
 
 /* Opens DEV, picks the GID (local_ip: the exchange socket's address, may be NULL),
