@@ -15,16 +15,7 @@ set -u
 : "${DEMO_LINK_PID:?demo_point.sh: DEMO_LINK_PID not set (run by demo_guest.sh)}"
 : "${DEMO_DRAIN:?demo_point.sh: DEMO_DRAIN not set (run by demo_guest.sh)}"
 
-# A stale packet of the last point's QPs reaching a new QP of the same number breaks it:
-# wait (up to 5 s) until the qdiscs and the buffers are empty.
-for _ in $(seq 50); do
-	n=0
-	for d in "$VLAB_IF_A" "$VLAB_IF_B" "lb$VLAB_IF_A" "lb$VLAB_IF_B"; do
-		n=$((n + $(tc -s qdisc show dev "$d" | awk '/backlog/ { s += $3 + 0 } END { print s + 0 }')))
-	done
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
+vlab_settle	# the last point's packets out of the queues first
 case ${1:-} in
 host) rate=10000000000 sig=USR2 ;;
 gpu-bar) rate=$DEMO_DRAIN sig=USR2 ;;

@@ -131,7 +131,6 @@ static void on_pfc_signal(int sig)
 	link_pfc_req = sig == SIGUSR1 ? 1 : 2;
 }
 
-
 /* --- netlink: the bfifo's fill, a plug's bytes, a plug's state ------------------------ */
 
 struct qd_reply {

@@ -109,6 +109,23 @@ vlab_impair() {
 #   VLAB_LOSSLESS_DCQCN=1 the wire 9:1 is an inner class and the bands' prio 1: sits
 #              under its leaf 9:2, so that pfclab link can add a class per QP beside it
 # Then: pfclab link [options] va vb (see pfclab link --help).
+# vlab_settle: wait (up to 5 s) until no packet is left in the one-VM lab's qdiscs and
+# lossless buffers (the next run's QPs get the same numbers, and a stale packet of a
+# destroyed QP arriving at its namesake breaks it); says so and fails when some stay.
+vlab_settle() {
+	local d n
+	for _ in $(seq 50); do
+		n=0
+		for d in "$VLAB_IF_A" "$VLAB_IF_B" "lb$VLAB_IF_A" "lb$VLAB_IF_B"; do
+			n=$((n + $(tc -s qdisc show dev "$d" | awk '/backlog/ { s += $3 + 0 } END { print s + 0 }')))
+		done
+		[ "$n" = 0 ] && return 0
+		sleep 0.1
+	done
+	echo "# $n packets still queued after 5 s"
+	return 1
+}
+
 vlab_lossless() {
 	local mode=${1:-on} rate=${2:-10gbit} l p
 	local prio=${VLAB_LOSSLESS_PRIO:-3} buf=${VLAB_LOSSLESS_BUFFER:-262144}

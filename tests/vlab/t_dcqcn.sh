@@ -55,18 +55,7 @@ one() {
 	jq -r 'select(.type == "summary") | .rx.gbps // 0 | . * 1000 * 100 | round / 100' \
 		"$O/$tag-s.out" | tail -n 1
 }
-settle() {
-	local d n
-	for _ in $(seq 50); do
-		n=0
-		for d in "$VLAB_IF_A" "$VLAB_IF_B" "lb$VLAB_IF_A" "lb$VLAB_IF_B"; do
-			n=$((n + $(tc -s qdisc show dev "$d" | awk '/backlog/ { s += $3 + 0 } END { print s + 0 }')))
-		done
-		[ "$n" = 0 ] && return 0
-		sleep 0.1
-	done
-	echo "# $n packets still queued after 5 s"
-}
+settle() { vlab_settle; }
 link_start() {
 	local tag=$1
 	shift

@@ -71,18 +71,7 @@ pair() {
 # settle: wait (up to 5 s) until no packet of the last run is left in the qdiscs or the
 # buffers: the next run's QPs get the same numbers, and a stale packet of a destroyed QP
 # arriving at its namesake breaks it (remote invalid request, then flushes)
-settle() {
-	local d n
-	for _ in $(seq 50); do
-		n=0
-		for d in "$VLAB_IF_A" "$VLAB_IF_B" "lb$VLAB_IF_A" "lb$VLAB_IF_B"; do
-			n=$((n + $(tc -s qdisc show dev "$d" | awk '/backlog/ { s += $3 + 0 } END { print s + 0 }')))
-		done
-		[ "$n" = 0 ] && return 0
-		sleep 0.1
-	done
-	echo "# $n packets still queued after 5 s"
-}
+settle() { vlab_settle; }
 # link TAG [options]: pfclab link on both ends, its log in TAG.jsonl
 link_start() {
 	local tag=$1
